@@ -1,0 +1,87 @@
+"""Cases: a JSONL file read as a stream, one observation per line.
+
+A line that cannot be used (not UTF-8, not JSON, not an object, no usable id) does not
+stop the run: it becomes a ``CaseLine`` carrying the error, which the runner records
+as error rows for that line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from verifier.errors import CasesError
+
+
+@dataclass(frozen=True, slots=True)
+class CaseLine:
+    """One line of a cases file.
+
+    Attributes:
+        line: 1-based line number.
+        case_id: The case's id, or ``line-N`` when the line has none usable.
+        case: The decoded case, or ``None`` when the line is unusable.
+        error: Why the line is unusable, or ``None``.
+    """
+
+    line: int
+    case_id: str
+    case: dict[str, Any] | None
+    error: str | None = None
+
+
+def _id_of(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def read_cases(path: Path) -> Iterator[CaseLine]:
+    """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
+
+    Raises:
+        CasesError: The file cannot be opened at all.
+    """
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
+    # Only 8-byte digests of ids are kept, so duplicate detection costs a few
+    # megabytes at a million cases rather than the ids themselves.
+    seen: set[bytes] = set()
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            fallback = f"line-{number}"
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield CaseLine(number, fallback, None, f"line {number}: not valid UTF-8 at byte {exc.start}")
+                continue
+            try:
+                value = orjson.loads(raw.rstrip(b"\r\n"))
+            except orjson.JSONDecodeError as exc:
+                yield CaseLine(number, fallback, None, f"line {number}: invalid JSON: {exc}")
+                continue
+            if not isinstance(value, dict):
+                kind = type(value).__name__
+                yield CaseLine(number, fallback, None, f"line {number}: a case must be a JSON object, not {kind}")
+                continue
+            case_id = _id_of(value.get("id"))
+            if case_id is None:
+                yield CaseLine(number, fallback, None, f'line {number}: case has no "id" (a non-empty string or integer)')
+                continue
+            digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
+            if digest in seen:
+                yield CaseLine(number, f"{case_id}@line-{number}", None, f"line {number}: duplicate case id {case_id!r}")
+                continue
+            seen.add(digest)
+            yield CaseLine(number, case_id, value)

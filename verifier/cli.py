@@ -1,0 +1,168 @@
+"""The ``verifier`` command line.
+
+Exit codes: 0 every case passed (or the check/audit found nothing); 1 a case failed or
+errored (or audit found an integrity problem); 2 invalid contract, cases or usage.
+Heavy modules are imported inside commands so ``verifier --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+import click
+
+DEFAULT_STORE = ".verifier/gaps.db"
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="verifier", prog_name="verifier")
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "console", "json"]),
+    default="auto",
+    show_default=True,
+    help="Log lines on stderr: readable, or JSON lines (the default when CI is set).",
+)
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True)
+def main(log_format: str, log_level: str) -> None:
+    """Verify what LLM systems produce against YAML contracts of claims."""
+    from verifier.logs import configure_logging
+
+    configure_logging(log_format, log_level)  # type: ignore[arg-type]
+
+
+@main.command()
+@click.argument("contracts", nargs=-1, required=True, type=click.Path(path_type=Path))
+def check(contracts: tuple[Path, ...]) -> None:
+    """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
+    from verifier.contract.load import check_contract
+
+    problems = 0
+    for path in contracts:
+        loaded, diagnostics = check_contract(path)
+        for diagnostic in diagnostics:
+            click.echo(str(diagnostic))
+        problems += sum(1 for d in diagnostics if d.severity == "error")
+        if loaded is not None:
+            contract = loaded.contract
+            click.echo(f"{path}: ok: {contract.contract} v{contract.version}, {len(contract.claims)} claims")
+    if problems:
+        click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
+        sys.exit(EXIT_INVALID)
+
+
+def _count_lines(path: Path) -> int | None:
+    try:
+        with path.open("rb") as handle:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+@main.command()
+@click.argument("contract", type=click.Path(path_type=Path))
+@click.option("--cases", "cases_path", required=True, type=click.Path(path_type=Path), help="JSONL file of cases.")
+@click.option("--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]")
+@click.option(
+    "--format", "fmt", type=click.Choice(["console", "json", "junit", "markdown"]), default="console", show_default=True
+)
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the report here, not stdout.")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=None, help="Case pass threshold (overrides the contract).")
+@click.option("--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True)
+def run(
+    contract: Path, cases_path: Path, store: str | None, fmt: str, out: Path | None,
+    threshold: float | None, chunk_size: int,
+) -> None:
+    """Check CONTRACT's claims against every case and persist each result as a gap row."""
+    from verifier.cases import read_cases
+    from verifier.contract.load import check_contract
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+    from verifier.report import make_writer
+    from verifier.report.console import ProgressReporter
+    from verifier.runner import Runner, RunOptions, run_sync
+
+    loaded, diagnostics = check_contract(contract)
+    for diagnostic in diagnostics:
+        click.echo(str(diagnostic), err=True)
+    if loaded is None:
+        sys.exit(EXIT_INVALID)
+    if not cases_path.is_file():
+        _fail(f"{cases_path}: cases file not found")
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    stream: IO[str]
+    try:
+        stream = out.open("w", encoding="utf-8") if out else sys.stdout
+    except OSError as exc:
+        _fail(f"{out}: cannot write report: {exc.strerror or exc}")
+    try:
+        with open_store(target) as gap_store:
+            progress = ProgressReporter()
+            total = _count_lines(cases_path) if progress.enabled else None
+            runner = Runner(
+                loaded, gap_store, sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
+                progress=progress,
+                options=RunOptions(
+                    threshold=threshold, chunk_size=chunk_size,
+                    options_record={"cases": str(cases_path), "format": fmt},
+                ),
+            )
+            try:
+                summary = run_sync(runner, read_cases(cases_path), total=total)
+            except KeyboardInterrupt:
+                click.echo(f"interrupted: run {runner.run_id} keeps the rows already stored", err=True)
+                sys.exit(130)
+    except VerifierError as exc:
+        _fail(str(exc))
+    finally:
+        if out:
+            stream.close()
+    if summary.total_cases == 0:
+        _fail(f"{cases_path}: no cases found")
+    where = f" to {out}" if out else ""
+    click.echo(
+        f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
+        f"gap rows in {target}{'; report written' + where if out else ''}",
+        err=True,
+    )
+    sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+@main.command()
+@click.option("--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]")
+@click.option("--run", "run_id", default=None, help="Check the rows of this run only (the chain is always checked whole).")
+@click.option("--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True)
+def audit(store: str | None, run_id: str | None, fmt: str) -> None:
+    """Re-check every stored gap row: schema, judge triples and the hash chain."""
+    from verifier.errors import VerifierError
+    from verifier.gaps.audit import audit_store
+    from verifier.gaps.store import open_store
+
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    if "://" not in target and not Path(target).exists():
+        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    try:
+        with open_store(target) as gap_store:
+            report = audit_store(gap_store, run_id=run_id)
+    except VerifierError as exc:
+        _fail(str(exc))
+    _print_audit(report, fmt)
+    sys.exit(EXIT_OK if report.ok else EXIT_FAILED)
+
+
+def _print_audit(report: Any, fmt: str) -> None:
+    if fmt == "json":
+        import orjson
+
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+        return
+    click.echo(report.render_text())

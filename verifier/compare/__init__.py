@@ -1,0 +1,1 @@
+"""Comparative claims, paired statistics and judge calibration."""

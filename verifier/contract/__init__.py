@@ -1,0 +1,1 @@
+"""Contracts: the v1 format's models, safe YAML loading with positions, lint, schema."""

@@ -1,0 +1,225 @@
+"""Lint rules that span more than one node: ids, gates, judges, LLM-written fields.
+
+They run on the raw loaded document (not only on a validated contract), so a contract
+with a type error in one claim still gets every cross-claim problem reported in the
+same pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from verifier.contract.yaml_positions import Loc, Positions
+from verifier.errors import Diagnostic
+from verifier.fieldpath import paths_overlap
+
+EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
+
+
+class _Linter:
+    def __init__(self, file: str, base_dir: Path, data: dict[str, Any], positions: Positions) -> None:
+        self.file = file
+        self.base_dir = base_dir
+        self.data = data
+        self.positions = positions
+        self.found: list[Diagnostic] = []
+
+    def report(self, loc: Loc, message: str, *, key: bool = False, severity: str = "error") -> None:
+        line, col = self.positions.of(loc, key=key)
+        self.found.append(Diagnostic(self.file, line, col, message, severity))  # type: ignore[arg-type]
+
+    def claims(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        claims = self.data.get("claims")
+        if isinstance(claims, list):
+            for index, claim in enumerate(claims):
+                if isinstance(claim, dict):
+                    yield index, claim
+
+    def run(self) -> list[Diagnostic]:
+        self.duplicate_ids()
+        self.gates()
+        self.judge_references()
+        self.judges()
+        self.llm_equality()
+        return self.found
+
+    def duplicate_ids(self) -> None:
+        seen: dict[str, int] = {}
+        for index, claim in self.claims():
+            claim_id = claim.get("id")
+            if not isinstance(claim_id, str):
+                continue
+            if claim_id in seen:
+                first = self.positions.of(("claims", seen[claim_id], "id"))[0]
+                self.report(("claims", index, "id"), f"duplicate claim id {claim_id!r} (first used on line {first})")
+            else:
+                seen[claim_id] = index
+
+    def gates(self) -> None:
+        shapes: dict[str, str] = {}
+        graph: dict[str, list[str]] = {}
+        for _, claim in self.claims():
+            claim_id = claim.get("id")
+            if isinstance(claim_id, str):
+                shapes[claim_id] = "rubric" if "rubric" in claim else "judge" if "judge" in claim or "compare" in claim else "?"
+        for index, claim in self.claims():
+            after = claim.get("after", [])
+            after = [after] if isinstance(after, str) else after
+            if not isinstance(after, list):
+                continue
+            claim_id = claim.get("id")
+            for j, gate in enumerate(after):
+                loc: Loc = ("claims", index, "after", j) if isinstance(claim.get("after"), list) else ("claims", index, "after")
+                if not isinstance(gate, str):
+                    continue
+                if gate not in shapes:
+                    self.report(loc, f"claim {claim_id!r}: `after` names unknown claim {gate!r}")
+                elif gate == claim_id:
+                    self.report(loc, f"claim {claim_id!r}: `after` names the claim itself")
+                elif "rubric" in claim and shapes[gate] != "rubric":
+                    self.report(
+                        loc,
+                        f"claim {claim_id!r}: a rubric claim cannot wait for judge claim {gate!r} "
+                        "(rubric claims are checked first; gate the judge claim instead)",
+                    )
+                if isinstance(claim_id, str):
+                    graph.setdefault(claim_id, []).append(gate)
+        self.cycles(graph)
+
+    def cycles(self, graph: dict[str, list[str]]) -> None:
+        state: dict[str, int] = {}
+        reported: set[frozenset[str]] = set()
+
+        def visit(node: str, trail: list[str]) -> None:
+            state[node] = 1
+            trail.append(node)
+            for nxt in graph.get(node, []):
+                if nxt == node:
+                    continue  # reported as "names the claim itself"
+                if state.get(nxt) == 1:
+                    cycle = trail[trail.index(nxt) :]
+                    key = frozenset(cycle)
+                    if key not in reported:
+                        reported.add(key)
+                        index = self.claim_index(cycle[0])
+                        self.report(
+                            ("claims", index, "after") if index is not None else ("claims",),
+                            "`after` gates form a cycle: " + " -> ".join([*cycle, nxt]),
+                        )
+                elif nxt not in state:
+                    visit(nxt, trail)
+            trail.pop()
+            state[node] = 2
+
+        for node in list(graph):
+            if node not in state:
+                visit(node, [])
+
+    def claim_index(self, claim_id: str) -> int | None:
+        for index, claim in self.claims():
+            if claim.get("id") == claim_id:
+                return index
+        return None
+
+    def judge_references(self) -> None:
+        judges = self.data.get("judges")
+        names = set(judges) if isinstance(judges, dict) else set()
+        for index, claim in self.claims():
+            name = claim.get("judge")
+            if isinstance(name, str) and name not in names:
+                known = ", ".join(sorted(names)) or "none declared"
+                self.report(
+                    ("claims", index, "judge"),
+                    f"claim {claim.get('id')!r}: unknown judge {name!r} (judges: {known})",
+                )
+
+    def judges(self) -> None:
+        judges = self.data.get("judges")
+        if not isinstance(judges, dict):
+            return
+        for name, spec in judges.items():
+            if not isinstance(spec, dict):
+                continue
+            model = spec.get("model")
+            if isinstance(model, str):
+                alias = moving_alias(model, spec.get("provider"))
+                if alias:
+                    self.report(("judges", name, "model"), f"judge {name!r}: {alias}")
+            prompt = spec.get("prompt")
+            if isinstance(prompt, str) and not (self.base_dir / prompt).is_file():
+                self.report(
+                    ("judges", name, "prompt"),
+                    f"judge {name!r}: prompt file {prompt!r} does not exist (relative to the contract)",
+                )
+
+    def llm_equality(self) -> None:
+        llm_fields = self.data.get("llm_fields")
+        if not isinstance(llm_fields, list):
+            return
+        llm = [f for f in llm_fields if isinstance(f, str)]
+        for index, claim in self.claims():
+            self.equality_in(claim, ("claims", index), claim.get("id"), claim.get("field"), llm)
+
+    def equality_in(self, spec: dict[str, Any], loc: Loc, claim_id: Any, inherited: Any, llm: list[str]) -> None:
+        rubric = spec.get("rubric")
+        path = spec.get("field", inherited)
+        if isinstance(path, str):
+            values = spec.get("values")
+            single_enum = rubric == "enum" and isinstance(values, list) and len(values) == 1
+            if rubric in EQUALITY_PREDICATES or single_enum:
+                hit = next((f for f in llm if paths_overlap(path, f)), None)
+                if hit is not None:
+                    what = "an enum of one value" if single_enum else f"`{rubric}`"
+                    self.report(
+                        (*loc, "rubric"),
+                        f"claim {claim_id!r}: {what} on LLM-written field {path!r} is string equality; "
+                        "an LLM may phrase a correct answer many ways, so use a rubric "
+                        "(regex, enum of the accepted values, similar, citation) or a judge",
+                    )
+        items = spec.get("of")
+        if isinstance(items, list):
+            for j, item in enumerate(items):
+                if isinstance(item, dict):
+                    self.equality_in(item, (*loc, "of", j), claim_id, path, llm)
+
+
+def moving_alias(model: str, provider: Any) -> str | None:
+    """Why ``model`` is a moving alias rather than a pinned id, or ``None``."""
+    if model.endswith("-latest") or model in {"latest", "default"}:
+        return f"model {model!r} is a moving alias; pin an exact model id so verdicts stay reproducible"
+    if provider == "anthropic":
+        dated = _anthropic_dated_snapshot(model)
+        if dated:
+            return (
+                f"model {model!r} is an alias that moves with new snapshots; "
+                f"pin the snapshot {dated!r} so verdicts stay reproducible"
+            )
+    return None
+
+
+def _anthropic_dated_snapshot(model: str) -> str | None:
+    # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
+    # undated id with such a sibling is an alias. Undated ids without one are pinned.
+    try:
+        import typing
+
+        from anthropic.types.model import Model
+    except ImportError:
+        return None
+    known: list[str] = []
+    for arg in typing.get_args(Model):
+        known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
+    for candidate in known:
+        stem, _, date = candidate.rpartition("-")
+        if stem == model and len(date) == 8 and date.isdigit():
+            return candidate
+    return None
+
+
+def lint_document(file: str, base_dir: Path, data: Any, positions: Positions) -> list[Diagnostic]:
+    """Runs the cross-node lint rules over a loaded document."""
+    if not isinstance(data, dict):
+        return []
+    return _Linter(file, base_dir, data, positions).run()

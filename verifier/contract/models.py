@@ -1,0 +1,215 @@
+"""Contract format v1 as frozen pydantic models.
+
+A contract is a YAML mapping: an id and version, the fields an LLM wrote, the pinned
+judges, and the claims. A claim has exactly one shape: ``rubric:`` (a deterministic
+predicate), ``judge:`` (a pinned LLM judge) or ``compare:`` (two outputs scored
+against each other). Every model forbids unknown keys, so a typo is an error rather
+than a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from verifier.fieldpath import FieldPathError, compile_path
+from verifier.rubric._registry import REGISTRY
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
+CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ClaimCommon(_Frozen):
+    """Keys every claim may carry, whatever its shape."""
+
+    id: str = Field(pattern=CLAIM_ID_PATTERN, description="Unique claim id within the contract.")
+    description: str | None = Field(default=None, description="What the claim protects, for readers.")
+    weight: float = Field(default=1.0, gt=0, description="Weight of the claim in the case score.")
+    after: tuple[str, ...] = Field(
+        default=(),
+        description="Claims that must pass first; when one does not, this claim is skipped.",
+    )
+
+    @field_validator("after", mode="before")
+    @classmethod
+    def _after_as_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class Scale(_Frozen):
+    """A judge's score scale with the score at which the claim passes."""
+
+    min: int = Field(description="Lowest score.")
+    max: int = Field(description="Highest score.")
+    pass_at: int = Field(description="A score at or above this passes.")
+    anchors: dict[int, str] = Field(default_factory=dict, description="What a score means, by score.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Scale:
+        if self.min >= self.max:
+            raise ValueError(f"scale min ({self.min}) must be below max ({self.max})")
+        if not self.min <= self.pass_at <= self.max:
+            raise ValueError(f"pass_at ({self.pass_at}) must lie within [{self.min}, {self.max}]")
+        outside = [k for k in self.anchors if not self.min <= k <= self.max]
+        if outside:
+            raise ValueError(f"anchors {outside} lie outside the scale [{self.min}, {self.max}]")
+        return self
+
+
+class Sampling(_Frozen):
+    """Generation parameters sent to the judge; all of them enter ``sampling_sha``."""
+
+    max_tokens: int = Field(default=1024, ge=1, le=128_000)
+    stop_sequences: tuple[str, ...] = ()
+    thinking: dict[str, Any] | None = Field(default=None, description="Extended thinking settings.")
+    effort: Literal["low", "medium", "high", "max"] | None = None
+    temperature: float | None = Field(
+        default=None, ge=0, le=2, description="Only for providers and models that accept it."
+    )
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    top_k: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+
+
+class JudgeSpec(_Frozen):
+    """A pinned judge: provider, exact model, prompt template and sampling."""
+
+    provider: Literal["anthropic", "openai", "replay"] = Field(description="Who answers the judge calls.")
+    model: str = Field(min_length=1, description="An exact, pinned model id (no moving aliases).")
+    prompt: str | None = Field(
+        default=None, description="Prompt template relative to the contract; default: the built-in one."
+    )
+    sampling: Sampling = Field(default_factory=Sampling)
+    samples: int = Field(default=1, ge=1, le=15, description="Calls per judgment; >1 takes the majority.")
+    group: Literal["case", "claim"] = Field(
+        default="claim", description="One call per case and judge, or one per claim."
+    )
+    base_url: str | None = Field(default=None, description="Endpoint for an OpenAI-compatible server.")
+
+
+class JudgeClaim(ClaimCommon):
+    """A claim answered by a pinned LLM judge."""
+
+    judge: str = Field(description="Name of a judge declared under `judges`.")
+    instruction: str = Field(min_length=1, description="The behaviour the output must show.")
+    criteria: tuple[str, ...] = Field(default=(), description="Questions the judge answers; all must hold.")
+    scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
+    field: str = Field(default="output", description="The field judged.")
+
+
+class CompareClaim(ClaimCommon):
+    """Two or more outputs scored against each other, never against a fixed string."""
+
+    compare: Literal["pairwise", "similarity", "consistency"]
+    judge: str | None = Field(default=None, description="Judge for `pairwise`.")
+    instruction: str | None = None
+    field: str = Field(default="output", description="The field compared.")
+    outputs: tuple[str, ...] | None = Field(
+        default=None, description="Paths of the outputs compared within one case."
+    )
+    method: Literal["ratio", "token_set_ratio", "jaccard", "fields"] = "ratio"
+    min_ratio: float = Field(default=80.0, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _pairwise_needs_judge(self) -> CompareClaim:
+        if self.compare == "pairwise" and not self.judge:
+            raise ValueError("a pairwise comparison needs a `judge`")
+        if self.compare == "pairwise" and not self.instruction:
+            raise ValueError("a pairwise comparison needs an `instruction`")
+        return self
+
+
+def _rubric_claim_model(name: str) -> type[BaseModel]:
+    spec = REGISTRY[name].spec
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        f"{spec.__name__.removesuffix('Spec')}Claim",
+        __base__=(ClaimCommon, spec),
+        __doc__=spec.__doc__,
+    )
+    return model
+
+
+RUBRIC_CLAIM_MODELS: dict[str, type[BaseModel]] = {name: _rubric_claim_model(name) for name in REGISTRY}
+
+_rubric_models: Any = tuple(RUBRIC_CLAIM_MODELS.values())
+RubricClaim: Any = Annotated[Union[_rubric_models], Field(discriminator="rubric")]  # noqa: UP007
+
+
+def _claim_shape(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for shape in ("rubric", "compare", "judge"):
+            if shape in value:
+                return shape
+        return None
+    for shape in ("rubric", "compare", "judge"):
+        if hasattr(value, shape):
+            return shape
+    return None
+
+
+Claim = Annotated[
+    Union[  # noqa: UP007
+        Annotated[RubricClaim, Tag("rubric")],
+        Annotated[JudgeClaim, Tag("judge")],
+        Annotated[CompareClaim, Tag("compare")],
+    ],
+    Discriminator(
+        _claim_shape,
+        custom_error_type="claim_shape",
+        custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
+    ),
+]
+
+
+class Contract(_Frozen):
+    """A verification contract (format v1)."""
+
+    contract: str = Field(pattern=ID_PATTERN, description="Contract id.")
+    version: int = Field(ge=1, description="Integer version, bumped by the author.")
+    description: str | None = None
+    llm_fields: tuple[str, ...] = Field(
+        default=(), description="Fields an LLM wrote; equality on them is rejected."
+    )
+    threshold: float = Field(default=1.0, ge=0, le=1, description="A case passes when its score >= this.")
+    judges: dict[str, JudgeSpec] = Field(default_factory=dict)
+    claims: tuple[Claim, ...] = Field(min_length=1)
+
+    @field_validator("llm_fields")
+    @classmethod
+    def _paths_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            try:
+                compile_path(path)
+            except FieldPathError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+    def claim(self, claim_id: str) -> Any:
+        """Returns the claim with this id, or raises ``KeyError``."""
+        for claim in self.claims:
+            if claim.id == claim_id:
+                return claim
+        raise KeyError(claim_id)
+
+
+def claim_kind(claim: Any) -> Literal["rubric", "judge", "comparative"]:
+    """The gap-row kind a claim produces."""
+    if isinstance(claim, CompareClaim):
+        return "comparative"
+    if isinstance(claim, JudgeClaim):
+        return "judge"
+    return "rubric"

@@ -1,0 +1,135 @@
+"""Dotted field paths with `*` wildcards, compiled once and resolved against a case.
+
+A path such as ``fields.summary``, ``items.0.title`` or ``field_meta.*.source_span``
+names values inside a case. Segments are separated by dots; a segment that is a
+non-negative integer indexes a list; ``*`` stands for every key of a mapping or every
+element of a list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+# fullmatch, not ``$``: ``$`` also matches before a trailing newline.
+_SEGMENT = re.compile(r"\*|[^.*\s]+")
+
+
+class _Missing:
+    """Marks a path that does not resolve (distinct from a present ``None``)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+
+
+class FieldPathError(ValueError):
+    """A field path that is not well formed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPath:
+    """A compiled field path.
+
+    Attributes:
+        text: The path as written in the contract.
+        parts: Its segments.
+        has_wildcard: Whether any segment is ``*`` (the path may find many values).
+    """
+
+    text: str
+    parts: tuple[str, ...]
+    has_wildcard: bool
+
+    def get(self, case: Any) -> Any:
+        """Returns the single value at a path without wildcards, or ``MISSING``."""
+        node = case
+        for part in self.parts:
+            # Cases are parsed JSON, so nearly every node is a plain dict: looking it up
+            # directly skips the Mapping ABC check, the hot path's largest cost.
+            node = node.get(part, MISSING) if type(node) is dict else _step(node, part)
+            if node is MISSING:
+                return MISSING
+        return node
+
+    def find(self, case: Any) -> list[tuple[str, Any]]:
+        """Returns every ``(concrete path, value)`` the path reaches, in document order."""
+        if not self.has_wildcard:
+            value = self.get(case)
+            return [] if value is MISSING else [(self.text, value)]
+        found: list[tuple[str, Any]] = []
+        _walk(case, self.parts, 0, [], found)
+        return found
+
+
+def _step(node: Any, part: str) -> Any:
+    if isinstance(node, Mapping):
+        return node.get(part, MISSING)
+    # isdigit() alone accepts digits int() rejects ("²"), so insist on ASCII.
+    if isinstance(node, list) and part.isascii() and part.isdigit():
+        index = int(part)
+        return node[index] if index < len(node) else MISSING
+    return MISSING
+
+
+def _walk(
+    node: Any, parts: tuple[str, ...], i: int, trail: list[str], out: list[tuple[str, Any]]
+) -> None:
+    if i == len(parts):
+        out.append((".".join(trail), node))
+        return
+    part = parts[i]
+    if part == "*":
+        if isinstance(node, Mapping):
+            items: list[tuple[str, Any]] = [(str(k), v) for k, v in node.items()]
+        elif isinstance(node, list):
+            items = [(str(k), v) for k, v in enumerate(node)]
+        else:
+            return
+        for key, child in items:
+            trail.append(key)
+            _walk(child, parts, i + 1, trail, out)
+            trail.pop()
+        return
+    child = _step(node, part)
+    if child is MISSING:
+        return
+    trail.append(part)
+    _walk(child, parts, i + 1, trail, out)
+    trail.pop()
+
+
+def compile_path(text: str) -> FieldPath:
+    """Compiles a dotted path, raising ``FieldPathError`` when it is malformed."""
+    if not isinstance(text, str) or not text:
+        raise FieldPathError("a field path must be a non-empty string")
+    parts = tuple(text.split("."))
+    for part in parts:
+        if not _SEGMENT.fullmatch(part):
+            raise FieldPathError(
+                f"invalid field path {text!r}: segment {part!r} must be a key, an index or '*'"
+            )
+    return FieldPath(text=text, parts=parts, has_wildcard="*" in parts)
+
+
+def paths_overlap(a: str, b: str) -> bool:
+    """Whether one path equals the other or lies inside it (``output`` covers ``output.name``).
+
+    A ``*`` segment matches any single segment.
+    """
+    pa, pb = a.split("."), b.split(".")
+    return all(x == y or x == "*" or y == "*" for x, y in zip(pa, pb, strict=False))

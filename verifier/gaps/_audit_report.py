@@ -1,0 +1,102 @@
+"""What an audit reports: problems located by seq, and the verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ProblemKind = Literal[
+    "body", "schema", "column", "chain", "judge_triple", "duplicate_row_id", "run"
+]
+"""``body``: not a JSON object. ``schema``: breaks ``verifier.gap-row.v1``. ``column``:
+an indexed column disagrees with the body. ``chain``: a missing, moved, edited or
+forged row (including rows cut from a run's end). ``judge_triple``: a verdict without
+the full stability triple. ``duplicate_row_id``: one id on several rows. ``run``: a
+run record that is missing or does not account for its rows."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditProblem:
+    """One integrity problem, located by seq and row id where it has them."""
+
+    kind: ProblemKind
+    seq: int | None
+    row_id: str | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "seq": self.seq, "row_id": self.row_id, "message": self.message}
+
+
+@dataclass(slots=True)
+class AuditReport:
+    """What ``audit_store`` found.
+
+    Attributes:
+        location: The store audited.
+        run_id: The run the row-level checks were limited to, if any.
+        rows_checked: Rows that got the row-level checks (those of ``run_id`` if given).
+        chain_rows: Rows whose links were verified (always the whole store).
+        runs_seen: Distinct runs among the rows checked.
+        problems: Problems in the order found, at most ``max_problems`` of them.
+        omitted_problems: Problems found beyond that limit.
+        first_broken_link: The first chain problem in seq order, if any.
+    """
+
+    location: str
+    run_id: str | None = None
+    rows_checked: int = 0
+    chain_rows: int = 0
+    runs_seen: int = 0
+    problems: list[AuditProblem] = field(default_factory=list)
+    omitted_problems: int = 0
+    first_broken_link: AuditProblem | None = None
+    max_problems: int = 1000
+
+    @property
+    def ok(self) -> bool:
+        """Whether the store (or the run) passed every integrity check."""
+        return not self.problems and not self.omitted_problems
+
+    def add(self, kind: ProblemKind, seq: int | None, row_id: str | None, message: str) -> None:
+        """Records a problem (only counted past ``max_problems``)."""
+        problem = AuditProblem(kind, seq, row_id, message)
+        if kind == "chain" and self.first_broken_link is None:
+            self.first_broken_link = problem
+        if len(self.problems) < self.max_problems:
+            self.problems.append(problem)
+        else:
+            self.omitted_problems += 1
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (``verifier audit --format json``)."""
+        link = self.first_broken_link
+        return {
+            "store": self.location,
+            "run_id": self.run_id,
+            "ok": self.ok,
+            "rows_checked": self.rows_checked,
+            "chain_rows": self.chain_rows,
+            "runs_seen": self.runs_seen,
+            "first_broken_link": link.as_dict() if link else None,
+            "problems": [p.as_dict() for p in self.problems],
+            "omitted_problems": self.omitted_problems,
+        }
+
+    def render_text(self) -> str:
+        """The report for a terminal: what was checked, the verdict, one line a problem."""
+        scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
+        head = (
+            f"audit of {scope}: {self.rows_checked} rows checked in {self.runs_seen} run(s); "
+            f"hash chain of {self.chain_rows} rows verified"
+        )
+        if self.ok:
+            return head + "\nok: no integrity problems"
+        count = len(self.problems) + self.omitted_problems
+        lines = [head, f"FAILED: {count} integrity problem(s)"]
+        if self.first_broken_link is not None:
+            lines.append(f"first broken link: {self.first_broken_link.message}")
+        lines.extend(f"  [{p.kind}] {p.message}" for p in self.problems)
+        if self.omitted_problems:
+            lines.append(f"  ... and {self.omitted_problems} more")
+        return "\n".join(lines)

@@ -1,0 +1,132 @@
+"""Opening a gap-store SQLite file: recognising it, creating its schema, its errors.
+
+Kept apart from ``SqliteStore`` so the store reads as its API: this module knows the
+file format (tables, triggers, ``application_id``, schema version) and how SQLite's
+exceptions become one-line ``StoreError`` messages.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from verifier.gaps.store import StoreError
+
+# PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
+# recognised before anything is written to it.
+APPLICATION_ID = 0x76726679
+SCHEMA_VERSION = 1
+
+# Separate statements, not executescript(): that would commit the open transaction,
+# and two processes creating one store at once must each do it under the write lock.
+# The triggers refuse updates and deletes of rows, so nothing that goes through SQLite
+# edits a row by accident; a deliberate edit (dropping them first) is for the audit.
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS contracts ("
+    " sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, source TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS runs ("
+    " run_id TEXT PRIMARY KEY, contract_id TEXT NOT NULL, contract_version INTEGER NOT NULL,"
+    " contract_sha256 TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+    " status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),"
+    " options TEXT NOT NULL, summary TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS rows ("
+    " seq INTEGER PRIMARY KEY, row_id TEXT NOT NULL, run_id TEXT NOT NULL,"
+    " case_id TEXT NOT NULL, claim_id TEXT NOT NULL, kind TEXT NOT NULL,"
+    " status TEXT NOT NULL, score REAL, recorded_at TEXT NOT NULL, body TEXT NOT NULL,"
+    " prev_hash TEXT NOT NULL, row_hash TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS rows_run_id ON rows (run_id)",
+    "CREATE TRIGGER IF NOT EXISTS rows_no_update BEFORE UPDATE ON rows"
+    " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS rows_no_delete BEFORE DELETE ON rows"
+    " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
+)
+
+
+def open_store_file(path: Path) -> sqlite3.Connection:
+    """Connects to a gap-store file, creating the file and its schema when new.
+
+    Raises:
+        StoreError: The path is a directory or unusable, the file is not SQLite, is
+            another program's database, or was written by a newer verifier.
+    """
+    if path.is_dir():
+        raise StoreError(f"gap store {path} is a directory, not a file")
+    with sqlite_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Transactions are explicit (BEGIN IMMEDIATE), hence isolation_level=None; the
+        # timeout is how long SQLite waits for another process's write lock.
+        conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    try:
+        _initialise(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _initialise(conn: sqlite3.Connection, path: Path) -> None:
+    with sqlite_errors(path):
+        # Identify the file before writing anything: a foreign database must not be
+        # switched to WAL or given our tables.
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        has_tables = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1"
+        ).fetchone()
+        if app_id not in (0, APPLICATION_ID) or (app_id == 0 and has_tables):
+            raise StoreError(f"{path} is a SQLite database but not a verifier gap store")
+        conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a crashed process; only a power loss may drop the
+        # last commits, and what remains is still a valid chain.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        if app_id == 0:
+            with transaction(conn):
+                for statement in _DDL:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if version is None or not str(version[0]).isdigit():
+        raise StoreError(f"gap store {path} has no schema version: it is damaged")
+    if int(version[0]) > SCHEMA_VERSION:
+        raise StoreError(
+            f"gap store {path} has schema version {version[0]}, newer than this verifier "
+            f"reads ({SCHEMA_VERSION}): upgrade verifier"
+        )
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction that takes SQLite's write lock at its start.
+
+    ``BEGIN IMMEDIATE`` rather than a deferred ``BEGIN``: everything read inside
+    (notably the chain's last row) cannot change before the commit.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
+
+
+@contextmanager
+def sqlite_errors(path: Path) -> Iterator[None]:
+    """Turns SQLite and file-system errors into a one-line ``StoreError``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        # SQLite may quote a whole damaged value in its message: keep one short line.
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        if "file is not a database" in detail:
+            raise StoreError(f"{path} is not a verifier gap store (not a SQLite file)") from None
+        raise StoreError(f"gap store {path}: {detail}") from None
+    except OSError as exc:
+        raise StoreError(f"gap store {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,224 @@
+"""Integrity audit of a gap store: schema, columns, hash chain, judge triples, ids.
+
+The audit streams every row once, in seq order, keeping only per-run tallies, so its
+memory does not grow with the number of rows. The chain belongs to the whole store and
+is always verified end to end; a ``run_id`` narrows only the row-level checks and the
+run-record check.
+
+A chain alone cannot show that rows were cut from its end (what remains is a valid
+chain), so each ended run's row count and last row, recorded by ``finish_run``, are
+compared with what the store holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+import orjson
+
+from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
+from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
+from verifier.gaps.chain import GENESIS, verify_link
+from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
+
+__all__ = ["AuditProblem", "AuditReport", "ProblemKind", "audit_store"]
+
+# The columns a store copies out of the body, read from the body and from a row.
+_COPIED = (
+    "seq",
+    "row_id",
+    "run_id",
+    "case_id",
+    "claim_id",
+    "kind",
+    "status",
+    "score",
+    "recorded_at",
+    "prev_hash",
+)
+_FROM_BODY = itemgetter(*_COPIED)
+_FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in _COPIED))
+
+
+@dataclass(slots=True)
+class _RunTally:
+    rows: int = 0
+    last_seq: int | None = None
+    last_hash: str | None = None
+
+
+def audit_store(
+    store: GapStore, run_id: str | None = None, *, max_problems: int = 1000
+) -> AuditReport:
+    """Checks the integrity of a store, or of one run within it.
+
+    Checks every row's body against the ``verifier.gap-row.v1`` schema, that its
+    columns agree with its body, the judge triple of every verdict, the hash chain,
+    ``row_id`` uniqueness, and that each ended run still holds the rows it recorded.
+
+    Args:
+        store: The store to read.
+        run_id: Limit the row-level and run-record checks to this run; the chain is
+            still verified over the whole store.
+        max_problems: How many problems to keep in the report; the rest are counted.
+
+    Returns:
+        The report; ``report.ok`` is false on any integrity problem.
+
+    Raises:
+        StoreError: The store cannot be read, or ``run_id`` names no run at all.
+    """
+    audit = _Audit(store, run_id, AuditReport(store.location, run_id, max_problems=max_problems))
+    audit.stream()
+    audit.check_runs()
+    for duplicate in store.duplicate_row_ids(run_id):
+        held_by = ", ".join(str(s) for s in duplicate.seqs)
+        audit.report.add(
+            "duplicate_row_id",
+            duplicate.seqs[0],
+            duplicate.row_id,
+            f"row_id {duplicate.row_id} is held by rows {held_by}",
+        )
+    return audit.report
+
+
+class _Audit:
+    def __init__(self, store: GapStore, run_id: str | None, report: AuditReport) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.report = report
+        self.runs: dict[str, RunRecord] = {r.run_id: r for r in store.runs()}
+        self.tallies: dict[str, _RunTally] = {}
+        self.unknown_runs: set[str] = set()
+        self.schema: RowSchemaCheck = packaged_row_schema()
+
+    def stream(self) -> None:
+        # Locals and one loop: this runs once per row of the store.
+        add, only, loads = self.report.add, self.run_id, orjson.loads
+        tallies, selected = self.tallies, set()
+        expected_seq, prev_hash = 1, GENESIS
+        for row in self.store.iter_rows():
+            seq = row.seq
+            try:
+                body: Any = loads(row.body)
+            except orjson.JSONDecodeError:
+                body = None
+            # What was hashed is the body's prev_hash; the column is only a copy.
+            linked_to = body.get("prev_hash") if type(body) is dict else None
+            if type(linked_to) is not str:
+                linked_to = row.prev_hash
+            if seq != expected_seq:
+                add("chain", seq, row.row_id, _gap_message(expected_seq, seq))
+            # An edited row explains any link mismatch of its own; a link mismatch on
+            # a row that hashes correctly means a row was replaced or forged.
+            if not verify_link(linked_to, row.body, row.row_hash):
+                message = f"row {seq} was edited: its hash does not match its content"
+                add("chain", seq, row.row_id, message)
+            elif linked_to != prev_hash and seq == expected_seq:
+                after = f"row {seq - 1}'s hash" if seq > 1 else "the genesis hash"
+                add("chain", seq, row.row_id, f"row {seq}'s prev_hash does not match {after}")
+            expected_seq, prev_hash = seq + 1, row.row_hash
+            tally = tallies.get(row.run_id)
+            if tally is None:
+                tally = tallies[row.run_id] = _RunTally()
+            tally.rows += 1
+            tally.last_seq, tally.last_hash = seq, row.row_hash
+            if only is None or row.run_id == only:
+                selected.add(row.run_id)
+                self.check_row(row, body)
+            self.report.chain_rows += 1
+        self.report.runs_seen = len(selected)
+
+    def check_row(self, row: StoredRow, body: Any) -> None:
+        add, seq, row_id = self.report.add, row.seq, row.row_id
+        self.report.rows_checked += 1
+        if row.run_id not in self.runs and row.run_id not in self.unknown_runs:
+            self.unknown_runs.add(row.run_id)
+            add("run", seq, row_id, f"row {seq} is of run {row.run_id}, which has no run record")
+        if type(body) is not dict:
+            add("body", seq, row_id, f"row {seq}'s body is not a JSON object")
+            return
+        try:
+            differs = _FROM_BODY(body) != _FROM_ROW(row)
+        except KeyError:
+            differs = True
+        if differs:
+            names = [n for n in _COPIED if body.get(n) != row[StoredRow._fields.index(n)]]
+            add(
+                "column",
+                seq,
+                row_id,
+                f"row {seq}'s columns disagree with its body: {', '.join(names)}",
+            )
+        body["row_hash"] = row.row_hash  # the schema describes the whole row
+        error = self.schema.first_error(body)
+        if error is not None:
+            add("schema", seq, row_id, f"row {seq} breaks verifier.gap-row.v1 at {error}")
+        status = body.get("status")
+        if status in TRIPLE_REQUIRED_STATUSES and (missing := missing_triple_parts(body)):
+            add(
+                "judge_triple",
+                seq,
+                row_id,
+                f"row {seq} is a {status} verdict without the full judge triple (missing "
+                f"{', '.join(missing)}): only an error row may lack it",
+            )
+
+    def check_runs(self) -> None:
+        if self.run_id is None:
+            records = list(self.runs.values())
+        elif self.run_id in self.runs:
+            records = [self.runs[self.run_id]]
+        elif self.run_id in self.tallies:
+            records = []  # its rows were checked and "no run record" reported
+        else:
+            raise StoreError(f"no run {self.run_id} in gap store {self.store.location}")
+        for record in records:
+            if record.status != "running":
+                self.check_ended_run(record)
+
+    def check_ended_run(self, record: RunRecord) -> None:
+        add, chain = self.report.add, record.chain_record
+        if chain is None:
+            add(
+                "run",
+                None,
+                None,
+                f"run {record.run_id} is {record.status} but its "
+                "recorded row count is missing or unreadable",
+            )
+            return
+        held = self.tallies.get(record.run_id, _RunTally())
+        if held.rows == chain.rows and held.last_hash == chain.last_hash:
+            return
+        recorded = f"run {record.run_id} ended with {chain.rows} rows"
+        if chain.last_seq is not None:
+            recorded += f" up to seq {chain.last_seq}"
+        if chain.last_seq is not None and (held.last_seq or 0) < chain.last_seq:
+            first_missing = (held.last_seq or 0) + 1
+            message = (
+                f"{recorded}, the store holds {held.rows}: "
+                f"its rows from seq {first_missing} on were removed"
+            )
+            add("chain", first_missing, None, message)
+        elif held.last_hash != chain.last_hash:
+            message = (
+                f"{recorded}; the store holds {held.rows} up to seq {held.last_seq}, "
+                "ending in a row it did not record"
+            )
+            add("chain", held.last_seq, None, message)
+        else:
+            message = f"{recorded}; the store holds {held.rows} of them"
+            add("run", held.last_seq, None, message)
+
+
+def _gap_message(expected: int, seq: int) -> str:
+    if seq < expected:
+        return f"row {seq} is out of place: seqs start at 1 and only grow"
+    missing = f"row {expected}" if seq == expected + 1 else f"rows {expected}-{seq - 1}"
+    if expected == 1:
+        return f"{missing} missing: the chain starts at seq {seq}"
+    return f"{missing} missing: seq jumps from {expected - 1} to {seq}"

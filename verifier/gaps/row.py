@@ -1,0 +1,190 @@
+"""The gap row: one claim checked against one case, as it is stored and audited.
+
+``GapRow`` is the typed view of a row and the source of its JSON Schema
+(``verifier.gap-row.v1``), which is committed as ``contracts/gap-row.schema.json`` and
+shipped inside the package for ``verifier audit``. The hot paths (sealing, storing,
+auditing) work on plain dicts and never build a ``GapRow`` per row; the model exists
+for readers, importers, and to generate the schema.
+
+The stability-triple rule (a judge verdict names who judged, with which prompt and
+which sampling) depends on ``kind`` and ``status`` together, so it is checked by
+``GapRow`` and by the audit through ``missing_triple_parts`` rather than encoded in the
+schema's structure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from verifier.results import RowKind, RowStatus
+
+SCHEMA_ID = "verifier.gap-row.v1"
+HEX64_PATTERN = r"^[0-9a-f]{64}$"
+# UTC only, so a row's time never depends on the zone of the machine that wrote it;
+# [0-9] rather than \d, which in Python's re also matches non-ASCII digits.
+UTC_TIMESTAMP_PATTERN = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|\+00:00)$"
+)
+
+TRIPLE_PARTS: tuple[str, ...] = ("model_id", "prompt_sha", "sampling_sha")
+# Only a verdict needs proof of who judged. An error row records that no verdict
+# could be had (often precisely because the triple was missing); a skipped row made
+# no call at all.
+TRIPLE_REQUIRED_STATUSES: frozenset[str] = frozenset({"pass", "fail"})
+
+
+class GapRow(BaseModel):
+    """One gap row, exactly as ``verifier.gap-row.v1`` defines it.
+
+    Strict and frozen: a row is a record, so nothing is coerced (``"1"`` is not a
+    seq) and nothing changes once built. Build one from a stored row with
+    ``GapRow.model_validate(row_dict)`` and dump it with ``model_dump(by_alias=True)``.
+    """
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        strict=True,
+        populate_by_name=True,
+        title=SCHEMA_ID,
+        json_schema_extra={
+            "$id": SCHEMA_ID,
+            "description": (
+                "One claim checked against one case, as verifier stores it. Rows are "
+                "append-only and hash-chained per store: row_hash = sha256(prev_hash + "
+                "canonical JSON of the row without row_hash). A pass or fail row of kind "
+                "judge (or comparative with evidence.judge) must carry evidence.judge "
+                "with non-empty model_id, prompt_sha and sampling_sha; verifier audit "
+                "checks that rule."
+            ),
+        },
+    )
+
+    # ``schema`` would shadow BaseModel.schema(), hence the alias.
+    schema_: Literal["verifier.gap-row.v1"] = Field(
+        alias="schema", description="Format and version of this row."
+    )
+    row_id: str = Field(min_length=1, description="Unique id of the row within its store.")
+    run_id: str = Field(min_length=1, description="The run that produced the row.")
+    seq: int = Field(ge=1, description="Position in the store's hash chain, from 1, without gaps.")
+    recorded_at: str = Field(
+        pattern=UTC_TIMESTAMP_PATTERN,
+        description="When the result was recorded: ISO-8601 in UTC (Z or +00:00).",
+    )
+    contract_id: str = Field(
+        min_length=1, description="Id of the contract whose claim was checked."
+    )
+    contract_version: int = Field(ge=1, description="The contract's version as its author set it.")
+    contract_sha256: str = Field(
+        pattern=HEX64_PATTERN, description="SHA-256 (hex) of the contract file's bytes."
+    )
+    case_id: str = Field(min_length=1, description="Id of the case the claim was checked against.")
+    claim_id: str = Field(min_length=1, description="Id of the claim within the contract.")
+    kind: RowKind = Field(
+        description="Shape of the claim: rubric, judge, comparative, or imported from another tool."
+    )
+    status: RowStatus = Field(
+        description="pass or fail is a verdict; error means no verdict could be had; "
+        "skipped means the claim was not checked (a gate before it failed)."
+    )
+    score: float | None = Field(
+        ge=0.0, le=1.0, description="Score in [0, 1], or null when there is none (errors)."
+    )
+    reason: str = Field(description="One sentence a person understands.")
+    evidence: dict[str, Any] = Field(
+        description="What a reviewer needs: matched spans, parse errors, the judge triple, "
+        "verdict, usage and latency."
+    )
+    prev_hash: str = Field(
+        pattern=HEX64_PATTERN,
+        description="row_hash of the previous row in the store (64 zeros for the first).",
+    )
+    row_hash: str = Field(
+        pattern=HEX64_PATTERN,
+        description="sha256(prev_hash + canonical JSON of this row without row_hash), hex.",
+    )
+
+    @model_validator(mode="after")
+    def _verdicts_carry_the_triple(self) -> GapRow:
+        if self.status in TRIPLE_REQUIRED_STATUSES:
+            missing = missing_triple_parts({"kind": self.kind, "evidence": self.evidence})
+            if missing:
+                raise ValueError(
+                    f"a {self.status} {self.kind} row needs the judge triple; missing: "
+                    + ", ".join(missing)
+                )
+        return self
+
+
+def needs_triple(row: Mapping[str, Any]) -> bool:
+    """Whether a row's kind means it was judged by a model.
+
+    A ``judge`` row always is; a ``comparative`` row is when its evidence has a
+    ``judge`` key (a similarity comparison calls no model).
+    """
+    kind = row.get("kind")
+    if kind == "judge":
+        return True
+    evidence = row.get("evidence")
+    return kind == "comparative" and isinstance(evidence, Mapping) and "judge" in evidence
+
+
+def missing_triple_parts(row: Mapping[str, Any]) -> list[str]:
+    """Returns the parts of the stability triple a row lacks (empty when complete).
+
+    Args:
+        row: A gap row as a dict (only ``kind`` and ``evidence`` are read).
+
+    Returns:
+        ``[]`` when the row needs no triple or has a complete one; otherwise the
+        dotted names of what is missing or empty, e.g. ``["evidence.judge.model_id"]``,
+        or ``["evidence.judge"]`` when there is no triple object at all. The caller
+        decides what that means for the row's status (see ``TRIPLE_REQUIRED_STATUSES``).
+    """
+    if not needs_triple(row):
+        return []
+    evidence = row.get("evidence")
+    judge = evidence.get("judge") if isinstance(evidence, Mapping) else None
+    if not isinstance(judge, Mapping):
+        return ["evidence.judge"]
+    return [
+        f"evidence.judge.{part}"
+        for part in TRIPLE_PARTS
+        if not (isinstance(judge.get(part), str) and judge[part].strip())
+    ]
+
+
+def gap_row_json_schema() -> dict[str, Any]:
+    """Returns the JSON Schema (draft 2020-12) of ``verifier.gap-row.v1``."""
+    schema = GapRow.model_json_schema(by_alias=True, mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema
+
+
+def render_schema() -> str:
+    """The schema exactly as committed: sorted keys, two-space indent, final newline."""
+    return json.dumps(gap_row_json_schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_schema(path: str | Path) -> Path:
+    """Writes the gap-row JSON Schema to ``path`` and returns the path.
+
+    Regenerate both committed copies (``contracts/`` and the one shipped in the
+    package) after changing ``GapRow`` with ``python -m verifier.gaps.row``.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_schema(), encoding="utf-8")
+    return target
+
+
+if __name__ == "__main__":
+    # From a source checkout: regenerate the committed schema and the packaged copy.
+    _package_copy = Path(__file__).with_name("gap-row.schema.json")
+    write_schema(_package_copy)
+    write_schema(_package_copy.parents[2] / "contracts" / "gap-row.schema.json")

@@ -1,0 +1,302 @@
+"""The embedded gap store: one SQLite file in WAL mode (``.verifier/gaps.db`` by default).
+
+Every append is one ``BEGIN IMMEDIATE`` transaction that reads the chain's last row
+*inside* the transaction, so several processes appending to one file serialise on
+SQLite's write lock and still build a single valid chain.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import orjson
+
+from verifier.canonical import canonical_json, sha256_hex
+from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transaction
+from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.store import (
+    CHAIN_SUMMARY_KEY,
+    DuplicateRowId,
+    RunRecord,
+    RunStatus,
+    StoredContract,
+    StoredRow,
+    StoreError,
+)
+
+_FETCH = 2000
+_DUPLICATES_SHOWN = 1000
+_ROW_COLUMNS = (
+    "seq, row_id, run_id, case_id, claim_id, kind, status, score, recorded_at, body, "
+    "prev_hash, row_hash"
+)
+_INSERT_ROW = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_RUN_COLUMNS = (
+    "run_id, contract_id, contract_version, contract_sha256, started_at, finished_at, "
+    "status, options, summary"
+)
+_INSERT_RUN = (
+    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, NULL, 'running', ?, '{{}}')"
+)
+
+
+class SqliteStore:
+    """A gap store in one SQLite file, created (with its folders) when missing.
+
+    Safe for several processes on one file. Within a process, calls may come from
+    any thread; writes are serialised by a lock. Rows can only be appended.
+
+    Raises:
+        StoreError: The file is not a SQLite database, belongs to another program,
+            was written by a newer verifier, or cannot be opened.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self._path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = open_store_file(self._path)
+
+    @property
+    def location(self) -> str:
+        """The file's path, for messages."""
+        return str(self._path)
+
+    def begin_run(
+        self,
+        run_id: str,
+        *,
+        contract_id: str,
+        contract_version: int,
+        contract_sha256: str,
+        contract_path: str,
+        contract_source: str,
+        started_at: str,
+        options: Mapping[str, Any],
+    ) -> None:
+        """Records a run as running, with the contract source it checks.
+
+        Beginning a run that exists and has not finished resumes it (status back to
+        running; its start time and options are kept).
+
+        Raises:
+            ValueError: ``contract_source`` does not hash to ``contract_sha256``, so no
+                row's check could be re-run from the stored source.
+            StoreError: The run exists with another contract, or has finished.
+        """
+        if sha256_hex(contract_source) != contract_sha256:
+            raise ValueError(
+                f"contract source of {contract_path} does not hash to {contract_sha256}; "
+                "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
+            )
+        options_json = canonical_json(dict(options)).decode("utf-8")
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO contracts (sha256, path, source) VALUES (?, ?, ?)",
+                (contract_sha256, contract_path, contract_source),
+            )
+            existing = conn.execute(
+                "SELECT contract_sha256, status FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if existing is None:
+                conn.execute(
+                    _INSERT_RUN,
+                    (
+                        run_id,
+                        contract_id,
+                        contract_version,
+                        contract_sha256,
+                        started_at,
+                        options_json,
+                    ),
+                )
+            elif existing[0] != contract_sha256:
+                raise StoreError(f"run {run_id} already exists with another contract")
+            elif existing[1] == "finished":
+                raise StoreError(f"run {run_id} has already finished")
+            else:
+                conn.execute(
+                    "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ?",
+                    (run_id,),
+                )
+
+    def append(self, drafts: Iterable[Mapping[str, Any]]) -> int:
+        """Seals drafts onto the end of the chain and writes them in one transaction.
+
+        Args:
+            drafts: Rows without ``seq``, ``prev_hash`` and ``row_hash`` (see
+                ``verifier.gaps.chain.DRAFT_FIELDS``), of runs that are running.
+
+        Returns:
+            The number of rows written.
+
+        Raises:
+            StoreError: A draft's run has not begun or has ended, or SQLite failed.
+            ChainError: A draft has missing or extra keys; nothing is written.
+        """
+        batch = drafts if isinstance(drafts, list) else list(drafts)
+        if not batch:
+            return 0
+        with self._write() as conn:
+            for run_id in {draft.get("run_id") for draft in batch}:
+                found = conn.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,))
+                status = found.fetchone()
+                if status is None or status[0] != "running":
+                    state = "has not begun" if status is None else f"is {status[0]}"
+                    raise StoreError(f"cannot append rows: run {run_id} {state}")
+            # Read inside the write transaction: another process may have appended
+            # since this one last looked.
+            last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
+            sealed = seal(batch, *(last.fetchone() or (0, GENESIS)))
+            conn.executemany(_INSERT_ROW, sealed)
+        return len(sealed)
+
+    def finish_run(
+        self, run_id: str, *, status: RunStatus, finished_at: str, summary: Mapping[str, Any]
+    ) -> None:
+        """Ends a run, recording its summary plus its row count and last row.
+
+        The ``chain`` key of the stored summary (``rows``, ``last_seq``,
+        ``last_hash``) is written by the store, replacing any the caller passed: it
+        is what lets the audit notice rows deleted from the end of the chain.
+
+        Raises:
+            ValueError: ``status`` is not ``finished`` or ``interrupted``.
+            StoreError: The run has not begun.
+        """
+        if status not in ("finished", "interrupted"):
+            raise ValueError(f"a run ends as finished or interrupted, not {status!r}")
+        recorded = dict(summary)
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+                raise StoreError(f"cannot finish run {run_id}: it has not begun")
+            (count,) = conn.execute(
+                "SELECT COUNT(*) FROM rows WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            last = conn.execute(
+                "SELECT seq, row_hash FROM rows WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
+                (run_id,),
+            ).fetchone()
+            recorded[CHAIN_SUMMARY_KEY] = {
+                "rows": count,
+                "last_seq": last[0] if last else None,
+                "last_hash": last[1] if last else None,
+            }
+            conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE run_id = ?",
+                (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
+            )
+
+    def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
+        """Streams rows in seq order (all, or one run's), a batch at a time.
+
+        The read sees one snapshot of the file: rows another process appends
+        meanwhile are not part of it.
+        """
+        where, params = ("", ()) if run_id is None else ("WHERE run_id = ?", (run_id,))
+        with sqlite_errors(self._path):
+            cursor = self._conn.execute(
+                f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params
+            )
+            try:
+                make = SealedRow._make
+                while batch := cursor.fetchmany(_FETCH):
+                    yield from map(make, batch)
+            finally:
+                cursor.close()
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Returns one run, or ``None``."""
+        found = self._runs("WHERE run_id = ?", (run_id,))
+        return found[0] if found else None
+
+    def runs(self) -> list[RunRecord]:
+        """Returns every run, oldest first."""
+        return self._runs("ORDER BY started_at, rowid", ())
+
+    def last_run(self) -> RunRecord | None:
+        """Returns the most recently started run, or ``None`` for an empty store."""
+        found = self._runs("ORDER BY started_at DESC, rowid DESC LIMIT 1", ())
+        return found[0] if found else None
+
+    def contract(self, sha256: str) -> StoredContract | None:
+        """Returns the contract source recorded under this hash, or ``None``."""
+        with sqlite_errors(self._path):
+            found = self._conn.execute(
+                "SELECT sha256, path, source FROM contracts WHERE sha256 = ?", (sha256,)
+            ).fetchone()
+        return StoredContract(*found) if found else None
+
+    def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
+        """Returns row ids held by more than one row (at most 1000 of them).
+
+        Args:
+            run_id: Only ids of which at least one copy belongs to this run.
+        """
+        with sqlite_errors(self._path):
+            found = self._conn.execute(
+                "SELECT row_id, group_concat(seq) FROM rows GROUP BY row_id"
+                " HAVING COUNT(*) > 1 AND (?1 IS NULL OR SUM(run_id = ?1) > 0)"
+                f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}",
+                (run_id,),
+            ).fetchall()
+        return [
+            DuplicateRowId(row_id, tuple(sorted(int(s) for s in seqs.split(","))))
+            for row_id, seqs in found
+        ]
+
+    def close(self) -> None:
+        """Closes the file; further calls fail."""
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
+        with sqlite_errors(self._path):
+            found = self._conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)
+            rows = found.fetchall()
+        return [_run_record(row) for row in rows]
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, sqlite_errors(self._path), transaction(self._conn):
+            yield self._conn
+
+
+def _run_record(row: tuple[Any, ...]) -> RunRecord:
+    run_id, contract_id, version, sha256, started, finished, status, options, summary = row
+    return RunRecord(
+        run_id,
+        contract_id,
+        version,
+        sha256,
+        started,
+        finished,
+        status,
+        _json_object(options),
+        _json_object(summary),
+    )
+
+
+def _json_object(text: Any) -> dict[str, Any]:
+    # An options or summary column edited into something unreadable reads as empty;
+    # the audit then reports an ended run without its recorded row count.
+    try:
+        value = orjson.loads(text)
+    except (orjson.JSONDecodeError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}

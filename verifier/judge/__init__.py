@@ -1,0 +1,1 @@
+"""Judges: prompt rendering, the stability triple, providers, cache, verdict parsing."""

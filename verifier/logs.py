@@ -1,0 +1,262 @@
+"""Structured logging for verifier: readable on a terminal, JSON lines in CI.
+
+Every log line, ours or one from a library through :mod:`logging`, passes the
+:func:`redact_secrets` processor before it is rendered, so API keys and bearer
+tokens never reach stderr or a CI log, whatever a caller binds to an event.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import Any, Literal, TextIO, cast
+
+import structlog
+from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
+
+__all__ = [
+    "REDACTED",
+    "LogFormat",
+    "configure_logging",
+    "get_logger",
+    "is_secret_key",
+    "redact",
+    "redact_secrets",
+    "redact_text",
+]
+
+LogFormat = Literal["auto", "console", "json"]
+
+REDACTED = "[REDACTED]"
+
+# Key names are split into words (snake, kebab and camel case) and matched word by
+# word, so ``access_token`` and ``OPENAI_API_KEY`` are secrets but the ubiquitous
+# ``max_tokens`` / ``input_tokens`` usage counts are not.
+_SECRET_WORDS = frozenset(
+    {
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "authorization",
+        "apikey",
+        "auth",
+        "credential",
+        "credentials",
+        "cookie",
+    }
+)
+_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key")})
+_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+
+# Shapes of credentials inside free text. Anthropic keys are matched at any length
+# (their prefix is unambiguous); other ``sk-`` strings from 20 characters on, which
+# covers OpenAI's ``sk-...``, ``sk-proj-...`` and ``sk-svcacct-...``.
+_KEY_SHAPES = re.compile(r"sk-ant-[A-Za-z0-9_\-]+|sk-[A-Za-z0-9_\-]{20,}")
+_BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]+")
+# ``api_key=...`` / ``"token": "..."`` / ``x-api-key: ...`` written inside a string,
+# e.g. a URL query or a dumped header block in an exception message.
+_ASSIGNED = re.compile(
+    r"(?i)(?<![A-Za-z0-9])((?:x-)?api[_-]?key|token|secret|password|passwd|authorization)"
+    r"""(["']?\s*[:=]\s*["']?)([^\s"',;&}]+)"""
+)
+
+# Nesting deeper than this is not worth walking; it is replaced, never passed through.
+_MAX_DEPTH = 12
+
+# structlog's own bookkeeping keys (ProcessorFormatter) must survive untouched.
+_PASSTHROUGH_KEYS = frozenset({"_record", "_from_structlog"})
+
+# Chatty libraries whose INFO lines (one per HTTP request) drown a run's own logs.
+_QUIET_LIBRARIES = ("httpx", "httpcore")
+
+
+def is_secret_key(key: object) -> bool:
+    """Returns whether a mapping key names a credential (``api_key``, ``Authorization``...)."""
+    name = _CAMEL_BOUNDARY.sub(r"\1_\2", str(key)).lower()
+    words = [w for w in _WORD_SPLIT.split(name) if w]
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(words))
+
+
+def redact_text(text: str) -> str:
+    """Returns ``text`` with API keys, bearer tokens and assigned secrets masked."""
+    text = _KEY_SHAPES.sub(REDACTED, text)
+    text = _BEARER.sub(rf"\1 {REDACTED}", text)
+    return _ASSIGNED.sub(rf"\1\2{REDACTED}", text)
+
+
+def redact(value: Any, _depth: int = 0) -> Any:
+    """Returns a copy of ``value`` safe to log.
+
+    Values under secret-looking keys are masked whole; strings anywhere, including
+    nested in dicts, lists and tuples, have credential shapes masked; any other
+    object is logged as its masked ``repr``, since its ``repr`` could hold a key.
+    """
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return redact_text(value)
+    if _depth >= _MAX_DEPTH:
+        return "[...]"
+    if isinstance(value, Mapping):
+        return {
+            k: REDACTED if is_secret_key(k) else redact(v, _depth + 1) for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [redact(v, _depth + 1) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return redact_text(value.decode("utf-8", "replace"))
+    return redact_text(repr(value))
+
+
+def redact_secrets(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """structlog processor: masks secrets in every key and value of an event.
+
+    Runs after exceptions are formatted to text, so tracebacks are masked too.
+    """
+    return {key: _redact_entry(key, value) for key, value in event_dict.items()}
+
+
+def _redact_entry(key: str, value: Any) -> Any:
+    if key in _PASSTHROUGH_KEYS:
+        return value
+    return REDACTED if is_secret_key(key) else redact(value)
+
+
+def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
+    """Sends structlog and standard-library logs to stderr, rendered and redacted.
+
+    Args:
+        fmt: ``console`` for people, ``json`` for one JSON object per line; ``auto``
+            picks JSON when ``CI`` is set or stderr is not a terminal.
+        level: Lowest level logged: ``debug``, ``info``, ``warning``, ``error``
+            or ``critical``.
+
+    Raises:
+        ValueError: ``fmt`` or ``level`` is not one of the names above.
+    """
+    level_no = _level_number(level)
+    renderer = _renderer(_resolve_format(fmt))
+    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            _logger_key,
+            timestamper,
+            structlog.processors.StackInfoRenderer(),
+            # Tracebacks become text before redaction, and ConsoleRenderer then
+            # prints that text instead of a rich traceback whose locals could
+            # show a key.
+            structlog.processors.format_exc_info,
+            redact_secrets,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level_no),
+        logger_factory=structlog.WriteLoggerFactory(file=_current_stderr()),
+        # Off so a second configure_logging (tests, embedded use) also reaches
+        # module-level loggers that have already logged.
+        cache_logger_on_first_use=False,
+    )
+    _route_stdlib_logging(level_no, renderer, timestamper)
+
+
+def get_logger(name: str) -> FilteringBoundLogger:
+    """Returns a structlog logger whose events carry ``logger=name``.
+
+    The logger binds lazily, so a module-level ``log = get_logger(__name__)`` obeys
+    a :func:`configure_logging` call made later.
+    """
+    # ``logger`` is a parameter of structlog.get_logger itself, so the name travels
+    # as ``logger_name`` and _logger_key renames it for the output.
+    logger: FilteringBoundLogger = structlog.get_logger(logger_name=name)
+    return logger
+
+
+def _logger_key(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """Puts a structlog logger's name under ``logger``, where stdlib records have it."""
+    name = event_dict.pop("logger_name", None)
+    if name is not None:
+        event_dict.setdefault("logger", name)
+    return event_dict
+
+
+class _CurrentStderr(io.TextIOBase):
+    """Writes to whatever ``sys.stderr`` is at the moment of writing.
+
+    The progress bar and test capture replace ``sys.stderr``; a stream captured
+    at configuration time would write under the bar or past the capture.
+    """
+
+    def write(self, s: str) -> int:
+        return sys.stderr.write(s)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def _current_stderr() -> TextIO:
+    # TextIOBase has every method loggers call; typeshed only lacks the TextIO label.
+    return cast(TextIO, _CurrentStderr())
+
+
+class _VerifierHandler(logging.StreamHandler[TextIO]):
+    """The root handler installed by :func:`configure_logging` (found again by type)."""
+
+
+def _route_stdlib_logging(level_no: int, renderer: Processor, timestamper: Processor) -> None:
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            timestamper,
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            redact_secrets,
+            renderer,
+        ],
+    )
+    handler = _VerifierHandler(_current_stderr())
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h, _VerifierHandler)]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level_no)
+    for name in _QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(max(level_no, logging.WARNING))
+
+
+def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
+    if fmt == "auto":
+        ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+        return "json" if ci or not sys.stderr.isatty() else "console"
+    if fmt in ("console", "json"):
+        return fmt
+    raise ValueError(f"unknown log format {fmt!r}; expected auto, console or json")
+
+
+def _renderer(fmt: Literal["console", "json"]) -> Processor:
+    if fmt == "json":
+        return structlog.processors.JSONRenderer()
+    colors = sys.stderr.isatty() and "NO_COLOR" not in os.environ
+    return structlog.dev.ConsoleRenderer(colors=colors)
+
+
+def _level_number(level: str) -> int:
+    number = logging.getLevelNamesMapping().get(level.upper())
+    if number is None or level.upper() in ("NOTSET", "WARN", "FATAL"):
+        raise ValueError(
+            f"unknown log level {level!r}; expected debug, info, warning, error or critical"
+        )
+    return number

@@ -1,0 +1,90 @@
+"""A contract compiled for running: predicates prepared, claims ordered, gates resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.contract.load import LoadedContract
+from verifier.contract.models import claim_kind
+from verifier.results import RowKind
+from verifier.rubric._base import Check, PrepareContext
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedClaim:
+    """One claim ready to evaluate.
+
+    Attributes:
+        claim: The validated claim model.
+        kind: The gap-row kind it produces.
+        check: The prepared predicate (rubric claims only).
+    """
+
+    claim: Any
+    kind: RowKind
+    check: Check | None
+
+    @property
+    def id(self) -> str:
+        return str(self.claim.id)
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        return tuple(self.claim.after)
+
+    @property
+    def weight(self) -> float:
+        return float(self.claim.weight)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Claims split by phase.
+
+    Attributes:
+        order: Every claim in contract order (the order of results in reports).
+        rubric: Rubric claims in gate order (a claim after the claims it waits for).
+        model: Judge and comparative claims, checked after the rubric phase.
+    """
+
+    order: tuple[PlannedClaim, ...]
+    rubric: tuple[PlannedClaim, ...]
+    model: tuple[PlannedClaim, ...]
+
+
+def _gate_order(claims: list[PlannedClaim]) -> list[PlannedClaim]:
+    # Lint has already rejected cycles and unknown names; a stable topological sort
+    # keeps contract order wherever the gates allow it.
+    by_id = {c.id: c for c in claims}
+    done: set[str] = set()
+    ordered: list[PlannedClaim] = []
+
+    def place(claim: PlannedClaim) -> None:
+        if claim.id in done:
+            return
+        done.add(claim.id)
+        for gate in claim.after:
+            if gate in by_id:
+                place(by_id[gate])
+        ordered.append(claim)
+
+    for claim in claims:
+        place(claim)
+    return ordered
+
+
+def build_plan(loaded: LoadedContract) -> Plan:
+    """Prepares every rubric predicate once and orders the claims for the runner."""
+    from verifier.rubric._registry import REGISTRY
+
+    contract = loaded.contract
+    ctx = PrepareContext(base_dir=loaded.base_dir, llm_fields=contract.llm_fields)
+    planned: list[PlannedClaim] = []
+    for claim in contract.claims:
+        kind = claim_kind(claim)
+        check = REGISTRY[claim.rubric].prepare(claim, ctx) if kind == "rubric" else None
+        planned.append(PlannedClaim(claim, kind, check))
+    rubric = [p for p in planned if p.kind == "rubric"]
+    model = [p for p in planned if p.kind != "rubric"]
+    return Plan(tuple(planned), tuple(_gate_order(rubric)), tuple(_gate_order(model)))

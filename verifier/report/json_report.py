@@ -1,0 +1,145 @@
+"""The JSON report (``verifier run --format json``), in the shape of DESIGN §7.
+
+The totals come first in the document but are known only at the end, so each
+case is serialised as it arrives into a temporary file and copied behind the
+header in :meth:`JsonReportWriter.finish`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import math
+import tempfile
+from typing import IO, Any
+
+import orjson
+
+from verifier.results import CaseResult, ClaimResult, RunSummary
+
+__all__ = ["JsonReportWriter", "case_json", "result_json"]
+
+_DIGITS = 6
+_COPY_CHUNK = 256 * 1024
+_ORJSON_OPTS = orjson.OPT_NON_STR_KEYS
+
+
+class JsonReportWriter:
+    """Streams the JSON report of a run to a text stream.
+
+    Args:
+        out: Where the report goes in :meth:`finish`; never closed here.
+    """
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (open until finish/close)
+        self._cases = 0
+
+    def add_case(self, case: CaseResult) -> None:
+        """Serialises ``case`` to the spool file."""
+        if self._cases:
+            self._spool.write(b",")
+        self._spool.write(_dumps(case_json(case)))
+        self._cases += 1
+
+    def finish(self, summary: RunSummary) -> None:
+        """Writes the whole document: the totals, then the spooled cases."""
+        try:
+            head = _dumps(_head_json(summary))
+            # ``head`` is a complete object; reopen it to append the cases array.
+            self._out.write(head[:-1].decode("utf-8"))
+            self._out.write(',"cases":[')
+            self._copy_spool()
+            self._out.write("]}\n")
+            self._out.flush()
+        finally:
+            self._spool.close()
+
+    def _copy_spool(self) -> None:
+        self._spool.flush()
+        self._spool.seek(0)
+        # Chunks may end inside a multi-byte character; the incremental decoder
+        # carries the partial bytes over to the next chunk.
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while chunk := self._spool.read(_COPY_CHUNK):
+            self._out.write(decoder.decode(chunk))
+        self._out.write(decoder.decode(b"", final=True))
+
+
+def case_json(case: CaseResult) -> dict[str, Any]:
+    """Returns one entry of the report's ``cases`` array."""
+    return {
+        "id": case.case_id,
+        "pass": case.passed,
+        "score": _round(case.score),
+        "passed": case.count("pass"),
+        "failed": case.count("fail"),
+        "errors": case.count("error"),
+        "total": len(case.results),
+        "results": [result_json(r) for r in case.results],
+    }
+
+
+def result_json(result: ClaimResult) -> dict[str, Any]:
+    """Returns one entry of a case's ``results`` array."""
+    return {
+        "id": result.claim_id,
+        "status": result.status,
+        "pass": result.status == "pass",
+        "score": _round(result.score),
+        "reasoning": result.reason,
+        "evidence": result.evidence,
+    }
+
+
+def _head_json(summary: RunSummary) -> dict[str, Any]:
+    return {
+        "run_id": summary.run_id,
+        "contract": {
+            "id": summary.contract_id,
+            "version": summary.contract_version,
+            "sha256": summary.contract_sha256,
+        },
+        "total_cases": summary.total_cases,
+        "passed_cases": summary.passed_cases,
+        "failed_cases": summary.failed_cases,
+        "average_score": _round(summary.average_score),
+        "assertion_breakdown": {
+            claim_id: tally.as_dict() for claim_id, tally in summary.breakdown.items()
+        },
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, _DIGITS)
+
+
+def _dumps(value: dict[str, Any]) -> bytes:
+    try:
+        return orjson.dumps(value, default=_fallback, option=_ORJSON_OPTS)
+    except orjson.JSONEncodeError:
+        # orjson refuses integers beyond 64 bits, lone surrogates and very deep
+        # nesting; the standard library takes the first two, once made strict JSON.
+        text = json.dumps(_strict(value), default=_fallback, ensure_ascii=False)
+        return text.encode("utf-8", "replace")
+
+
+def _strict(value: Any) -> Any:
+    """Returns ``value`` with non-finite floats as null and every key a string."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _fallback(value: Any) -> Any:
+    # Evidence is meant to be JSON-like; anything else is shown, not dropped.
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, (bytes, bytearray)):
+        return value.decode("utf-8", "replace")
+    return repr(value)

@@ -1,0 +1,118 @@
+"""Markdown report for a pull-request comment or a CI step summary.
+
+Everything quoted from a run (case ids, reasons, which may echo LLM output) goes
+into code spans or escaped table cells, so it can neither break the layout nor
+render as HTML, links or @-mentions on the page it is posted to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import IO
+
+from verifier.report._failures import FailingCase, FailingCaseSample
+from verifier.results import CaseResult, ClaimTally, RunSummary
+
+__all__ = ["MAX_FAILING_CASES", "MarkdownReportWriter", "code_span", "table_cell"]
+
+MAX_FAILING_CASES = 50
+"""Failing cases listed at most; GitHub caps comments and step summaries in size."""
+
+_BACKTICK_RUN = re.compile("`+")
+
+
+class MarkdownReportWriter:
+    """Writes the Markdown report in :meth:`finish`; keeps only the first failures.
+
+    Args:
+        out: Where the report goes; never closed here.
+        max_failing_cases: How many failing cases to list.
+    """
+
+    def __init__(self, out: IO[str], *, max_failing_cases: int = MAX_FAILING_CASES) -> None:
+        self._out = out
+        self._failures = FailingCaseSample(limit=max_failing_cases)
+
+    def add_case(self, case: CaseResult) -> None:
+        """Remembers ``case`` if it is among the first failing ones."""
+        self._failures.add(case)
+
+    def finish(self, summary: RunSummary) -> None:
+        """Writes the heading, totals, breakdown table and failing cases."""
+        lines = [*_heading(summary), "", *_breakdown(summary.breakdown)]
+        if self._failures.total:
+            lines += ["", *_failing_cases(self._failures)]
+        self._out.write("\n".join(lines) + "\n")
+        self._out.flush()
+
+
+def table_cell(text: str) -> str:
+    """Returns ``text`` safe inside one GitHub table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def code_span(text: str) -> str:
+    """Returns ``text`` as an inline code span on one line, whatever backticks it holds."""
+    flat = " ".join(text.split())
+    if not flat:
+        return "*(empty)*"
+    longest = max((len(m) for m in _BACKTICK_RUN.findall(flat)), default=0)
+    fence = "`" * (longest + 1)
+    # A space on each side keeps a leading or trailing backtick off the fence.
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _heading(summary: RunSummary) -> list[str]:
+    ok = summary.failed_cases == 0 and not summary.interrupted
+    title = f"{summary.contract_id} v{summary.contract_version}"
+    if ok:
+        verdict = f"all {summary.total_cases} cases passed"
+    else:
+        verdict = f"{summary.failed_cases} of {summary.total_cases} cases failed"
+    lines = [f"## {'✅' if ok else '❌'} {code_span(title)}: {verdict}", ""]
+    lines.append(
+        f"**{summary.total_cases}** cases · **{summary.passed_cases}** passed · "
+        f"**{summary.failed_cases}** failed · average score "
+        f"**{summary.average_score:.3f}** · run {code_span(summary.run_id)}"
+    )
+    if summary.interrupted:
+        lines += ["", "> ⚠️ The run was interrupted; the totals cover the cases that finished."]
+    return lines
+
+
+def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
+    lines = [
+        "| claim | pass rate | passed | failed | errors | skipped |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for claim_id, tally in breakdown.items():
+        lines.append(
+            f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} | {tally.passed} "
+            f"| {tally.failed} | {tally.errors} | {tally.skipped} |"
+        )
+    if not breakdown:
+        lines.append("| *(no results)* | | | | | |")
+    return lines
+
+
+def _failing_cases(failures: FailingCaseSample) -> list[str]:
+    lines = ["### Failing cases", ""]
+    for case in failures.cases:
+        lines += _failing_case(case)
+    if failures.left_out:
+        lines += [
+            "",
+            f"*…and {failures.left_out} more failing cases not listed here; "
+            "the JSON report and the gap store have them all.*",
+        ]
+    return lines
+
+
+def _failing_case(case: FailingCase) -> list[str]:
+    lines = [f"- {code_span(case.case_id)} (score {case.score:.3f})"]
+    for claim in case.claims:
+        lines.append(
+            f"  - {code_span(claim.claim_id)} **{claim.status}**: {code_span(claim.reason)}"
+        )
+    return lines

@@ -1,0 +1,144 @@
+"""``citation``: every quoted span must be found, word for word, in the source text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+from rapidfuzz import fuzz
+
+from verifier.rubric._base import (
+    Check,
+    Outcome,
+    PathText,
+    PredicateEntry,
+    PredicateSpec,
+    PrepareContext,
+    clip,
+    describe,
+    failed,
+    field_path,
+    fold_case,
+    original_span,
+    passed,
+)
+
+_MAX_OFFSETS = 20
+_SPAN_CHARS = 80
+
+
+class CitationSpec(PredicateSpec):
+    """Requires every cited span to be a literal (or, with ``min_ratio``, close) substring."""
+
+    rubric: Literal["citation"]
+    spans: PathText = Field(description="Path of the spans, usually with `*`.")
+    within: PathText = Field(description="Path of the source text the spans must come from.")
+    ignore_case: bool = Field(default=False, description="Compare case-folded text.")
+    min_ratio: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="Also accept a span whose rapidfuzz partial ratio reaches this (0-100).",
+    )
+
+
+def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
+    spans_path = field_path(spec.spans)
+    within_path = field_path(spec.within)
+    ignore_case = spec.ignore_case
+    min_ratio = spec.min_ratio
+
+    def ground(
+        needle: str, sources: list[tuple[str, str, list[int] | None]]
+    ) -> dict[str, Any] | None:
+        """Where ``needle`` occurs in a source, or ``None`` when it occurs in none."""
+        for where, text, index in sources:
+            at = text.find(needle)
+            if at >= 0:
+                start, end = original_span(index, at, at + len(needle))
+                return {"within": where, "start": start, "end": end}
+        if min_ratio is None:
+            return None
+        for where, text, index in sources:
+            if len(needle) > len(text):
+                # partial_ratio aligns the shorter string inside the longer, so a span
+                # that merely contains the whole source would score 100.
+                continue
+            hit = fuzz.partial_ratio_alignment(needle, text, score_cutoff=min_ratio)
+            if hit is not None:
+                start, end = original_span(index, hit.dest_start, hit.dest_end)
+                return {"within": where, "start": start, "end": end, "ratio": round(hit.score, 1)}
+        return None
+
+    def check(case: Mapping[str, Any]) -> Outcome:
+        found = spans_path.find(case)
+        if not found:
+            return failed(
+                f"no citation spans found at {spans_path.text}",
+                {"spans": spans_path.text, "field_missing": True},
+            )
+        sources: list[tuple[str, str, list[int] | None]] = []
+        for where, text in within_path.find(case):
+            if not isinstance(text, str):
+                return failed(f"{where} is {type(text).__name__}, not text", {"path": where})
+            folded, index = fold_case(text) if ignore_case else (text, None)
+            sources.append((where, folded, index))
+        if not sources:
+            return failed(
+                f"field {within_path.text} is missing",
+                {"path": within_path.text, "field_missing": True},
+            )
+
+        grounded: list[dict[str, Any]] = []
+        first_bad: tuple[str, Any, str] | None = None
+        for where, span in found:
+            if not isinstance(span, str) or not span.strip():
+                why = "empty" if isinstance(span, str) else f"{type(span).__name__}, not text"
+                first_bad = first_bad or (where, span, why)
+                continue
+            hit = ground(span.casefold() if ignore_case else span, sources)
+            if hit is None:
+                first_bad = first_bad or (where, span, f"not found in {within_path.text}")
+            else:
+                grounded.append({"path": where, **hit})
+
+        counts = {"grounded": len(grounded), "total": len(found)}
+        if first_bad is not None:
+            where, span, why = first_bad
+            shown = clip(span, _SPAN_CHARS)
+            return failed(
+                f"citation span at {where} is {why}: {describe(shown)} "
+                f"({len(grounded)} of {len(found)} spans grounded)",
+                {"path": where, "span": shown, **counts},
+            )
+        return passed(
+            f"all {len(found)} spans at {spans_path.text} are grounded in {within_path.text}",
+            {**counts, "offsets": grounded[:_MAX_OFFSETS]},
+        )
+
+    return check
+
+
+ENTRIES = (
+    PredicateEntry(
+        name="citation",
+        spec=CitationSpec,
+        prepare=_prepare,
+        doc=(
+            "Checks that quoted evidence was not invented: every span the `spans` path finds "
+            "must be a non-empty string occurring word for word in `within` (case-folded with "
+            "`ignore_case`; with `min_ratio`, a rapidfuzz partial ratio at least that high also "
+            "counts). A path that finds no span fails rather than passing vacuously. Evidence: "
+            "the first span not found, its path, and how many spans were grounded; on a pass, "
+            "each span's character offsets in `within`."
+        ),
+        example={
+            "id": "spans_grounded",
+            "rubric": "citation",
+            "spans": "field_meta.*.source_span",
+            "within": "input",
+            "ignore_case": True,
+        },
+    ),
+)

@@ -1,0 +1,238 @@
+"""``all``, ``any`` and ``not``: predicates composed of other predicates.
+
+An item of ``of`` is any predicate spec (recursively, combinators too), so the item
+type is the registry's union, which does not exist until every family is imported.
+The registry therefore calls ``bind_item_type`` once, after building itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field, model_validator
+
+from verifier.rubric._base import (
+    Check,
+    Outcome,
+    PathText,
+    PredicateEntry,
+    PredicateSpec,
+    PrepareContext,
+    errored,
+    failed,
+    passed,
+)
+
+if TYPE_CHECKING:
+    PredicateItem = PredicateSpec  # at run time: the registry's union, bound below
+
+# Written once by bind_item_type while the registry is built, read-only afterwards.
+_bound: dict[str, Mapping[str, PredicateEntry]] = {}
+
+
+class _CombinatorSpec(PredicateSpec):
+    field: PathText | None = Field(
+        default=None, description="Field inherited by every item that takes one and names none."
+    )
+    of: tuple[PredicateItem, ...] = Field(
+        min_length=1, description="The predicates combined, each with its own keys."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inherit_field(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or data.get("field") is None:
+            return data
+        items = data.get("of")
+        registry = _bound.get("registry", {})
+        if not isinstance(items, (list, tuple)):
+            return data
+        inherited = data["field"]
+        of = []
+        for item in items:
+            rubric = item.get("rubric") if isinstance(item, Mapping) else None
+            if isinstance(rubric, str) and "field" not in item:
+                entry = registry.get(rubric)
+                if entry is not None and "field" in entry.spec.model_fields:
+                    item = {**item, "field": inherited}
+            of.append(item)
+        return {**data, "of": of}
+
+
+class AllSpec(_CombinatorSpec):
+    """Passes when every item passes."""
+
+    rubric: Literal["all"]
+
+
+class AnySpec(_CombinatorSpec):
+    """Passes when at least one item passes."""
+
+    rubric: Literal["any"]
+
+
+class NotSpec(_CombinatorSpec):
+    """Passes when its single item fails."""
+
+    rubric: Literal["not"]
+
+    @model_validator(mode="after")
+    def _one_item(self) -> NotSpec:
+        if len(self.of) != 1:
+            raise ValueError(f"`not` takes exactly one item in `of`, not {len(self.of)}")
+        return self
+
+
+def bind_item_type(union: Any, registry: Mapping[str, PredicateEntry]) -> None:
+    """Makes ``of`` accept any registered predicate; called once by the registry."""
+    _bound["registry"] = registry
+    for spec in (AllSpec, AnySpec, NotSpec):
+        spec.model_rebuild(force=True, _types_namespace={"PredicateItem": union})
+
+
+def _children(spec: _CombinatorSpec, ctx: PrepareContext) -> tuple[tuple[str, Check], ...]:
+    registry = _bound["registry"]
+    return tuple(
+        (item.rubric, registry[item.rubric].prepare(item, ctx))  # type: ignore[attr-defined]
+        for item in spec.of
+    )
+
+
+def _item(name: str, outcome: Outcome) -> dict[str, Any]:
+    return {
+        "rubric": name,
+        "status": outcome.status,
+        "reason": outcome.reason,
+        "evidence": outcome.evidence,
+    }
+
+
+def _missing(outcome: Outcome) -> dict[str, Any]:
+    # Carried upwards so a `not` above can tell "absent" from "false".
+    return {"field_missing": True} if outcome.evidence.get("field_missing") else {}
+
+
+def _prepare_all(spec: AllSpec, ctx: PrepareContext) -> Check:
+    children = _children(spec, ctx)
+    n = len(children)
+
+    def check(case: Mapping[str, Any]) -> Outcome:
+        outcomes = [(name, child(case)) for name, child in children]
+        items = [_item(name, o) for name, o in outcomes]
+        for status in ("fail", "error"):  # one fail settles it, even beside an error
+            for i, (name, o) in enumerate(outcomes):
+                if o.status == status:
+                    verdict = failed if status == "fail" else errored
+                    what = "failed" if status == "fail" else "could not be checked"
+                    return verdict(
+                        f"item {i + 1} of {n} ({name}) {what}: {o.reason}",
+                        {"items": items, **_missing(o)},
+                    )
+        return passed(f"all {n} items pass", {"items": items})
+
+    return check
+
+
+def _prepare_any(spec: AnySpec, ctx: PrepareContext) -> Check:
+    children = _children(spec, ctx)
+    n = len(children)
+
+    def check(case: Mapping[str, Any]) -> Outcome:
+        items: list[dict[str, Any]] = []
+        first_error: tuple[int, str, Outcome] | None = None
+        for i, (name, child) in enumerate(children):
+            o = child(case)
+            items.append(_item(name, o))
+            if o.status == "pass":
+                return passed(f"item {i + 1} of {n} ({name}) passes: {o.reason}", {"items": items})
+            if o.status == "error" and first_error is None:
+                first_error = (i, name, o)
+        if first_error is not None:
+            i, name, o = first_error
+            return errored(
+                f"no item passes and item {i + 1} of {n} ({name}) could not be checked: {o.reason}",
+                {"items": items},
+            )
+        missing = all(item["evidence"].get("field_missing") for item in items)
+        return failed(
+            f"none of {n} items passes; item 1 ({items[0]['rubric']}): {items[0]['reason']}",
+            {"items": items, **({"field_missing": True} if missing else {})},
+        )
+
+    return check
+
+
+def _prepare_not(spec: NotSpec, ctx: PrepareContext) -> Check:
+    ((name, child),) = _children(spec, ctx)
+
+    def check(case: Mapping[str, Any]) -> Outcome:
+        o = child(case)
+        items = [_item(name, o)]
+        if o.status == "error":
+            return errored(f"negated {name} could not be checked: {o.reason}", {"items": items})
+        if o.status == "pass":
+            return failed(f"negated {name} passed: {o.reason}", {"items": items})
+        if o.evidence.get("field_missing"):
+            # A missing field is not evidence of absence: negating it must not pass.
+            return failed(
+                f"negated {name} cannot apply: {o.reason}", {"items": items, **_missing(o)}
+            )
+        return passed(f"negated {name} failed as required: {o.reason}", {"items": items})
+
+    return check
+
+
+_DOC_TAIL = (
+    " Items are predicates with their own keys (no `id`, `weight` or `after`); a `field` on "
+    "the combinator is inherited by items that take a field and name none. Evidence: each "
+    "item's status, reason and evidence."
+)
+
+ENTRIES = (
+    PredicateEntry(
+        name="all",
+        spec=AllSpec,
+        prepare=_prepare_all,
+        doc="Passes when every item in `of` passes; one failing item fails it, and an item "
+        "that could not be checked makes it an error unless another item failed." + _DOC_TAIL,
+        example={
+            "id": "well_formed_answer",
+            "rubric": "all",
+            "field": "output",
+            "of": [
+                {"rubric": "length", "min_words": 20, "max_words": 300},
+                {"rubric": "not_contains", "values": ["As an AI"]},
+            ],
+        },
+    ),
+    PredicateEntry(
+        name="any",
+        spec=AnySpec,
+        prepare=_prepare_any,
+        doc="Passes as soon as one item in `of` passes (later items are not checked); when "
+        "none passes it fails, or is an error if an item could not be checked." + _DOC_TAIL,
+        example={
+            "id": "cites_or_declines",
+            "rubric": "any",
+            "field": "output",
+            "of": [
+                {"rubric": "regex", "pattern": r"\[source: [^\]]+\]"},
+                {"rubric": "contains", "values": ["I don't know"], "ignore_case": True},
+            ],
+        },
+    ),
+    PredicateEntry(
+        name="not",
+        spec=NotSpec,
+        prepare=_prepare_not,
+        doc="Passes when its single item fails and fails when it passes. A field that is "
+        "missing still fails: absence is not proof of the negation." + _DOC_TAIL,
+        example={
+            "id": "no_apology",
+            "rubric": "not",
+            "field": "output",
+            "of": [{"rubric": "regex", "pattern": r"\bI apologi[sz]e\b", "flags": "i"}],
+        },
+    ),
+)

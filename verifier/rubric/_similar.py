@@ -1,0 +1,126 @@
+"""``similar``: a text close enough to a reference, by rapidfuzz similarity."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+from rapidfuzz import fuzz
+
+from verifier.fieldpath import MISSING
+from verifier.rubric._base import (
+    Check,
+    Outcome,
+    PathText,
+    PredicateEntry,
+    PredicateSpec,
+    PrepareContext,
+    clip,
+    failed,
+    field_path,
+    for_each_value,
+    passed,
+)
+
+_SCORERS = {"ratio": fuzz.ratio, "token_set_ratio": fuzz.token_set_ratio}
+
+
+class SimilarSpec(PredicateSpec):
+    """Requires a text field to be similar to a reference text."""
+
+    rubric: Literal["similar"]
+    field: PathText = Field(description="Path of the text field compared.")
+    reference: str | None = Field(default=None, description="The reference text, literally.")
+    reference_field: PathText | None = Field(
+        default=None, description="Path of a case field holding the reference text."
+    )
+    min_ratio: float = Field(
+        default=90.0, ge=0, le=100, description="Lowest passing ratio (0-100)."
+    )
+    method: Literal["ratio", "token_set_ratio"] = Field(
+        default="ratio",
+        description="`ratio`: edit-distance similarity; `token_set_ratio`: ignores word order "
+        "and repeated words.",
+    )
+
+    @model_validator(mode="after")
+    def _one_reference(self) -> SimilarSpec:
+        if (self.reference is None) == (self.reference_field is None):
+            raise ValueError("similar needs exactly one of `reference` or `reference_field`")
+        if self.reference_field is not None and "*" in self.reference_field.split("."):
+            raise ValueError("`reference_field` must name one field, without `*`")
+        return self
+
+
+def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
+    path = field_path(spec.field)
+    scorer = _SCORERS[spec.method]
+    min_ratio = spec.min_ratio
+    method = spec.method
+    literal = spec.reference
+    ref_path = field_path(spec.reference_field) if spec.reference_field is not None else None
+
+    def compare(where: str, value: Any, reference: str, ref_name: str) -> Outcome:
+        if not isinstance(value, str):
+            return failed(f"{where} is {type(value).__name__}, not text", {"path": where})
+        ratio = scorer(value, reference)
+        evidence = {
+            "path": where,
+            "ratio": round(ratio, 2),
+            "min_ratio": min_ratio,
+            "method": method,
+        }
+        score = ratio / 100
+        if ratio >= min_ratio:
+            return passed(f"{where} is {ratio:.1f}% similar to {ref_name}", evidence, score)
+        return failed(
+            f"{where} is only {ratio:.1f}% similar to {ref_name} (needs {min_ratio:g}%)",
+            {**evidence, "value": clip(value, 120)},
+            score,
+        )
+
+    def check(case: Mapping[str, Any]) -> Outcome:
+        if ref_path is None:
+            assert literal is not None
+            reference, ref_name = literal, "the reference"
+        else:
+            found = ref_path.get(case)
+            if found is MISSING:
+                return failed(
+                    f"field {ref_path.text} is missing",
+                    {"path": ref_path.text, "field_missing": True},
+                )
+            if not isinstance(found, str):
+                return failed(
+                    f"{ref_path.text} is {type(found).__name__}, not text", {"path": ref_path.text}
+                )
+            reference, ref_name = found, ref_path.text
+        return for_each_value(
+            path, case, lambda where, value: compare(where, value, reference, ref_name)
+        )
+
+    return check
+
+
+ENTRIES = (
+    PredicateEntry(
+        name="similar",
+        spec=SimilarSpec,
+        prepare=_prepare,
+        doc=(
+            "Scores how close the text field is to a reference, given literally (`reference`) "
+            "or as another case field (`reference_field`), with rapidfuzz: `ratio` (edit "
+            "distance, the default) or `token_set_ratio` (word order and repeats ignored). "
+            "Passes at `min_ratio` (0-100, default 90) or above; the score is the ratio / 100. "
+            "Evidence: the ratio, the threshold and the method."
+        ),
+        example={
+            "id": "keeps_the_disclaimer",
+            "rubric": "similar",
+            "field": "fields.disclaimer",
+            "reference": "This is not financial advice.",
+            "min_ratio": 85,
+        },
+    ),
+)

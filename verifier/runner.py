@@ -1,0 +1,296 @@
+"""The runner: cases in chunks, rubric claims first, then model-backed claims.
+
+For each chunk of cases, phase 1 checks every rubric claim in-process (no I/O);
+phase 2 handles judge and comparative claims for the same chunk. Each chunk's results
+are appended to the store as gap rows before the next chunk starts, so an interrupted
+run keeps everything already checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import secrets
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Protocol
+
+from verifier.cases import CaseLine
+from verifier.contract.load import LoadedContract
+from verifier.gaps.store import GapStore
+from verifier.logs import get_logger
+from verifier.plan import Plan, PlannedClaim, build_plan
+from verifier.results import CaseResult, ClaimResult, RunSummary
+
+log = get_logger("verifier.runner")
+
+ROW_SCHEMA = "verifier.gap-row.v1"
+
+
+class ReportSink(Protocol):
+    def add_case(self, case: CaseResult) -> None: ...
+
+    def finish(self, summary: RunSummary) -> None: ...
+
+
+class Progress(Protocol):
+    def start(self, total: int | None) -> None: ...
+
+    def advance(self, n_cases: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ModelPhase(Protocol):
+    """Phase 2: judge and comparative claims for one chunk of cases.
+
+    Receives the chunk and the rubric results of each case (for ``after`` gates) and
+    returns, per case, a result for every model-backed claim of the plan.
+    """
+
+    async def evaluate(
+        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
+    ) -> list[dict[str, ClaimResult]]: ...
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run.
+
+    Attributes:
+        threshold: Overrides the contract's threshold when set.
+        chunk_size: Cases per chunk (a chunk is checked and persisted together).
+        run_id: A run id to use instead of a fresh one.
+        options_record: What to record about the invocation in the runs table.
+    """
+
+    threshold: float | None = None
+    chunk_size: int = 500
+    run_id: str | None = None
+    options_record: Mapping[str, Any] | None = None
+
+
+def new_run_id() -> str:
+    """A sortable, unique run id: UTC time plus random suffix."""
+    now = dt.datetime.now(dt.UTC)
+    return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def skip_reason(claim: PlannedClaim, results: Mapping[str, ClaimResult]) -> str | None:
+    """Why a gated claim is skipped, or ``None`` when every gate passed."""
+    blocked = [f"{g} ({results[g].status})" for g in claim.after if g in results and results[g].status != "pass"]
+    if not blocked:
+        return None
+    return "skipped: waits for " + ", ".join(blocked) + " to pass"
+
+
+def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
+    """Phase 1 for one case: every rubric claim, in gate order."""
+    results: dict[str, ClaimResult] = {}
+    for planned in plan.rubric:
+        reason = skip_reason(planned, results) if planned.claim.after else None
+        if reason is not None:
+            results[planned.id] = ClaimResult(planned.id, "rubric", "skipped", None, reason, {})
+            continue
+        assert planned.check is not None
+        try:
+            outcome = planned.check(case)
+        except Exception as exc:  # a predicate bug must not lose the other results
+            results[planned.id] = ClaimResult(
+                planned.id, "rubric", "error", None,
+                f"internal error in predicate {planned.claim.rubric!r}: {type(exc).__name__}: {exc}", {},
+            )
+            continue
+        results[planned.id] = ClaimResult(
+            planned.id, "rubric", outcome.status, outcome.resolved_score, outcome.reason, outcome.evidence
+        )
+    return results
+
+
+class UnavailableModelPhase:
+    """Phase 2 when no judge provider is wired in: honest error rows, no calls."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    async def evaluate(
+        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
+    ) -> list[dict[str, ClaimResult]]:
+        out: list[dict[str, ClaimResult]] = []
+        for results in prior:
+            case_out: dict[str, ClaimResult] = {}
+            merged = dict(results)
+            for planned in self.plan.model:
+                reason = skip_reason(planned, merged)
+                if reason is not None:
+                    result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
+                else:
+                    result = ClaimResult(
+                        planned.id, planned.kind, "error", None,
+                        "no judge provider is available in this version; the claim was not checked", {},
+                    )
+                case_out[planned.id] = merged[planned.id] = result
+            out.append(case_out)
+        return out
+
+
+def score_case(plan: Plan, results: Mapping[str, ClaimResult], threshold: float) -> tuple[float, bool]:
+    """Weighted passes over the weighted total; passing needs the threshold and no error."""
+    total = passed = 0.0
+    has_error = False
+    for planned in plan.order:
+        result = results[planned.id]
+        total += planned.weight
+        if result.status == "pass":
+            passed += planned.weight
+        elif result.status == "error":
+            has_error = True
+    score = passed / total if total else 0.0
+    # Round away float noise so 0.1 + 0.2 style sums compare sensibly with thresholds.
+    score = round(score, 12)
+    return score, score >= threshold and not has_error
+
+
+def _line_error_results(plan: Plan, line: CaseLine) -> dict[str, ClaimResult]:
+    reason = line.error or f"line {line.line}: unusable case"
+    return {
+        p.id: ClaimResult(p.id, p.kind, "error", None, reason, {"line": line.line})
+        for p in plan.order
+    }
+
+
+class Runner:
+    """Runs one contract over a stream of cases into a store and report sinks."""
+
+    def __init__(
+        self,
+        loaded: LoadedContract,
+        store: GapStore,
+        *,
+        sinks: Sequence[ReportSink] = (),
+        progress: Progress | None = None,
+        model_phase: ModelPhase | None = None,
+        options: RunOptions = RunOptions(),
+    ) -> None:
+        self.loaded = loaded
+        self.plan = build_plan(loaded)
+        self.store = store
+        self.sinks = sinks
+        self.progress = progress
+        self.model_phase = model_phase or UnavailableModelPhase(self.plan)
+        self.options = options
+        contract = loaded.contract
+        self.threshold = options.threshold if options.threshold is not None else contract.threshold
+        self.run_id = options.run_id or new_run_id()
+
+    async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
+        """Checks every case, persisting each chunk, and returns the run's totals."""
+        contract = self.loaded.contract
+        summary = RunSummary(
+            run_id=self.run_id,
+            contract_id=contract.contract,
+            contract_version=contract.version,
+            contract_sha256=self.loaded.sha256,
+            contract_path=str(self.loaded.path),
+            threshold=self.threshold,
+            started_at=_now(),
+            claim_lines={p.id: self.loaded.claim_line(p.id) for p in self.plan.order},
+        )
+        self.store.begin_run(
+            run_id=self.run_id,
+            contract_id=contract.contract,
+            contract_version=contract.version,
+            contract_sha256=self.loaded.sha256,
+            contract_path=str(self.loaded.path),
+            contract_source=self.loaded.source.decode("utf-8"),
+            started_at=summary.started_at,
+            options=dict(self.options.options_record or {}, threshold=self.threshold),
+        )
+        log.info("run started", run_id=self.run_id, contract=contract.contract, version=contract.version)
+        if self.progress:
+            self.progress.start(total)
+        status = "interrupted"
+        try:
+            iterator = iter(cases)
+            while chunk := list(islice(iterator, self.options.chunk_size)):
+                await self._run_chunk(chunk, summary)
+            status = "finished"
+        finally:
+            summary.finished_at = _now()
+            summary.interrupted = status != "finished"
+            if self.progress:
+                self.progress.close()
+            self.store.finish_run(self.run_id, status=status, finished_at=summary.finished_at, summary=_summary_record(summary))
+            log.info(
+                "run " + status, run_id=self.run_id, cases=summary.total_cases,
+                passed=summary.passed_cases, failed=summary.failed_cases,
+            )
+        for sink in self.sinks:
+            sink.finish(summary)
+        return summary
+
+    async def _run_chunk(self, chunk: list[CaseLine], summary: RunSummary) -> None:
+        plan = self.plan
+        usable = [line for line in chunk if line.case is not None]
+        rubric = [check_rubric(plan, line.case) for line in usable if line.case is not None]
+        model = await self.model_phase.evaluate(usable, rubric) if plan.model else [{} for _ in usable]
+        merged_by_line: dict[int, dict[str, ClaimResult]] = {
+            line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
+        }
+        recorded_at = _now()
+        contract = self.loaded.contract
+        drafts: list[dict[str, Any]] = []
+        cases: list[CaseResult] = []
+        for line in chunk:
+            results = merged_by_line.get(line.line) or _line_error_results(plan, line)
+            score, ok = score_case(plan, results, self.threshold)
+            ordered = tuple(results[p.id] for p in plan.order)
+            cases.append(CaseResult(line.case_id, line.line, ordered, score, ok))
+            for result in ordered:
+                drafts.append(
+                    {
+                        "schema": ROW_SCHEMA,
+                        "row_id": uuid.uuid4().hex,
+                        "run_id": self.run_id,
+                        "recorded_at": recorded_at,
+                        "contract_id": contract.contract,
+                        "contract_version": contract.version,
+                        "contract_sha256": self.loaded.sha256,
+                        "case_id": line.case_id,
+                        "claim_id": result.claim_id,
+                        "kind": result.kind,
+                        "status": result.status,
+                        "score": result.score,
+                        "reason": result.reason,
+                        "evidence": result.evidence,
+                    }
+                )
+        self.store.append(drafts)
+        for case in cases:
+            summary.add_case(case)
+            for sink in self.sinks:
+                sink.add_case(case)
+        if self.progress:
+            self.progress.advance(len(chunk))
+
+
+def _summary_record(summary: RunSummary) -> dict[str, Any]:
+    return {
+        "total_cases": summary.total_cases,
+        "passed_cases": summary.passed_cases,
+        "failed_cases": summary.failed_cases,
+        "average_score": round(summary.average_score, 6),
+        "threshold": summary.threshold,
+        "assertion_breakdown": {k: v.as_dict() for k, v in summary.breakdown.items()},
+    }
+
+
+def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
+    """Thin synchronous wrapper over ``Runner.run``."""
+    return asyncio.run(runner.run(cases, total=total))
