@@ -71,10 +71,27 @@ claims:
     ignore_case: true
 """
 
-WORDS = (
-    "account renewal usage expansion quarter budget champion security review pipeline "
-    "contract seats adoption onboarding integration roadmap pricing procurement legal"
-).split()
+WORDS = [
+    "account",
+    "renewal",
+    "usage",
+    "expansion",
+    "quarter",
+    "budget",
+    "champion",
+    "security",
+    "review",
+    "pipeline",
+    "contract",
+    "seats",
+    "adoption",
+    "onboarding",
+    "integration",
+    "roadmap",
+    "pricing",
+    "procurement",
+    "legal",
+]
 SOURCES = ["Salesforce", "Chorus", "Product Analytics", "Gong", "Zendesk"]
 INDUSTRIES = ["saas", "fintech", "health", "retail", "manufacturing", "logistics"]
 
@@ -91,7 +108,9 @@ def make_case(rng: random.Random, i: int) -> dict[str, object]:
         size += len(sentence) + 2
     output = " ".join(parts)[:target]
     company = f"Company {i}"
-    source_text = f"{company} renewed 240 seats. The champion asked about SSO. Usage grew 18 percent."
+    source_text = (
+        f"{company} renewed 240 seats. The champion asked about SSO. Usage grew 18 percent."
+    )
     return {
         "id": f"case-{i}",
         "input": f"Brief on {company}. Notes: {source_text}",
@@ -99,19 +118,35 @@ def make_case(rng: random.Random, i: int) -> dict[str, object]:
         "fields": {
             "industry": rng.choice(INDUSTRIES),
             "health": rng.randint(-5, 100),
-            "summary": json.dumps({"next_step": "Confirm the renewal owner", "owner": "AE", "arr_usd": 1000 * i}),
+            "summary": json.dumps(
+                {"next_step": "Confirm the renewal owner", "owner": "AE", "arr_usd": 1000 * i}
+            ),
         },
         "field_meta": {
             "seats": {"source": "llm", "source_span": "renewed 240 seats"},
-            "ask": {"source": "llm", "source_span": "asked about SSO" if rng.random() < 0.95 else "asked about SAML"},
+            "ask": {
+                "source": "llm",
+                "source_span": "asked about SSO" if rng.random() < 0.95 else "asked about SAML",
+            },
         },
     }
 
 
 def run_cli(contract: Path, cases: Path, store: Path, report: Path) -> tuple[float, int, int]:
     command = [
-        sys.executable, "-m", "verifier", "run", str(contract), "--cases", str(cases),
-        "--store", str(store), "--format", "json", "--out", str(report),
+        sys.executable,
+        "-m",
+        "verifier",
+        "run",
+        str(contract),
+        "--cases",
+        str(cases),
+        "--store",
+        str(store),
+        "--format",
+        "json",
+        "--out",
+        str(report),
     ]
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     started = time.perf_counter()
@@ -140,14 +175,18 @@ def main(sizes: list[int]) -> None:
                     handle.write(json.dumps(make_case(rng, i)) + "\n")
             store = workdir / f"gaps-{n}.db"
             elapsed, rss, _ = run_cli(contract, cases, store, workdir / f"report-{n}.json")
-            print(f"{n:>8} {elapsed:>8.2f} {n / elapsed:>9.0f} {n * claims / elapsed:>10.0f} {rss / 1e6:>12.1f}")
+            print(
+                f"{n:>8} {elapsed:>8.2f} {n / elapsed:>9.0f} {n * claims / elapsed:>10.0f} {rss / 1e6:>12.1f}"
+            )
             store.unlink()
             cases.unlink()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "verifier", "--help"], capture_output=True, check=True)
-    print(f"verifier --help: {time.perf_counter() - started:.3f} s (python -m, including interpreter start)")
+    print(
+        f"verifier --help: {time.perf_counter() - started:.3f} s (python -m, including interpreter start)"
+    )
 
 
 if __name__ == "__main__":

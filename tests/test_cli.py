@@ -17,12 +17,18 @@ EXTRACTION = EXAMPLES / "data-extraction.yaml"
 EXTRACTION_CASES = EXAMPLES / "data-extraction.cases.jsonl"
 
 
-def verifier(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def verifier(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("CI", "VERIFIER_STORE")}
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "verifier", *args],
-        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -59,7 +65,15 @@ def test_run_where_every_case_passes_exits_zero(tmp_path: Path) -> None:
     cases = tmp_path / "good.jsonl"
     lines = EXTRACTION_CASES.read_text(encoding="utf-8").splitlines()[:2]
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = verifier("run", str(EXTRACTION), "--cases", str(cases), "--store", str(tmp_path / "s.db"), cwd=tmp_path)
+    result = verifier(
+        "run",
+        str(EXTRACTION),
+        "--cases",
+        str(cases),
+        "--store",
+        str(tmp_path / "s.db"),
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -73,29 +87,59 @@ def test_threshold_flag_can_let_partial_cases_pass(tmp_path: Path) -> None:
 def test_json_report_has_the_documented_shape(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     result = verifier(
-        "run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "json", "--out", str(out), cwd=tmp_path
+        "run",
+        str(EXTRACTION),
+        "--cases",
+        str(EXTRACTION_CASES),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        cwd=tmp_path,
     )
     assert result.returncode == 1 and result.stdout == ""
     report = json.loads(out.read_text(encoding="utf-8"))
     assert set(report) == {
-        "run_id", "contract", "total_cases", "passed_cases", "failed_cases", "average_score",
-        "assertion_breakdown", "cases",
+        "run_id",
+        "contract",
+        "total_cases",
+        "passed_cases",
+        "failed_cases",
+        "average_score",
+        "assertion_breakdown",
+        "cases",
     }
     assert set(report["contract"]) == {"id", "version", "sha256"}
     case = report["cases"][0]
     assert set(case) == {"id", "pass", "score", "passed", "failed", "errors", "total", "results"}
     assert set(case["results"][0]) == {"id", "status", "pass", "score", "reasoning", "evidence"}
-    assert set(report["assertion_breakdown"]["spans_grounded"]) == {"pass_rate", "passed", "failed", "errors", "skipped"}
+    assert set(report["assertion_breakdown"]["spans_grounded"]) == {
+        "pass_rate",
+        "passed",
+        "failed",
+        "errors",
+        "skipped",
+    }
 
 
 def test_junit_report_has_one_testcase_per_case_and_claim(tmp_path: Path) -> None:
-    result = verifier("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "junit", cwd=tmp_path)
+    result = verifier(
+        "run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "junit", cwd=tmp_path
+    )
     root = ET.fromstring(result.stdout)
     assert len(root.findall(".//testcase")) == 7 * 10
 
 
 def test_markdown_report_has_breakdown_table(tmp_path: Path) -> None:
-    result = verifier("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "markdown", cwd=tmp_path)
+    result = verifier(
+        "run",
+        str(EXTRACTION),
+        "--cases",
+        str(EXTRACTION_CASES),
+        "--format",
+        "markdown",
+        cwd=tmp_path,
+    )
     assert "| spans_grounded |" in result.stdout
 
 
@@ -104,14 +148,32 @@ def test_markdown_report_has_breakdown_table(tmp_path: Path) -> None:
     [
         (("run", "missing.yaml", "--cases", "x.jsonl"), "cannot read contract"),
         (("run", str(EXTRACTION), "--cases", "nope.jsonl"), "cases file not found"),
-        (("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--threshold", "2"), "Invalid value"),
-        (("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--store", "postgresql://u:secret@h/db"), "PostgreSQL"),
-        (("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "yaml"), "Invalid value"),
+        (
+            ("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--threshold", "2"),
+            "Invalid value",
+        ),
+        (
+            (
+                "run",
+                str(EXTRACTION),
+                "--cases",
+                str(EXTRACTION_CASES),
+                "--store",
+                "postgresql://u:secret@h/db",
+            ),
+            "PostgreSQL",
+        ),
+        (
+            ("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "yaml"),
+            "Invalid value",
+        ),
         (("audit", "--store", "nowhere.db"), "no store found"),
         (("frobnicate",), "No such command"),
     ],
 )
-def test_usage_and_input_errors_exit_two_in_one_line(tmp_path: Path, args: tuple[str, ...], fragment: str) -> None:
+def test_usage_and_input_errors_exit_two_in_one_line(
+    tmp_path: Path, args: tuple[str, ...], fragment: str
+) -> None:
     result = verifier(*args, cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert fragment in result.stderr
@@ -134,7 +196,9 @@ def test_audit_of_tampered_store_exits_one_and_names_the_row(tmp_path: Path) -> 
     body = db.execute("SELECT body FROM rows WHERE seq = 5").fetchone()[0]
     # The store refuses updates through triggers; a tamperer with file access drops them.
     db.execute("DROP TRIGGER rows_no_update")
-    db.execute("UPDATE rows SET body = ? WHERE seq = 5", (body.replace('"status":"', '"status":"x'),))
+    db.execute(
+        "UPDATE rows SET body = ? WHERE seq = 5", (body.replace('"status":"', '"status":"x'),)
+    )
     db.commit()
     db.close()
     result = verifier("audit", "--format", "json", cwd=tmp_path)
@@ -145,8 +209,14 @@ def test_audit_of_tampered_store_exits_one_and_names_the_row(tmp_path: Path) -> 
 
 def test_json_logs_when_ci_is_set(tmp_path: Path) -> None:
     result = verifier(
-        "--log-level", "info", "run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES),
-        cwd=tmp_path, env={"CI": "true", "ANTHROPIC_API_KEY": "sk-ant-api03-secretvalue1234567890"},
+        "--log-level",
+        "info",
+        "run",
+        str(EXTRACTION),
+        "--cases",
+        str(EXTRACTION_CASES),
+        cwd=tmp_path,
+        env={"CI": "true", "ANTHROPIC_API_KEY": "sk-ant-api03-secretvalue1234567890"},
     )
     log_lines = [line for line in result.stderr.splitlines() if line.startswith("{")]
     assert log_lines, result.stderr

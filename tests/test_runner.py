@@ -42,7 +42,9 @@ def run(tmp_path: Path, write_contract, cases: list[dict], *, threshold: float |
     out = io.StringIO()
     with SqliteStore(tmp_path / "gaps.db") as store:
         runner = Runner(
-            contract, store, sinks=[make_writer("json", out)],
+            contract,
+            store,
+            sinks=[make_writer("json", out)],
             options=RunOptions(threshold=threshold, chunk_size=2),
         )
         lines = [CaseLine(i + 1, str(c["id"]), c) for i, c in enumerate(cases)]
@@ -57,7 +59,7 @@ def test_weighted_score_and_threshold_decide_a_case(tmp_path: Path, write_contra
         {"id": "long", "output": "hello there, this is far too long"},  # 3/4 = 0.75
         {"id": "rude", "output": "stupid"},  # has_word fails, polite skipped: 1/4
     ]
-    summary, report, rows = run(tmp_path, write_contract, cases)
+    summary, report, _ = run(tmp_path, write_contract, cases)
     by_id = {c["id"]: c for c in report["cases"]}
     assert (by_id["ok"]["score"], by_id["ok"]["pass"]) == (1.0, True)
     assert (by_id["long"]["score"], by_id["long"]["pass"]) == (0.75, True)
@@ -74,7 +76,12 @@ def test_gated_claim_is_skipped_when_its_gate_fails(tmp_path: Path, write_contra
 
 
 def test_threshold_option_overrides_the_contract(tmp_path: Path, write_contract) -> None:
-    summary, _, _ = run(tmp_path, write_contract, [{"id": "long", "output": "hello there, far too long"}], threshold=1.0)
+    summary, _, _ = run(
+        tmp_path,
+        write_contract,
+        [{"id": "long", "output": "hello there, far too long"}],
+        threshold=1.0,
+    )
     assert summary.failed_cases == 1 and summary.threshold == 1.0
 
 
@@ -89,7 +96,9 @@ def test_every_result_is_a_chained_gap_row(tmp_path: Path, write_contract) -> No
     assert run_record is not None and run_record.status == "finished"
 
 
-def test_a_missing_field_fails_with_its_path_and_others_still_run(tmp_path: Path, write_contract) -> None:
+def test_a_missing_field_fails_with_its_path_and_others_still_run(
+    tmp_path: Path, write_contract
+) -> None:
     _, report, _ = run(tmp_path, write_contract, [{"id": "empty"}])
     results = {r["id"]: r for r in report["cases"][0]["results"]}
     assert results["has_word"]["status"] == "fail" and "output" in results["has_word"]["reasoning"]
@@ -98,17 +107,24 @@ def test_a_missing_field_fails_with_its_path_and_others_still_run(tmp_path: Path
 
 def test_bad_lines_become_error_rows_for_every_claim(tmp_path: Path, write_contract) -> None:
     cases_file = tmp_path / "cases.jsonl"
-    cases_file.write_bytes(b'{"id": "a", "output": "hello"}\n{"id": "b", "output": \n{"id": "c", "output": "hello"}\n')
+    cases_file.write_bytes(
+        b'{"id": "a", "output": "hello"}\n{"id": "b", "output": \n{"id": "c", "output": "hello"}\n'
+    )
     contract = load_contract(write_contract(CONTRACT))
     out = io.StringIO()
     with SqliteStore(tmp_path / "gaps.db") as store:
-        summary = run_sync(Runner(contract, store, sinks=[make_writer("json", out)]), read_cases(cases_file))
+        summary = run_sync(
+            Runner(contract, store, sinks=[make_writer("json", out)]), read_cases(cases_file)
+        )
         rows = list(store.iter_rows())
     report = json.loads(out.getvalue())
     assert [c["id"] for c in report["cases"]] == ["a", "line-2", "c"]
     bad = report["cases"][1]
     assert bad["pass"] is False and bad["errors"] == 3
-    assert all(r["status"] == "error" and r["reasoning"].startswith("line 2: invalid JSON") for r in bad["results"])
+    assert all(
+        r["status"] == "error" and r["reasoning"].startswith("line 2: invalid JSON")
+        for r in bad["results"]
+    )
     assert summary.passed_cases == 2 and len(rows) == 9
 
 
@@ -116,7 +132,9 @@ def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
     for name in ("data-extraction", "account-research"):
         contract = load_contract(EXAMPLES / f"{name}.yaml")
         with SqliteStore(tmp_path / f"{name}.db") as store:
-            summary = run_sync(Runner(contract, store), read_cases(EXAMPLES / f"{name}.cases.jsonl"))
+            summary = run_sync(
+                Runner(contract, store), read_cases(EXAMPLES / f"{name}.cases.jsonl")
+            )
         assert summary.passed_cases >= 2, name
         assert summary.failed_cases >= 2, name
 

@@ -64,7 +64,9 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield CaseLine(number, fallback, None, f"line {number}: not valid UTF-8 at byte {exc.start}")
+                yield CaseLine(
+                    number, fallback, None, f"line {number}: not valid UTF-8 at byte {exc.start}"
+                )
                 continue
             try:
                 value = orjson.loads(raw.rstrip(b"\r\n"))
@@ -73,15 +75,30 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 continue
             if not isinstance(value, dict):
                 kind = type(value).__name__
-                yield CaseLine(number, fallback, None, f"line {number}: a case must be a JSON object, not {kind}")
+                yield CaseLine(
+                    number,
+                    fallback,
+                    None,
+                    f"line {number}: a case must be a JSON object, not {kind}",
+                )
                 continue
             case_id = _id_of(value.get("id"))
             if case_id is None:
-                yield CaseLine(number, fallback, None, f'line {number}: case has no "id" (a non-empty string or integer)')
+                yield CaseLine(
+                    number,
+                    fallback,
+                    None,
+                    f'line {number}: case has no "id" (a non-empty string or integer)',
+                )
                 continue
             digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
             if digest in seen:
-                yield CaseLine(number, f"{case_id}@line-{number}", None, f"line {number}: duplicate case id {case_id!r}")
+                yield CaseLine(
+                    number,
+                    f"{case_id}@line-{number}",
+                    None,
+                    f"line {number}: duplicate case id {case_id!r}",
+                )
                 continue
             seen.add(digest)
             yield CaseLine(number, case_id, value)

@@ -32,7 +32,12 @@ def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     show_default=True,
     help="Log lines on stderr: readable, or JSON lines (the default when CI is set).",
 )
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning", show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+)
 def main(log_format: str, log_level: str) -> None:
     """Verify what LLM systems produce against YAML contracts of claims."""
     from verifier.logs import configure_logging
@@ -54,7 +59,10 @@ def check(contracts: tuple[Path, ...]) -> None:
         problems += sum(1 for d in diagnostics if d.severity == "error")
         if loaded is not None:
             contract = loaded.contract
-            click.echo(f"{path}: ok: {contract.contract} v{contract.version}, {len(contract.claims)} claims")
+            click.echo(
+                f"{path}: ok: {contract.contract} v{contract.version}, "
+                f"{len(contract.claims)} claims"
+            )
     if problems:
         click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
         sys.exit(EXIT_INVALID)
@@ -70,17 +78,46 @@ def _count_lines(path: Path) -> int | None:
 
 @main.command()
 @click.argument("contract", type=click.Path(path_type=Path))
-@click.option("--cases", "cases_path", required=True, type=click.Path(path_type=Path), help="JSONL file of cases.")
-@click.option("--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]")
 @click.option(
-    "--format", "fmt", type=click.Choice(["console", "json", "junit", "markdown"]), default="console", show_default=True
+    "--cases",
+    "cases_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="JSONL file of cases.",
 )
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Write the report here, not stdout.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=None, help="Case pass threshold (overrides the contract).")
-@click.option("--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True)
+@click.option(
+    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["console", "json", "junit", "markdown"]),
+    default="console",
+    show_default=True,
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write the report here, not stdout.",
+)
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Case pass threshold (overrides the contract).",
+)
+@click.option(
+    "--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True
+)
 def run(
-    contract: Path, cases_path: Path, store: str | None, fmt: str, out: Path | None,
-    threshold: float | None, chunk_size: int,
+    contract: Path,
+    cases_path: Path,
+    store: str | None,
+    fmt: str,
+    out: Path | None,
+    threshold: float | None,
+    chunk_size: int,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row."""
     from verifier.cases import read_cases
@@ -109,17 +146,22 @@ def run(
             progress = ProgressReporter()
             total = _count_lines(cases_path) if progress.enabled else None
             runner = Runner(
-                loaded, gap_store, sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
+                loaded,
+                gap_store,
+                sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
                 progress=progress,
                 options=RunOptions(
-                    threshold=threshold, chunk_size=chunk_size,
+                    threshold=threshold,
+                    chunk_size=chunk_size,
                     options_record={"cases": str(cases_path), "format": fmt},
                 ),
             )
             try:
                 summary = run_sync(runner, read_cases(cases_path), total=total)
             except KeyboardInterrupt:
-                click.echo(f"interrupted: run {runner.run_id} keeps the rows already stored", err=True)
+                click.echo(
+                    f"interrupted: run {runner.run_id} keeps the rows already stored", err=True
+                )
                 sys.exit(130)
     except VerifierError as exc:
         _fail(str(exc))
@@ -138,9 +180,18 @@ def run(
 
 
 @main.command()
-@click.option("--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]")
-@click.option("--run", "run_id", default=None, help="Check the rows of this run only (the chain is always checked whole).")
-@click.option("--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True)
+@click.option(
+    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+)
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="Check the rows of this run only (the chain is always checked whole).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True
+)
 def audit(store: str | None, run_id: str | None, fmt: str) -> None:
     """Re-check every stored gap row: schema, judge triples and the hash chain."""
     from verifier.errors import VerifierError

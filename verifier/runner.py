@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
-from verifier.gaps.store import GapStore
+from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.results import CaseResult, ClaimResult, RunSummary
@@ -84,7 +84,11 @@ def _now() -> str:
 
 def skip_reason(claim: PlannedClaim, results: Mapping[str, ClaimResult]) -> str | None:
     """Why a gated claim is skipped, or ``None`` when every gate passed."""
-    blocked = [f"{g} ({results[g].status})" for g in claim.after if g in results and results[g].status != "pass"]
+    blocked = [
+        f"{g} ({results[g].status})"
+        for g in claim.after
+        if g in results and results[g].status != "pass"
+    ]
     if not blocked:
         return None
     return "skipped: waits for " + ", ".join(blocked) + " to pass"
@@ -103,12 +107,22 @@ def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
             outcome = planned.check(case)
         except Exception as exc:  # a predicate bug must not lose the other results
             results[planned.id] = ClaimResult(
-                planned.id, "rubric", "error", None,
-                f"internal error in predicate {planned.claim.rubric!r}: {type(exc).__name__}: {exc}", {},
+                planned.id,
+                "rubric",
+                "error",
+                None,
+                f"internal error in predicate {planned.claim.rubric!r}: "
+                f"{type(exc).__name__}: {exc}",
+                {},
             )
             continue
         results[planned.id] = ClaimResult(
-            planned.id, "rubric", outcome.status, outcome.resolved_score, outcome.reason, outcome.evidence
+            planned.id,
+            "rubric",
+            outcome.status,
+            outcome.resolved_score,
+            outcome.reason,
+            outcome.evidence,
         )
     return results
 
@@ -132,15 +146,21 @@ class UnavailableModelPhase:
                     result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
                 else:
                     result = ClaimResult(
-                        planned.id, planned.kind, "error", None,
-                        "no judge provider is available in this version; the claim was not checked", {},
+                        planned.id,
+                        planned.kind,
+                        "error",
+                        None,
+                        "no judge provider is available in this version; the claim was not checked",
+                        {},
                     )
                 case_out[planned.id] = merged[planned.id] = result
             out.append(case_out)
         return out
 
 
-def score_case(plan: Plan, results: Mapping[str, ClaimResult], threshold: float) -> tuple[float, bool]:
+def score_case(
+    plan: Plan, results: Mapping[str, ClaimResult], threshold: float
+) -> tuple[float, bool]:
     """Weighted passes over the weighted total; passing needs the threshold and no error."""
     total = passed = 0.0
     has_error = False
@@ -212,10 +232,12 @@ class Runner:
             started_at=summary.started_at,
             options=dict(self.options.options_record or {}, threshold=self.threshold),
         )
-        log.info("run started", run_id=self.run_id, contract=contract.contract, version=contract.version)
+        log.info(
+            "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
+        )
         if self.progress:
             self.progress.start(total)
-        status = "interrupted"
+        status: RunStatus = "interrupted"
         try:
             iterator = iter(cases)
             while chunk := list(islice(iterator, self.options.chunk_size)):
@@ -226,10 +248,18 @@ class Runner:
             summary.interrupted = status != "finished"
             if self.progress:
                 self.progress.close()
-            self.store.finish_run(self.run_id, status=status, finished_at=summary.finished_at, summary=_summary_record(summary))
+            self.store.finish_run(
+                self.run_id,
+                status=status,
+                finished_at=summary.finished_at,
+                summary=_summary_record(summary),
+            )
             log.info(
-                "run " + status, run_id=self.run_id, cases=summary.total_cases,
-                passed=summary.passed_cases, failed=summary.failed_cases,
+                "run " + status,
+                run_id=self.run_id,
+                cases=summary.total_cases,
+                passed=summary.passed_cases,
+                failed=summary.failed_cases,
             )
         for sink in self.sinks:
             sink.finish(summary)
@@ -239,7 +269,9 @@ class Runner:
         plan = self.plan
         usable = [line for line in chunk if line.case is not None]
         rubric = [check_rubric(plan, line.case) for line in usable if line.case is not None]
-        model = await self.model_phase.evaluate(usable, rubric) if plan.model else [{} for _ in usable]
+        model = (
+            await self.model_phase.evaluate(usable, rubric) if plan.model else [{} for _ in usable]
+        )
         merged_by_line: dict[int, dict[str, ClaimResult]] = {
             line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
         }

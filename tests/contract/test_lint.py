@@ -36,8 +36,10 @@ def test_every_problem_is_reported_at_once_with_positions() -> None:
     found = problems(path)
     text = "\n".join(found)
     expected = [
-        ":1:", "Bad_Id",  # id pattern
-        ":3:", "threshold",  # threshold out of range
+        ":1:",
+        "Bad_Id",  # id pattern
+        ":3:",
+        "threshold",  # threshold out of range
         "moving alias",  # judge model alias
         "judges/missing.md",  # prompt file missing
         "invalid regex",  # RE2 rejects backreferences
@@ -69,48 +71,70 @@ def test_duplicate_claim_id_points_at_second_and_names_first(write_contract) -> 
 
 
 def test_unknown_predicate_suggests_the_closest(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    rubric: regx\n    field: output\n    pattern: a\n")
+    path = write_contract(
+        HEADER + "claims:\n  - id: x\n    rubric: regx\n    field: output\n    pattern: a\n"
+    )
     message = only_problem(path)
     assert ":5:13:" in message and "unknown predicate 'regx' (did you mean 'regex'?)" in message
 
 
 def test_unknown_key_is_an_error_with_suggestion(write_contract) -> None:
     path = write_contract(
-        HEADER + "claims:\n  - id: x\n    rubric: regex\n    field: output\n    patern: a\n    pattern: b\n"
+        HEADER
+        + "claims:\n  - id: x\n    rubric: regex\n    field: output\n    patern: a\n    pattern: b\n"
     )
-    assert only_problem(path) == f"{path}:7:5: claim 'x': unknown key 'patern' (did you mean 'pattern'?)"
+    assert (
+        only_problem(path)
+        == f"{path}:7:5: claim 'x': unknown key 'patern' (did you mean 'pattern'?)"
+    )
 
 
 def test_top_level_typo_is_an_error(write_contract) -> None:
-    path = write_contract(HEADER + "treshold: 0.5\nclaims:\n  - id: x\n    rubric: present\n    field: output\n")
+    path = write_contract(
+        HEADER + "treshold: 0.5\nclaims:\n  - id: x\n    rubric: present\n    field: output\n"
+    )
     assert "unknown key 'treshold' (did you mean 'threshold'?)" in only_problem(path)
 
 
 def test_bad_parameter_type_names_claim_and_key(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    rubric: length\n    field: output\n    max_words: many\n")
+    path = write_contract(
+        HEADER + "claims:\n  - id: x\n    rubric: length\n    field: output\n    max_words: many\n"
+    )
     message = only_problem(path)
     assert message.startswith(f"{path}:7:16: claim 'x': max_words")
 
 
 def test_invalid_regex_is_reported_at_the_pattern(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    rubric: regex\n    field: output\n    pattern: '(?<=a)b'\n")
+    path = write_contract(
+        HEADER
+        + "claims:\n  - id: x\n    rubric: regex\n    field: output\n    pattern: '(?<=a)b'\n"
+    )
     message = only_problem(path)
     assert f"{path}:7:14:" in message and "invalid regex" in message
 
 
 def test_min_above_max_is_rejected(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    rubric: range\n    field: n\n    min: 3\n    max: 2\n")
+    path = write_contract(
+        HEADER + "claims:\n  - id: x\n    rubric: range\n    field: n\n    min: 3\n    max: 2\n"
+    )
     assert "min" in only_problem(path) and "max" in only_problem(path)
 
 
 def test_empty_enum_is_rejected(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    rubric: enum\n    field: n\n    values: []\n")
+    path = write_contract(
+        HEADER + "claims:\n  - id: x\n    rubric: enum\n    field: n\n    values: []\n"
+    )
     assert "claim 'x': values" in only_problem(path)
 
 
 def test_unknown_judge_is_rejected(write_contract) -> None:
-    path = write_contract(HEADER + "claims:\n  - id: x\n    judge: strict\n    instruction: Be kind\n")
-    assert only_problem(path) == f"{path}:5:12: claim 'x': unknown judge 'strict' (judges: none declared)"
+    path = write_contract(
+        HEADER + "claims:\n  - id: x\n    judge: strict\n    instruction: Be kind\n"
+    )
+    assert (
+        only_problem(path)
+        == f"{path}:5:12: claim 'x': unknown judge 'strict' (judges: none declared)"
+    )
 
 
 def test_after_naming_unknown_claim_is_rejected(write_contract) -> None:
@@ -141,7 +165,9 @@ def test_rubric_claim_cannot_wait_for_a_judge_claim(write_contract) -> None:
 
 
 def test_threshold_outside_unit_interval_is_rejected(write_contract) -> None:
-    path = write_contract(HEADER + "threshold: -0.1\nclaims:\n  - id: x\n    rubric: present\n    field: output\n")
+    path = write_contract(
+        HEADER + "threshold: -0.1\nclaims:\n  - id: x\n    rubric: present\n    field: output\n"
+    )
     assert only_problem(path).startswith(f"{path}:3:12: threshold:")
 
 
@@ -157,12 +183,17 @@ def test_threshold_outside_unit_interval_is_rejected(write_contract) -> None:
 def test_equality_on_llm_written_field_is_rejected(write_contract, claim: str) -> None:
     path = write_contract(HEADER + f"llm_fields: [fields]\nclaims:\n  - id: x\n    {claim}\n")
     message = only_problem(path)
-    assert "claim 'x'" in message and "LLM-written field 'fields.name'" in message and "judge" in message
+    assert (
+        "claim 'x'" in message
+        and "LLM-written field 'fields.name'" in message
+        and "judge" in message
+    )
 
 
 def test_equality_on_field_no_llm_wrote_is_allowed(write_contract) -> None:
     path = write_contract(
-        HEADER + "llm_fields: [output]\nclaims:\n  - id: x\n    rubric: equals\n    field: snapshot.kind\n    value: html\n"
+        HEADER
+        + "llm_fields: [output]\nclaims:\n  - id: x\n    rubric: equals\n    field: snapshot.kind\n    value: html\n"
     )
     loaded, diagnostics = check_contract(path)
     assert loaded is not None, diagnostics

@@ -33,7 +33,13 @@ def test_examples_validate_against_the_committed_schema() -> None:
 
 def test_schema_rejects_unknown_keys_as_the_loader_does() -> None:
     validator = jsonschema.Draft202012Validator(json.loads(COMMITTED.read_text(encoding="utf-8")))
-    bad = yaml.safe_load((FIXTURES / "contracts" / "many-problems.yaml").read_text(encoding="utf-8"))
+    bad = yaml.safe_load(
+        (FIXTURES / "contracts" / "many-problems.yaml").read_text(encoding="utf-8")
+    )
     assert not validator.is_valid(bad)
-    typo = {"contract": "x", "version": 1, "claims": [{"id": "a", "rubric": "present", "field": "o", "feild": 1}]}
+    typo = {
+        "contract": "x",
+        "version": 1,
+        "claims": [{"id": "a", "rubric": "present", "field": "o", "feild": 1}],
+    }
     assert not validator.is_valid(typo)

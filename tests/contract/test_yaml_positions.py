@@ -23,8 +23,15 @@ def test_positions_of_keys_and_values_are_one_based() -> None:
 
 
 def test_yaml_1_1_booleans_and_sexagesimals_stay_strings() -> None:
-    data, _ = parse_yaml_with_positions(b"v: [yes, no, on, off, y, n]\nt: 1:20\nd: 2026-01-01\nb: true\n")
-    assert data == {"v": ["yes", "no", "on", "off", "y", "n"], "t": "1:20", "d": "2026-01-01", "b": True}
+    data, _ = parse_yaml_with_positions(
+        b"v: [yes, no, on, off, y, n]\nt: 1:20\nd: 2026-01-01\nb: true\n"
+    )
+    assert data == {
+        "v": ["yes", "no", "on", "off", "y", "n"],
+        "t": "1:20",
+        "d": "2026-01-01",
+        "b": True,
+    }
 
 
 def test_numbers_and_null_resolve() -> None:
@@ -88,7 +95,7 @@ def test_missing_file_is_one_diagnostic(tmp_path: Path) -> None:
 
 
 _keys = st.text(alphabet=st.characters(categories=["L", "Nd"]), min_size=1, max_size=8)
-_scalars = st.one_of(st.integers(-10**6, 10**6), st.booleans(), st.none(), _keys)
+_scalars = st.one_of(st.integers(-(10**6), 10**6), st.booleans(), st.none(), _keys)
 
 
 @given(st.dictionaries(_keys, st.one_of(_scalars, st.lists(_scalars, max_size=4)), max_size=6))

@@ -19,7 +19,9 @@ EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
 
 
 class _Linter:
-    def __init__(self, file: str, base_dir: Path, data: dict[str, Any], positions: Positions) -> None:
+    def __init__(
+        self, file: str, base_dir: Path, data: dict[str, Any], positions: Positions
+    ) -> None:
         self.file = file
         self.base_dir = base_dir
         self.data = data
@@ -53,7 +55,10 @@ class _Linter:
                 continue
             if claim_id in seen:
                 first = self.positions.of(("claims", seen[claim_id], "id"))[0]
-                self.report(("claims", index, "id"), f"duplicate claim id {claim_id!r} (first used on line {first})")
+                self.report(
+                    ("claims", index, "id"),
+                    f"duplicate claim id {claim_id!r} (first used on line {first})",
+                )
             else:
                 seen[claim_id] = index
 
@@ -63,7 +68,13 @@ class _Linter:
         for _, claim in self.claims():
             claim_id = claim.get("id")
             if isinstance(claim_id, str):
-                shapes[claim_id] = "rubric" if "rubric" in claim else "judge" if "judge" in claim or "compare" in claim else "?"
+                shapes[claim_id] = (
+                    "rubric"
+                    if "rubric" in claim
+                    else "judge"
+                    if "judge" in claim or "compare" in claim
+                    else "?"
+                )
         for index, claim in self.claims():
             after = claim.get("after", [])
             after = [after] if isinstance(after, str) else after
@@ -71,7 +82,11 @@ class _Linter:
                 continue
             claim_id = claim.get("id")
             for j, gate in enumerate(after):
-                loc: Loc = ("claims", index, "after", j) if isinstance(claim.get("after"), list) else ("claims", index, "after")
+                loc: Loc = (
+                    ("claims", index, "after", j)
+                    if isinstance(claim.get("after"), list)
+                    else ("claims", index, "after")
+                )
                 if not isinstance(gate, str):
                     continue
                 if gate not in shapes:
@@ -151,7 +166,8 @@ class _Linter:
             if isinstance(prompt, str) and not (self.base_dir / prompt).is_file():
                 self.report(
                     ("judges", name, "prompt"),
-                    f"judge {name!r}: prompt file {prompt!r} does not exist (relative to the contract)",
+                    f"judge {name!r}: prompt file {prompt!r} does not exist "
+                    "(relative to the contract)",
                 )
 
     def llm_equality(self) -> None:
@@ -162,7 +178,9 @@ class _Linter:
         for index, claim in self.claims():
             self.equality_in(claim, ("claims", index), claim.get("id"), claim.get("field"), llm)
 
-    def equality_in(self, spec: dict[str, Any], loc: Loc, claim_id: Any, inherited: Any, llm: list[str]) -> None:
+    def equality_in(
+        self, spec: dict[str, Any], loc: Loc, claim_id: Any, inherited: Any, llm: list[str]
+    ) -> None:
         rubric = spec.get("rubric")
         path = spec.get("field", inherited)
         if isinstance(path, str):
@@ -174,7 +192,8 @@ class _Linter:
                     what = "an enum of one value" if single_enum else f"`{rubric}`"
                     self.report(
                         (*loc, "rubric"),
-                        f"claim {claim_id!r}: {what} on LLM-written field {path!r} is string equality; "
+                        f"claim {claim_id!r}: {what} on LLM-written field {path!r} "
+                        "is string equality; "
                         "an LLM may phrase a correct answer many ways, so use a rubric "
                         "(regex, enum of the accepted values, similar, citation) or a judge",
                     )
@@ -188,7 +207,10 @@ class _Linter:
 def moving_alias(model: str, provider: Any) -> str | None:
     """Why ``model`` is a moving alias rather than a pinned id, or ``None``."""
     if model.endswith("-latest") or model in {"latest", "default"}:
-        return f"model {model!r} is a moving alias; pin an exact model id so verdicts stay reproducible"
+        return (
+            f"model {model!r} is a moving alias; "
+            "pin an exact model id so verdicts stay reproducible"
+        )
     if provider == "anthropic":
         dated = _anthropic_dated_snapshot(model)
         if dated:

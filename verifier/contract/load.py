@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
@@ -55,10 +55,25 @@ class LoadedContract:
 
 
 def _field_names() -> list[str]:
-    from verifier.contract.models import RUBRIC_CLAIM_MODELS, CompareClaim, JudgeClaim, JudgeSpec, Sampling, Scale
+    from verifier.contract.models import (
+        RUBRIC_CLAIM_MODELS,
+        CompareClaim,
+        JudgeClaim,
+        JudgeSpec,
+        Sampling,
+        Scale,
+    )
 
     names: set[str] = set(Contract.model_fields)
-    for model in (*RUBRIC_CLAIM_MODELS.values(), CompareClaim, JudgeClaim, JudgeSpec, Sampling, Scale):
+    models: list[type[BaseModel]] = [
+        *RUBRIC_CLAIM_MODELS.values(),
+        CompareClaim,
+        JudgeClaim,
+        JudgeSpec,
+        Sampling,
+        Scale,
+    ]
+    for model in models:
         names.update(model.model_fields)
     return sorted(names)
 
@@ -69,7 +84,8 @@ def _resolve(data: Any, loc: tuple[Any, ...]) -> tuple[Loc, bool]:
     Returns the deepest document path reached and whether the whole location was
     found (a missing key stops at its parent mapping).
     """
-    node, path = data, []
+    node: Any = data
+    path: list[Any] = []
     steps = list(loc)
     for i, step in enumerate(steps):
         more = i + 1 < len(steps)
@@ -108,7 +124,7 @@ def _where(data: Any, path: Loc) -> str:
     return ".".join(str(p) for p in path) or "contract"
 
 
-def _message(error: dict[str, Any], data: Any, path: Loc, names: list[str]) -> tuple[str, bool]:
+def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, bool]:
     """A readable message for one pydantic error, and whether it points at a key."""
     kind = error["type"]
     where = _where(data, path)
@@ -127,7 +143,10 @@ def _message(error: dict[str, Any], data: Any, path: Loc, names: list[str]) -> t
         close = difflib.get_close_matches(str(tag), options, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         label = _where(data, path[:-1]) if path and path[-1] == "rubric" else where
-        return f"{label}: unknown predicate {tag!r}{hint}; known predicates: {', '.join(options)}", False
+        return (
+            f"{label}: unknown predicate {tag!r}{hint}; known predicates: {', '.join(options)}",
+            False,
+        )
     if kind == "claim_shape":
         return f"{where}: {error['msg']}", False
     if kind == "too_short":
@@ -171,7 +190,9 @@ def check_contract(path: Path) -> tuple[LoadedContract | None, list[Diagnostic]]
     file = str(path)
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise YamlProblem(1, 1, f"file is larger than {MAX_BYTES} bytes, the limit for contracts")
+            raise YamlProblem(
+                1, 1, f"file is larger than {MAX_BYTES} bytes, the limit for contracts"
+            )
         source = path.read_bytes()
         data, positions = parse_yaml_with_positions(source)
     except YamlProblem as problem:

@@ -37,7 +37,9 @@ class ClaimCommon(_Frozen):
     """Keys every claim may carry, whatever its shape."""
 
     id: str = Field(pattern=CLAIM_ID_PATTERN, description="Unique claim id within the contract.")
-    description: str | None = Field(default=None, description="What the claim protects, for readers.")
+    description: str | None = Field(
+        default=None, description="What the claim protects, for readers."
+    )
     weight: float = Field(default=1.0, gt=0, description="Weight of the claim in the case score.")
     after: tuple[str, ...] = Field(
         default=(),
@@ -56,7 +58,9 @@ class Scale(_Frozen):
     min: int = Field(description="Lowest score.")
     max: int = Field(description="Highest score.")
     pass_at: int = Field(description="A score at or above this passes.")
-    anchors: dict[int, str] = Field(default_factory=dict, description="What a score means, by score.")
+    anchors: dict[int, str] = Field(
+        default_factory=dict, description="What a score means, by score."
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> Scale:
@@ -88,17 +92,24 @@ class Sampling(_Frozen):
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
-    provider: Literal["anthropic", "openai", "replay"] = Field(description="Who answers the judge calls.")
+    provider: Literal["anthropic", "openai", "replay"] = Field(
+        description="Who answers the judge calls."
+    )
     model: str = Field(min_length=1, description="An exact, pinned model id (no moving aliases).")
     prompt: str | None = Field(
-        default=None, description="Prompt template relative to the contract; default: the built-in one."
+        default=None,
+        description="Prompt template relative to the contract; default: the built-in one.",
     )
     sampling: Sampling = Field(default_factory=Sampling)
-    samples: int = Field(default=1, ge=1, le=15, description="Calls per judgment; >1 takes the majority.")
+    samples: int = Field(
+        default=1, ge=1, le=15, description="Calls per judgment; >1 takes the majority."
+    )
     group: Literal["case", "claim"] = Field(
         default="claim", description="One call per case and judge, or one per claim."
     )
-    base_url: str | None = Field(default=None, description="Endpoint for an OpenAI-compatible server.")
+    base_url: str | None = Field(
+        default=None, description="Endpoint for an OpenAI-compatible server."
+    )
 
 
 class JudgeClaim(ClaimCommon):
@@ -106,7 +117,9 @@ class JudgeClaim(ClaimCommon):
 
     judge: str = Field(description="Name of a judge declared under `judges`.")
     instruction: str = Field(min_length=1, description="The behaviour the output must show.")
-    criteria: tuple[str, ...] = Field(default=(), description="Questions the judge answers; all must hold.")
+    criteria: tuple[str, ...] = Field(
+        default=(), description="Questions the judge answers; all must hold."
+    )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
     field: str = Field(default="output", description="The field judged.")
 
@@ -135,7 +148,7 @@ class CompareClaim(ClaimCommon):
 
 def _rubric_claim_model(name: str) -> type[BaseModel]:
     spec = REGISTRY[name].spec
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    model: type[BaseModel] = create_model(
         f"{spec.__name__.removesuffix('Spec')}Claim",
         __base__=(ClaimCommon, spec),
         __doc__=spec.__doc__,
@@ -143,7 +156,9 @@ def _rubric_claim_model(name: str) -> type[BaseModel]:
     return model
 
 
-RUBRIC_CLAIM_MODELS: dict[str, type[BaseModel]] = {name: _rubric_claim_model(name) for name in REGISTRY}
+RUBRIC_CLAIM_MODELS: dict[str, type[BaseModel]] = {
+    name: _rubric_claim_model(name) for name in REGISTRY
+}
 
 _rubric_models: Any = tuple(RUBRIC_CLAIM_MODELS.values())
 RubricClaim: Any = Annotated[Union[_rubric_models], Field(discriminator="rubric")]  # noqa: UP007
@@ -184,7 +199,9 @@ class Contract(_Frozen):
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."
     )
-    threshold: float = Field(default=1.0, ge=0, le=1, description="A case passes when its score >= this.")
+    threshold: float = Field(
+        default=1.0, ge=0, le=1, description="A case passes when its score >= this."
+    )
     judges: dict[str, JudgeSpec] = Field(default_factory=dict)
     claims: tuple[Claim, ...] = Field(min_length=1)
 

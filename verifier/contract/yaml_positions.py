@@ -113,7 +113,9 @@ class _Builder:
     def build(self, node: Node, loc: Loc, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
-            raise YamlProblem(*_pos(node), f"document has more than {MAX_NODES} nodes (alias expansion?)")
+            raise YamlProblem(
+                *_pos(node), f"document has more than {MAX_NODES} nodes (alias expansion?)"
+            )
         if depth > MAX_DEPTH:
             raise YamlProblem(*_pos(node), f"document nests deeper than {MAX_DEPTH} levels")
         self.positions.values[loc] = _pos(node)
@@ -136,9 +138,13 @@ class _Builder:
                 if not isinstance(key_node, ScalarNode):
                     raise YamlProblem(*_pos(key_node), "mapping keys must be plain scalars")
                 if key_node.value == "<<" and key_node.style is None:
-                    raise YamlProblem(*_pos(key_node), "merge keys (<<) are not supported in contracts")
+                    raise YamlProblem(
+                        *_pos(key_node), "merge keys (<<) are not supported in contracts"
+                    )
                 if key_node.tag not in _ALLOWED_SCALAR_TAGS:
-                    raise YamlProblem(*_pos(key_node), f"tag {key_node.tag!r} is not allowed in a contract")
+                    raise YamlProblem(
+                        *_pos(key_node), f"tag {key_node.tag!r} is not allowed in a contract"
+                    )
                 key = self.loader.construct_object(key_node)
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
                     key = key_node.value
@@ -171,7 +177,9 @@ def parse_yaml_with_positions(raw: bytes) -> tuple[Any, Positions]:
             construct contracts do not allow.
     """
     if len(raw) > MAX_BYTES:
-        raise YamlProblem(1, 1, f"file is {len(raw)} bytes; contracts are limited to {MAX_BYTES} bytes")
+        raise YamlProblem(
+            1, 1, f"file is {len(raw)} bytes; contracts are limited to {MAX_BYTES} bytes"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
