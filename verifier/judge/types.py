@@ -1,0 +1,157 @@
+"""The shapes every judge component shares: requests, replies, usage, provider errors.
+
+A ``JudgeRequest`` is fully rendered before any provider sees it, so the cache key,
+the triple's ``prompt_sha`` and ``sampling_sha`` and a replayed verdict all derive
+from the same object. Providers turn a request into one ``JudgeReply`` (one call; the
+scheduler owns retries beyond the SDK's, concurrency and rate limits).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+VerdictKind = Literal["binary", "scale", "pairwise"]
+
+
+@dataclass(frozen=True, slots=True)
+class SystemBlock:
+    """A block of the system prompt; ``cache`` marks it for provider prompt caching."""
+
+    text: str
+    cache: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """The tool the judge is forced to answer through (its input is the verdict)."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    """One judge call, rendered and ready to send.
+
+    Attributes:
+        provider: ``anthropic``, ``openai`` or ``replay``.
+        model: The requested (pinned) model id from the contract.
+        system: Static role and instructions first (cacheable), as blocks.
+        user: The dynamic part: delimited input, output and what to judge.
+        tool: The forced tool whose input is the verdict.
+        sampling: Every generation parameter sent, exactly as sent
+            (``max_tokens``, ``stop_sequences``, ``thinking``, ...).
+        verdict: What kind of verdict the tool returns.
+        prompt_sha: SHA-256 of the template bytes, or a ``vendor-managed:`` sentinel.
+        sampling_sha: SHA-256 of canonical JSON of ``sampling``.
+        custom_id: Stable id of the request within a run (batches map results by it).
+        base_url: Endpoint override (OpenAI-compatible servers, tests).
+        cache_key: SHA-256 over the cache-key parts (see ``verifier.judge.cache``),
+            computed from the request with its nonce masked, so identical work hits
+            the cache although every request carries a fresh nonce.
+        nonce: The random delimiter nonce of this request.
+    """
+
+    provider: str
+    model: str
+    system: tuple[SystemBlock, ...]
+    user: str
+    tool: ToolSpec
+    sampling: dict[str, Any]
+    verdict: VerdictKind
+    prompt_sha: str
+    sampling_sha: str
+    custom_id: str = ""
+    base_url: str | None = None
+    cache_key: str = ""
+    nonce: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a call consumed, as the provider reported them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeReply:
+    """What one call returned, before the verdict is parsed.
+
+    Attributes:
+        served_model: The model the API says it served (``None`` when it said none:
+            such a reply can never back a pass or fail).
+        stop_reason: Why generation stopped (``tool_use``, ``end_turn``,
+            ``max_tokens``, ``refusal``, ...).
+        tool_input: The input of the forced tool call, when there was one.
+        text: Any text content, kept as raw evidence.
+        usage: Tokens consumed.
+        response_id: The provider's id of the response.
+        latency_ms: Wall time of the call.
+        raw: The response as JSON-compatible data, for the evidence of error rows.
+    """
+
+    served_model: str | None
+    stop_reason: str | None
+    tool_input: dict[str, Any] | None
+    text: str = ""
+    usage: Usage = field(default_factory=Usage)
+    response_id: str | None = None
+    latency_ms: float = 0.0
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+class ProviderError(Exception):
+    """A call that failed at the provider or transport level.
+
+    Attributes:
+        message: One line, never containing a key.
+        retryable: Whether trying again may succeed (429, 5xx, 529, timeouts).
+        retry_after: Seconds the provider asked us to wait, when it said.
+        status: HTTP status, when there was one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+
+class JudgeProvider(Protocol):
+    """Sends one rendered request and returns the reply, or raises ``ProviderError``."""
+
+    name: str
+
+    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply: ...
+
+    async def aclose(self) -> None: ...
