@@ -171,3 +171,22 @@ def test_a_slow_run_on_a_terminal_shows_the_bar(monkeypatch: pytest.MonkeyPatch)
 
     assert progress.shown
     assert stream.getvalue() != ""
+
+
+def test_a_case_whose_claims_share_one_error_is_listed_once() -> None:
+    import io
+
+    from verifier.report import make_writer
+    from verifier.results import CaseResult, ClaimResult, RunSummary
+
+    reason = "line 7: invalid JSON: unexpected end of data"
+    results = tuple(ClaimResult(f"c{i}", "rubric", "error", None, reason, {}) for i in range(5))
+    case = CaseResult("line-7", 7, results, 0.0, False)
+    summary = RunSummary("r", "demo", 1, "0" * 64, "demo.yaml", 1.0, "2026-11-25T00:00:00Z")
+    summary.add_case(case)
+    out = io.StringIO()
+    writer = make_writer("console", out)
+    writer.add_case(case)
+    writer.finish(summary)
+    text = out.getvalue()
+    assert text.count("invalid JSON") == 1 and "(every claim)" in text

@@ -88,7 +88,7 @@ class AuditReport:
         scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
         head = (
             f"audit of {scope}: {self.rows_checked} rows checked in {self.runs_seen} run(s); "
-            f"hash chain of {self.chain_rows} rows verified"
+            f"hash chain walked over {self.chain_rows} rows"
         )
         if self.ok:
             return head + "\nok: no integrity problems"

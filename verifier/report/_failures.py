@@ -64,6 +64,15 @@ def summarise_failure(case: CaseResult) -> FailingCase:
     culprits = [r for r in case.results if r.status in ("fail", "error")]
     if not culprits:
         culprits = [r for r in case.results if r.status == "skipped"]
+    if len(culprits) > 1 and len({(r.status, r.reason) for r in culprits}) == 1:
+        # An unusable case line gives every claim the same error; say it once.
+        first = culprits[0]
+        label = (
+            "(every claim)" if len(culprits) == len(case.results) else f"({len(culprits)} claims)"
+        )
+        return FailingCase(
+            case.case_id, case.score, (FailingClaim(label, first.status, one_line(first.reason)),)
+        )
     claims = tuple(FailingClaim(r.claim_id, r.status, one_line(r.reason)) for r in culprits)
     return FailingCase(case.case_id, case.score, claims)
 
