@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +61,10 @@ def test_schema_errors_give_pointer_message_and_value(make_check: Make) -> None:
     outcome = make_check(INLINE)({"output": {"name": "Acme", "tags": ["a", 7]}})
     assert outcome.status == "fail"
     assert (
-        outcome.reason == "output breaks the schema (1 error): 7 is not of type 'string' at /tags/1"
+        outcome.reason == 'output breaks the schema (1 error): 7 is not of type "string" at /tags/1'
     )
     assert outcome.evidence["errors"] == [
-        {"pointer": "/tags/1", "message": "7 is not of type 'string'", "value": 7}
+        {"pointer": "/tags/1", "message": '7 is not of type "string"', "value": 7}
     ]
 
 
@@ -189,3 +191,94 @@ def test_json_text_and_its_value_validate_alike(make_check: Make, value: Any) ->
         {**INLINE, "schema": {"type": "object", "additionalProperties": {"type": "integer"}}}
     )
     assert check({"output": value}).status == check({"output": json.dumps(value)}).status
+
+
+@pytest.fixture
+def schema_server() -> Iterator[tuple[str, list[str]]]:
+    """A local HTTP server that would serve any schema and records every request."""
+    requests: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = b'{"type": "object"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/schema+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_remote_ref_is_never_fetched(
+    make_check: Make, schema_server: tuple[str, list[str]]
+) -> None:
+    base, requests = schema_server
+    check = make_check({**INLINE, "schema": {"$ref": f"{base}/answer.schema.json"}})
+    outcome = check({"output": {}})
+    assert outcome.status == "error"
+    assert f"{base}/answer.schema.json" in outcome.reason
+    assert requests == []
+
+
+def test_remote_ref_in_a_schema_file_is_never_fetched(
+    make_check: Make, schema_server: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    base, requests = schema_server
+    (tmp_path / "remote.schema.json").write_text(
+        json.dumps({"properties": {"a": {"$ref": f"{base}/a.json"}}}), encoding="utf-8"
+    )
+    check = make_check({**FILE, "schema_file": "remote.schema.json"}, base_dir=tmp_path)
+    assert check({"output": {"a": 1}}).status == "error"
+    assert requests == []
+
+
+def test_unknown_meta_schema_means_2020_12_and_is_not_fetched(
+    make_check: Make, schema_server: tuple[str, list[str]]
+) -> None:
+    base, requests = schema_server
+    check = make_check({**INLINE, "schema": {"$schema": f"{base}/meta", "type": "integer"}})
+    assert check({"output": 3}).status == "pass"
+    assert check({"output": '"3"'}).status == "fail"
+    assert requests == []
+
+
+def test_local_refs_resolve(make_check: Make) -> None:
+    schema = {"$defs": {"name": {"type": "string"}}, "properties": {"n": {"$ref": "#/$defs/name"}}}
+    check = make_check({**INLINE, "schema": schema})
+    assert check({"output": {"n": "x"}}).status == "pass"
+    assert check({"output": {"n": 1}}).evidence["errors"][0]["pointer"] == "/n"
+
+
+def test_older_drafts_are_checked_against_their_own_meta_schema(make_claim: Make) -> None:
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "objekt"}
+    with pytest.raises(ValidationError, match="invalid JSON Schema at /type"):
+        make_claim({**INLINE, "schema": draft4})
+
+
+def test_invalid_pattern_in_a_schema_is_a_validation_error(make_claim: Make) -> None:
+    with pytest.raises(ValidationError, match="invalid JSON Schema at /properties/a/pattern"):
+        make_claim({**INLINE, "schema": {"properties": {"a": {"pattern": "["}}}})
+
+
+def test_values_without_errors_use_the_fast_path_and_failures_list_every_error(
+    make_check: Make,
+) -> None:
+    check = make_check({**INLINE, "schema": {"required": ["a", "b"]}})
+    outcome = check({"output": {}})
+    assert [e["message"] for e in outcome.evidence["errors"]] == [
+        '"a" is a required property',
+        '"b" is a required property',
+    ]
+    assert outcome.evidence["more_errors"] is False
