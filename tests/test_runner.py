@@ -96,6 +96,21 @@ def test_every_result_is_a_chained_gap_row(tmp_path: Path, write_contract) -> No
     assert run_record is not None and run_record.status == "finished"
 
 
+def test_row_ids_name_run_line_and_claim_and_are_unique(tmp_path: Path, write_contract) -> None:
+    cases = [{"id": f"c{i}", "output": "hello"} for i in range(3)]
+    summary, _, rows = run(tmp_path, write_contract, cases)
+    again, _, _ = run(tmp_path, write_contract, cases)
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        all_rows = list(store.iter_rows())
+        assert store.duplicate_row_ids() == []
+    assert rows[0].row_id == f"{summary.run_id}:1:has_word"
+    assert {r.row_id for r in rows[:3]} == {
+        f"{summary.run_id}:1:{claim}" for claim in ("has_word", "short", "polite")
+    }
+    assert len({r.row_id for r in all_rows}) == len(all_rows) == 2 * 3 * 3
+    assert again.run_id != summary.run_id
+
+
 def test_a_missing_field_fails_with_its_path_and_others_still_run(
     tmp_path: Path, write_contract
 ) -> None:
