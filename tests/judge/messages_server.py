@@ -1,0 +1,283 @@
+"""A real HTTP server on 127.0.0.1 that answers like the Anthropic Messages API.
+
+It serves what the 2.x SDK calls, ``POST /v1/messages`` and the Message Batches routes
+(create, retrieve, results as chunked JSONL), plus ``POST /v1/chat/completions`` of an
+OpenAI-compatible server. Answers come from a queue of scripted behaviours, then from a
+default responder; every request is recorded (headers and JSON body) and the highest
+number of calls in flight at once is tracked::
+
+    with MessagesServer(default=lambda request: tool_use({"pass": True})) as server:
+        server.script(rate_limited(retry_after=1), server_error())
+        client = AsyncAnthropic(api_key="test-key", base_url=server.base_url)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+from tests.judge.behaviours import (
+    Behaviour,
+    error_body,
+    http_error,
+    render_batch_result,
+    render_chat,
+    render_message,
+    tool_use,
+)
+from tests.judge.server_batches import Batch
+
+Responder = Callable[[dict[str, Any]], Behaviour]
+
+
+def default_responder(request: dict[str, Any]) -> Behaviour:
+    """Passes every check: ``{"pass": true, "reason": "ok"}`` through the forced tool."""
+    return tool_use({"pass": True, "reason": "ok"})
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the server received (header names lower-cased)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class MessagesServer:
+    """A scriptable local Messages API (a context manager; ``base_url`` once started).
+
+    Args:
+        default: Answers every call the script does not cover.
+        latency: Seconds added to every model call (benchmarks).
+        batch_polls: Retrievals of a batch before it reports ``ended``.
+    """
+
+    def __init__(
+        self,
+        default: Responder = default_responder,
+        *,
+        latency: float = 0.0,
+        batch_polls: int = 1,
+    ) -> None:
+        self.default = default
+        self.latency = latency
+        self.batch_polls = batch_polls
+        self.requests: list[RecordedRequest] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._queue: deque[Behaviour] = deque()
+        self._batches: dict[str, Batch] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``, the Anthropic SDK's ``base_url``."""
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, an OpenAI-compatible ``base_url``."""
+        return f"{self.base_url}/v1"
+
+    def script(self, *behaviours: Behaviour) -> None:
+        """Queues answers for the next calls (batch items take from the same queue)."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    def model_calls(self) -> list[RecordedRequest]:
+        """The recorded ``POST /v1/messages`` and chat completions requests."""
+        with self._lock:
+            return [r for r in self.requests if r.method == "POST" and r.path in _MODEL_PATHS]
+
+    def __enter__(self) -> MessagesServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # Called from handler threads.
+
+    def _next(self, request: dict[str, Any]) -> Behaviour:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return self.default(request)
+
+    def _record(self, method: str, path: str, headers: dict[str, str], body: Any) -> None:
+        with self._lock:
+            self.requests.append(RecordedRequest(method, path, headers, body))
+
+    def _enter_call(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _leave_call(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _wait(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+    def _new_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}{next(self._ids):04d}"
+
+    def _create_batch(self, body: dict[str, Any]) -> dict[str, Any]:
+        items = [
+            (str(item["custom_id"]), item["params"], self._next(item["params"]))
+            for item in body.get("requests", [])
+        ]
+        batch = Batch(self._new_id("msgbatch_"), items)
+        with self._lock:
+            self._batches[batch.id] = batch
+        return self._batch_json(batch)
+
+    def _poll_batch(self, batch_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            batch = self._batches.get(batch_id)
+            if batch is None:
+                return None
+            batch.polls += 1
+        return self._batch_json(batch)
+
+    def _batch_json(self, batch: Batch) -> dict[str, Any]:
+        return batch.as_json(ended=self._batch_ended(batch), base_url=self.base_url)
+
+    def _batch_ended(self, batch: Batch) -> bool:
+        return batch.polls >= self.batch_polls
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default 5 drops connections of a concurrent burst
+
+
+_MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
+_BATCHES = "/v1/messages/batches"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: MessagesServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keeps test output quiet."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        path = self.path.split("?", 1)[0]
+        self.owner._record("POST", path, _headers(self), body)
+        if path == _BATCHES:
+            self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
+        elif path in _MODEL_PATHS:
+            self._model_call(path, body)
+        else:
+            self._send_error(http_error(404, f"no route {path}"))
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0]
+        self.owner._record("GET", path, _headers(self), None)
+        parts = path.removeprefix(_BATCHES + "/").split("/")
+        if not path.startswith(_BATCHES + "/") or len(parts) > 2:
+            self._send_error(http_error(404, f"no route {path}"))
+        elif len(parts) == 1:
+            batch = self.owner._poll_batch(parts[0])
+            if batch is None:
+                self._send_error(http_error(404, f"no batch {parts[0]}"))
+            else:
+                self._send(200, {"content-type": "application/json"}, batch)
+        elif parts[1] == "results":
+            self._stream_results(parts[0])
+        else:
+            self._send_error(http_error(404, f"no route {path}"))
+
+    def _model_call(self, path: str, body: dict[str, Any]) -> None:
+        owner = self.owner
+        owner._enter_call()
+        try:
+            behaviour = owner._next(body)
+            owner._wait(owner.latency + behaviour.delay)
+            if path == "/v1/messages":
+                status, headers, payload = render_message(behaviour, body, owner._new_id("msg_"))
+            else:
+                status, headers, payload = render_chat(behaviour, body, owner._new_id("chatcmpl-"))
+            self._send(status, headers, payload)
+        finally:
+            owner._leave_call()
+
+    def _stream_results(self, batch_id: str) -> None:
+        with self.owner._lock:
+            batch = self.owner._batches.get(batch_id)
+        if batch is None or not self.owner._batch_ended(batch):
+            self._send_error(http_error(404, f"batch {batch_id} has no results yet"))
+            return
+        self.send_response(200)
+        self.send_header("content-type", "application/binary")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for custom_id, params, behaviour in batch.items:
+            line = render_batch_result(behaviour, custom_id, params)
+            self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _send_error(self, behaviour: Behaviour) -> None:
+        self._send(behaviour.status, {"content-type": "application/json"}, error_body(behaviour))
+
+    def _send(self, status: int, headers: dict[str, str], payload: bytes | dict[str, Any]) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout under test)
+
+
+def _headers(handler: BaseHTTPRequestHandler) -> dict[str, str]:
+    return {name.lower(): value for name, value in handler.headers.items()}

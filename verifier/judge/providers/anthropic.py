@@ -1,0 +1,173 @@
+"""The Anthropic judge provider: one forced-tool Messages call per request, or a batch.
+
+Retries of 408/409/429/5xx/529, timeouts and connection errors happen inside the SDK
+(``max_retries``, honouring ``retry-after-ms`` / ``retry-after``); what is still failing
+after them reaches the caller as a ``ProviderError`` whose ``retryable`` and
+``retry_after`` tell the scheduler whether and when to try again.
+
+The 2.x SDK sleeps as long as ``retry-after`` asks, with no upper bound (older SDKs
+capped it at 60 s), and ``timeout`` bounds each attempt, not those sleeps. A caller
+that must bound a call's wall time should use ``max_retries=0`` and retry itself
+from ``ProviderError.retry_after``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from verifier.judge.providers._anthropic_wire import (
+    error_from_batch_result,
+    error_from_exception,
+    message_params,
+    reply_from_message,
+)
+from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+
+# Timeout of batch management calls (create, retrieve, results), which are not judge calls.
+_BATCH_TIMEOUT = 120.0
+
+
+class AnthropicProvider:
+    """Judge calls through ``anthropic.AsyncAnthropic`` (SDK 2.x).
+
+    The key is read from ``ANTHROPIC_API_KEY`` when the first call is made, so a
+    missing key becomes a ``ProviderError`` of that call, not a crash at start-up.
+
+    Args:
+        base_url: The API's address; a request's own ``base_url`` wins over it, and
+            with neither the SDK reads ``ANTHROPIC_BASE_URL``.
+        max_retries: Retries the SDK makes before an error reaches the caller.
+    """
+
+    name = "anthropic"
+
+    def __init__(self, *, base_url: str | None = None, max_retries: int = 2) -> None:
+        self.base_url = base_url
+        self.max_retries = max_retries
+        self._clients: dict[str | None, AsyncAnthropic] = {}
+        self._key: str | None = None
+
+    def _client(self, base_url: str | None = None) -> AsyncAnthropic:
+        url = base_url or self.base_url
+        client = self._clients.get(url)
+        if client is None:
+            key = os.environ.get(API_KEY_ENV, "")
+            if not key:
+                raise ProviderError(f"anthropic: {API_KEY_ENV} is not set", retryable=False)
+            from anthropic import AsyncAnthropic
+
+            self._key = key
+            client = AsyncAnthropic(api_key=key, base_url=url, max_retries=self.max_retries)
+            self._clients[url] = client
+        return client
+
+    def _error(self, exc: Exception, timeout: float) -> ProviderError:
+        return error_from_exception(exc, timeout=timeout, secret=self._key)
+
+    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
+        """Sends ``request`` and maps the ``Message`` to a ``JudgeReply``.
+
+        Args:
+            request: The rendered request.
+            timeout: Seconds allowed for each attempt (the SDK may make
+                ``max_retries`` more, so the call can last longer).
+
+        Raises:
+            ProviderError: The call failed, after the SDK's own retries.
+        """
+        params = message_params(request)
+        client = self._client(request.base_url)
+        started = time.perf_counter()
+        try:
+            message = await client.messages.create(**params, timeout=timeout)
+        except Exception as exc:
+            # ``from None``: the SDK's exception holds the request, and its headers the key.
+            raise self._error(exc, timeout) from None
+        latency_ms = (time.perf_counter() - started) * 1000
+        return reply_from_message(message, tool_name=request.tool.name, latency_ms=latency_ms)
+
+    async def submit_batch(self, requests: Sequence[JudgeRequest]) -> str:
+        """Creates a Message Batch of ``requests`` and returns its id.
+
+        Every request needs a ``custom_id`` unique in the batch; results come back
+        under it. All requests go to this provider's ``base_url``.
+
+        Raises:
+            ValueError: A request has no ``custom_id`` or shares one.
+            ProviderError: The batch could not be created.
+        """
+        ids = [request.custom_id for request in requests]
+        if not all(ids) or len(set(ids)) != len(ids):
+            raise ValueError("every request of a batch needs its own non-empty custom_id")
+        items: list[Any] = [
+            {"custom_id": request.custom_id, "params": message_params(request)}
+            for request in requests
+        ]
+        client = self._client()
+        try:
+            batch = await client.messages.batches.create(requests=items, timeout=_BATCH_TIMEOUT)
+        except Exception as exc:
+            raise self._error(exc, _BATCH_TIMEOUT) from None
+        return batch.id
+
+    async def batch_status(self, batch_id: str) -> tuple[str, dict[str, int]]:
+        """The batch's ``processing_status`` (``in_progress``, ``canceling``, ``ended``)
+        and its request counts (``processing``, ``succeeded``, ``errored``,
+        ``canceled``, ``expired``).
+
+        Raises:
+            ProviderError: The batch could not be retrieved.
+        """
+        client = self._client()
+        try:
+            batch = await client.messages.batches.retrieve(batch_id, timeout=_BATCH_TIMEOUT)
+        except Exception as exc:
+            raise self._error(exc, _BATCH_TIMEOUT) from None
+        return batch.processing_status, batch.request_counts.model_dump()
+
+    async def batch_results(
+        self, batch_id: str
+    ) -> AsyncIterator[tuple[str, JudgeReply | ProviderError]]:
+        """Yields ``(custom_id, reply or error)`` for every request of an ended batch.
+
+        Results come in no particular order. An ``errored`` item yields a
+        ``ProviderError`` (retryable when its error type is); ``canceled`` and
+        ``expired`` items yield retryable ones. Replies have ``latency_ms`` 0 and
+        take the first ``tool_use`` block whatever its name.
+
+        Raises:
+            ProviderError: The results could not be fetched (the batch has not
+                ended, or the call failed).
+        """
+        client = self._client()
+        try:
+            lines = await client.messages.batches.results(batch_id, timeout=_BATCH_TIMEOUT)
+        except Exception as exc:
+            raise self._error(exc, _BATCH_TIMEOUT) from None
+        try:
+            async for line in lines:
+                result = line.result
+                if result.type == "succeeded":
+                    yield line.custom_id, reply_from_message(result.message, tool_name=None)
+                elif result.type == "errored":
+                    yield line.custom_id, error_from_batch_result(result.error, result.type)
+                else:
+                    yield line.custom_id, error_from_batch_result(None, result.type)
+        except Exception as exc:
+            raise self._error(exc, _BATCH_TIMEOUT) from None
+        finally:
+            await lines.close()
+
+    async def aclose(self) -> None:
+        """Closes the HTTP clients."""
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.close()
