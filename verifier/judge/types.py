@@ -48,7 +48,7 @@ class JudgeRequest:
         sampling_sha: SHA-256 of canonical JSON of ``sampling``.
         custom_id: Stable id of the request within a run (batches map results by it).
         base_url: Endpoint override (OpenAI-compatible servers, tests).
-        cache_key: SHA-256 over the cache-key parts (see ``verifier.judge.cache``),
+        cache_key: SHA-256 over the cache-key parts (see ``verifier.judge.cache_key``),
             computed from the request with its nonce masked, so identical work hits
             the cache although every request carries a fresh nonce.
         nonce: The random delimiter nonce of this request.

@@ -1,0 +1,257 @@
+"""Rendering one judge request from a template, the claims and a case.
+
+The static part of the template becomes the system prompt (marked for prompt caching
+when it is long enough to be cached); the dynamic part becomes the user message.
+Untrusted text (the case's input and the outputs judged) enters only inside blocks
+whose tags carry a random nonce fresh for each request, e.g.
+``<output-3f9c...>...</output-3f9c...>``: text in an output cannot guess the nonce, so
+it cannot close its block or pose as instructions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
+from verifier.fieldpath import MISSING, compile_path
+from verifier.judge.cache_key import cache_key
+from verifier.judge.sampling import sent_sampling
+from verifier.judge.template import Template, fill, validate_template
+from verifier.judge.tools import verdict_tool
+from verifier.judge.triple import sampling_sha_of
+from verifier.judge.types import JudgeRequest, SystemBlock, ToolSpec, VerdictKind
+
+CHARS_PER_TOKEN: Final = 4
+"""Token estimate: about four characters of English per token. It only decides whether
+to ask for caching, where a wrong guess is cheap: a block below the provider's minimum
+is simply not cached, at no extra charge."""
+
+# Anthropic's minimum cacheable prefix by model family, first match wins. The cached
+# prefix is the tools and the system prompt, so both count. Unknown models get the
+# smallest minimum, because asking for caching too often costs nothing.
+MIN_CACHEABLE_TOKENS: Final = (
+    ("opus-4-6", 4096),
+    ("opus-4-5", 4096),
+    ("haiku-4-5", 4096),
+    ("sonnet-4-6", 2048),
+    ("haiku", 2048),
+)
+DEFAULT_MIN_CACHEABLE_TOKENS: Final = 1024
+
+DATA_TAGS: Final = {
+    "input": "input",
+    "output": "output",
+    "output_1": "response-1",
+    "output_2": "response-2",
+}
+
+
+class MissingFieldError(LookupError):
+    """The field a claim judges is absent from the case (a fail naming the path)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"field {path} is missing")
+
+
+def verdict_kind(claim: JudgeClaim | CompareClaim) -> VerdictKind:
+    """The kind of verdict a claim asks its judge for."""
+    if isinstance(claim, CompareClaim):
+        if claim.compare != "pairwise":
+            raise ValueError(f"claim {claim.id}: a {claim.compare} comparison has no judge")
+        return "pairwise"
+    return "scale" if claim.scale is not None else "binary"
+
+
+def group_key(claim: JudgeClaim | CompareClaim) -> tuple[str, VerdictKind, str]:
+    """Claims that can share one ``group: case`` request have equal keys.
+
+    One request has one tool (so one verdict kind) and one judged field.
+    """
+    return (claim.judge or "", verdict_kind(claim), claim.field)
+
+
+def min_cacheable_tokens(model: str) -> int:
+    """The smallest prefix, in tokens, the provider caches for ``model``."""
+    return next(
+        (n for part, n in MIN_CACHEABLE_TOKENS if part in model), DEFAULT_MIN_CACHEABLE_TOKENS
+    )
+
+
+def estimated_tokens(text: str) -> int:
+    """A rough token count (``CHARS_PER_TOKEN`` characters each)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def worth_caching(static: str, tool: ToolSpec, model: str) -> bool:
+    """Whether the prefix (tool definition and static part) reaches the cache minimum."""
+    prefix = static + json.dumps(tool.input_schema) + tool.description
+    return estimated_tokens(prefix) >= min_cacheable_tokens(model)
+
+
+def as_text(value: Any) -> str:
+    """A case value as the judge reads it: strings as they are, others as pretty JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def render_request(
+    *,
+    spec: JudgeSpec,
+    template: Template,
+    kind: VerdictKind,
+    claims: Sequence[JudgeClaim | CompareClaim],
+    case: Mapping[str, Any],
+    outputs: tuple[Any, ...] | None = None,
+    custom_id: str,
+) -> JudgeRequest:
+    """Renders the request that asks ``spec``'s judge about ``claims`` on one case.
+
+    Args:
+        spec: The judge.
+        template: Its template for ``kind`` (``load_template``).
+        kind: The verdict kind; every claim must ask for it.
+        claims: One claim (``group: claim``) or several of one judge, kind and field
+            (``group: case``; see ``group_key``). A pairwise request has one claim.
+        case: The case; its ``input`` and each claim's ``field`` are read from it.
+        outputs: For pairwise, the two outputs in the order shown (Response 1, then
+            Response 2); when omitted, the claim's ``outputs`` paths are read from the case.
+        custom_id: The request's id within the run.
+
+    Raises:
+        MissingFieldError: The judged field is absent from the case.
+        ValueError: The claims cannot share a request, or the template or sampling does
+            not fit (the contract lint reports these before any run).
+    """
+    _check_claims(spec, template, kind, claims)
+    data = _data(kind, claims, case, outputs)
+    texts = {name: as_text(value) for name, value in data.items()}
+    values = {"assertions": _assertions(kind, claims), "scale": _scales(claims)}
+    nonce = _fresh_nonce([*texts.values(), *values.values(), template.dynamic])
+    values["nonce"] = nonce
+    for name, tag in DATA_TAGS.items():
+        text = texts.get(name, "")
+        values[name] = f"<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>"
+    user = fill(template.dynamic, values)
+    tool = verdict_tool(kind)
+    system = (SystemBlock(template.static, cache=worth_caching(template.static, tool, spec.model)),)
+    sampling = sent_sampling(spec.provider, spec.sampling)
+    sampling_sha = sampling_sha_of(sampling)
+    key = cache_key(
+        provider=spec.provider,
+        model=spec.model,
+        base_url=spec.base_url,
+        prompt_sha=template.sha,
+        sampling_sha=sampling_sha,
+        verdict=kind,
+        system=system,
+        user=user,
+        nonce=nonce,
+        tool=tool,
+        data=data,
+    )
+    return JudgeRequest(
+        provider=spec.provider,
+        model=spec.model,
+        system=system,
+        user=user,
+        tool=tool,
+        sampling=sampling,
+        verdict=kind,
+        prompt_sha=template.sha,
+        sampling_sha=sampling_sha,
+        custom_id=custom_id,
+        base_url=spec.base_url,
+        cache_key=key,
+        nonce=nonce,
+    )
+
+
+def _check_claims(
+    spec: JudgeSpec,
+    template: Template,
+    kind: VerdictKind,
+    claims: Sequence[JudgeClaim | CompareClaim],
+) -> None:
+    if not claims:
+        raise ValueError("a judge request needs at least one claim")
+    ids = ", ".join(c.id for c in claims)
+    if len(claims) > 1 and (spec.group == "claim" or kind == "pairwise"):
+        raise ValueError(f"claims {ids} cannot share one request (group: {spec.group}, {kind})")
+    keys = {group_key(c) for c in claims}
+    if len(keys) > 1 or next(iter(keys))[1] != kind:
+        raise ValueError(f"claims {ids} do not all ask one judge for a {kind} verdict on one field")
+    problems = validate_template(template.text, kind)
+    if problems:
+        raise ValueError(f"judge template {template.source}: " + "; ".join(problems))
+
+
+def _data(
+    kind: VerdictKind,
+    claims: Sequence[JudgeClaim | CompareClaim],
+    case: Mapping[str, Any],
+    outputs: tuple[Any, ...] | None,
+) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if "input" in case:
+        data["input"] = case["input"]
+    claim = claims[0]
+    if kind != "pairwise":
+        data["output"] = _field(claim.field, case)
+        return data
+    if outputs is None and isinstance(claim, CompareClaim) and claim.outputs:
+        outputs = tuple(_field(path, case) for path in claim.outputs)
+    if outputs is None or len(outputs) != 2:
+        raise ValueError(f"claim {claim.id}: a pairwise request compares exactly two outputs")
+    data["output_1"], data["output_2"] = outputs
+    return data
+
+
+def _field(path: str, case: Mapping[str, Any]) -> Any:
+    compiled = compile_path(path)
+    if compiled.has_wildcard:
+        found = [value for _, value in compiled.find(case)]
+        if not found:
+            raise MissingFieldError(path)
+        return found
+    value = compiled.get(case)
+    if value is MISSING:
+        raise MissingFieldError(path)
+    return value
+
+
+def _fresh_nonce(texts: Sequence[str]) -> str:
+    # 64 random bits make a collision with the data astronomically unlikely; checking
+    # makes it impossible, which the masked cache key relies on.
+    while True:
+        nonce = secrets.token_hex(8)
+        if not any(nonce in text for text in texts):
+            return nonce
+
+
+def _assertions(kind: VerdictKind, claims: Sequence[JudgeClaim | CompareClaim]) -> str:
+    entries: list[dict[str, Any]] = []
+    for claim in claims:
+        entry: dict[str, Any] = {"id": claim.id, "instruction": claim.instruction}
+        if kind != "pairwise" and isinstance(claim, JudgeClaim):
+            entry["criteria"] = list(claim.criteria)
+        entries.append(entry)
+    return json.dumps(entries, indent=2, ensure_ascii=False)
+
+
+def _scales(claims: Sequence[JudgeClaim | CompareClaim]) -> str:
+    # The pass mark (pass_at) is left out on purpose: the judge places the output on
+    # the scale, and knowing where the line is would pull scores towards it.
+    blocks = [_scale_text(c.id, c.scale) for c in claims if isinstance(c, JudgeClaim) and c.scale]
+    return "\n\n".join(blocks)
+
+
+def _scale_text(claim_id: str, scale: Scale) -> str:
+    lines = [f"{claim_id}: an integer from {scale.min} to {scale.max}"]
+    lines += [f"  {score}: {scale.anchors[score]}" for score in sorted(scale.anchors)]
+    return "\n".join(lines)

@@ -1,0 +1,202 @@
+"""Judge prompt templates: a static part that can be prompt-cached, then a dynamic part.
+
+A template is a text file. Everything before the line ``<!-- dynamic -->`` is the
+static part (role, instructions, answer format): it is identical for every request,
+goes into the system prompt and can be cached by the provider. Everything after it is
+the dynamic part, sent as the user message, with placeholders:
+
+- ``{{nonce}}``: the random nonce of this request; must come before any data.
+- ``{{input}}``, ``{{output}}``, ``{{output_1}}``, ``{{output_2}}``: untrusted data,
+  each replaced by a block delimited by tags that carry the nonce.
+- ``{{assertions}}``: the claims to judge (ids, instructions, criteria) as JSON.
+- ``{{scale}}``: the score scale of each claim and its anchors (empty for pass/fail).
+
+Built-in templates ship in ``verifier/judge/templates/``; a contract's own template
+(``prompt:`` relative to the contract) follows the same syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+from verifier.contract.models import JudgeSpec
+from verifier.errors import VerifierError
+from verifier.judge.triple import prompt_sha_of
+from verifier.judge.types import VerdictKind
+
+DYNAMIC_MARKER: Final = "<!-- dynamic -->"
+PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2", "assertions", "scale", "nonce")
+DATA_PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2")
+BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
+    "binary": "assertions.md",
+    "scale": "likert.md",
+    "pairwise": "pairwise.md",
+}
+
+# Placeholders each kind needs, and the ones that have no value for it.
+_REQUIRED: Final[dict[VerdictKind, tuple[str, ...]]] = {
+    "binary": ("output",),
+    "scale": ("output", "scale"),
+    "pairwise": ("output_1", "output_2"),
+}
+_UNAVAILABLE: Final[dict[VerdictKind, tuple[str, ...]]] = {
+    "binary": ("output_1", "output_2"),
+    "scale": ("output_1", "output_2"),
+    "pairwise": ("output",),
+}
+
+# Anything written like a placeholder; known names are checked separately so a typo
+# (``{{ouput}}``, ``{{ output }}``) is reported instead of being sent verbatim.
+_ANY_PLACEHOLDER = re.compile(r"\{\{([^{}]*)\}\}")
+_PLACEHOLDER = re.compile(r"\{\{(" + "|".join(PLACEHOLDERS) + r")\}\}")
+
+
+class TemplateError(VerifierError):
+    """A judge prompt template that cannot be used; carries every problem found."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"judge template {source}: " + "; ".join(problems))
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A validated judge prompt template.
+
+    Attributes:
+        source: Where it came from (``builtin:assertions.md`` or the contract's path).
+        text: The whole template.
+        sha: SHA-256 of the template bytes as committed: the triple's ``prompt_sha``.
+        static: The part before the marker (system prompt, cacheable).
+        dynamic: The part after the marker (user message, with placeholders).
+    """
+
+    source: str
+    text: str
+    sha: str
+    static: str
+    dynamic: str
+
+
+def _split(text: str) -> tuple[str, str] | int:
+    lines = text.splitlines(keepends=True)
+    marks = [i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER]
+    if len(marks) != 1:
+        return len(marks)
+    i = marks[0]
+    return "".join(lines[:i]).strip(), "".join(lines[i + 1 :]).strip()
+
+
+def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
+    """Every problem of a template's text, one line each (empty when usable).
+
+    Args:
+        text: The template.
+        kind: When given, also check the placeholders this kind of verdict needs.
+    """
+    problems = [
+        f"unknown placeholder '{{{{{name}}}}}'; placeholders are written "
+        f"{{{{name}}}} with a name among {', '.join(PLACEHOLDERS)}"
+        for name in dict.fromkeys(_ANY_PLACEHOLDER.findall(text))
+        if name not in PLACEHOLDERS
+    ]
+    split = _split(text)
+    if isinstance(split, int):
+        where = "no" if split == 0 else f"{split}"
+        problems.append(
+            f"{where} '{DYNAMIC_MARKER}' lines; exactly one must separate the static "
+            "instructions from the dynamic part"
+        )
+        return problems
+    static, dynamic = split
+    if not static:
+        problems.append(f"the static part before '{DYNAMIC_MARKER}' is empty")
+    problems.extend(
+        f"placeholder '{{{{{name}}}}}' in the static part; the part before "
+        f"'{DYNAMIC_MARKER}' must be the same for every request"
+        for name in dict.fromkeys(_PLACEHOLDER.findall(static))
+    )
+    used = [m.group(1) for m in _PLACEHOLDER.finditer(dynamic)]
+    if "assertions" not in used:
+        problems.append("the dynamic part lacks '{{assertions}}' (the claims to judge)")
+    data_at = [i for i, name in enumerate(used) if name in DATA_PLACEHOLDERS]
+    if "nonce" not in used:
+        problems.append("the dynamic part lacks '{{nonce}}', which tells the judge the data tags")
+    elif data_at and used.index("nonce") > data_at[0]:
+        problems.append("'{{nonce}}' must come before the first data placeholder")
+    if kind is not None:
+        problems.extend(
+            f"a {kind} judge needs '{{{{{name}}}}}' in the dynamic part"
+            for name in _REQUIRED[kind]
+            if name not in used
+        )
+        problems.extend(
+            f"'{{{{{name}}}}}' has no value for a {kind} judge"
+            for name in _UNAVAILABLE[kind]
+            if name in used
+        )
+    return problems
+
+
+def parse_template(data: bytes, *, source: str, kind: VerdictKind | None = None) -> Template:
+    """Validates template bytes and splits them into static and dynamic parts.
+
+    Raises:
+        TemplateError: The bytes are not UTF-8 or the template has problems.
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TemplateError(
+            source, [f"not UTF-8 text ({exc.reason} at byte {exc.start})"]
+        ) from None
+    problems = validate_template(text, kind)
+    split = _split(text)
+    if problems or isinstance(split, int):
+        raise TemplateError(source, problems)
+    static, dynamic = split
+    return Template(
+        source=source, text=text, sha=prompt_sha_of(data), static=static, dynamic=dynamic
+    )
+
+
+def builtin_template_bytes(kind: VerdictKind) -> bytes:
+    """The bytes of the built-in template for ``kind``, read from the installed package."""
+    return (
+        resources.files("verifier.judge")
+        .joinpath("templates", BUILTIN_TEMPLATES[kind])
+        .read_bytes()
+    )
+
+
+def load_template(spec: JudgeSpec, base_dir: Path, kind: VerdictKind) -> Template:
+    """The template a judge uses for one kind of verdict.
+
+    Args:
+        spec: The judge; ``spec.prompt`` names its own template, else the built-in one.
+        base_dir: The directory of the contract file (``prompt`` is relative to it).
+        kind: The verdict kind, which picks the built-in template and the placeholders
+            a custom one must have.
+
+    Raises:
+        TemplateError: The file cannot be read or the template has problems.
+    """
+    if spec.prompt is None:
+        name = BUILTIN_TEMPLATES[kind]
+        return parse_template(builtin_template_bytes(kind), source=f"builtin:{name}", kind=kind)
+    path = base_dir / spec.prompt
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TemplateError(spec.prompt, [f"cannot read {path}: {exc.strerror}"]) from None
+    return parse_template(data, source=spec.prompt, kind=kind)
+
+
+def fill(dynamic: str, values: dict[str, str]) -> str:
+    """Replaces every placeholder in one pass, so substituted text is never re-read."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), ""), dynamic)

@@ -1,0 +1,126 @@
+"""The stability triple every judge result carries: who judged, with which prompt, how.
+
+A judge verdict can only be reproduced, compared across runs or trusted in an audit
+when three things are pinned: the model the API says it served (``model_id``), the
+prompt template as committed (``prompt_sha``) and every generation parameter sent
+(``sampling_sha``). A result missing any of them is an error, never a pass or fail;
+``missing_parts`` is the one check both the runner and ``verifier audit`` apply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from verifier.canonical import params_sha256, sha256_hex
+
+TRIPLE_PARTS: Final = ("model_id", "prompt_sha", "sampling_sha")
+VENDOR_MANAGED_PREFIX: Final = "vendor-managed:"
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+# vendor-managed:<vendor>:<endpoint>; the endpoint may itself contain colons or slashes
+# (``vendor-managed:openai:/v1/evals``) but never whitespace.
+_VENDOR_MANAGED = re.compile(r"vendor-managed:[a-z0-9][a-z0-9_.-]*:\S+")
+
+
+def is_sha256_hex(value: str) -> bool:
+    """Whether ``value`` is a lower-case hex SHA-256 digest."""
+    return _SHA256_HEX.fullmatch(value) is not None
+
+
+def is_valid_prompt_sha(value: str) -> bool:
+    """Whether ``value`` is a template digest or a ``vendor-managed:<vendor>:<endpoint>``."""
+    return is_sha256_hex(value) or _VENDOR_MANAGED.fullmatch(value) is not None
+
+
+def prompt_sha_of(template_bytes: bytes) -> str:
+    """The ``prompt_sha`` of a template: SHA-256 of its bytes as committed (not rendered)."""
+    return sha256_hex(template_bytes)
+
+
+def sampling_sha_of(sent_params: Mapping[str, Any]) -> str:
+    """The ``sampling_sha`` of the generation parameters actually sent.
+
+    Canonical JSON with numbers normalised, so ``0`` and ``0.0`` hash the same.
+    """
+    return params_sha256(dict(sent_params))
+
+
+class StabilityTriple(BaseModel):
+    """Who judged, with which prompt template and which sampling parameters.
+
+    Attributes:
+        model_id: The model the API reported serving (not the requested alias).
+        prompt_sha: SHA-256 hex of the template bytes, or ``vendor-managed:<vendor>:<endpoint>``.
+        sampling_sha: SHA-256 hex of canonical JSON of the parameters sent.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model_id: str = Field(min_length=1)
+    prompt_sha: str
+    sampling_sha: str
+
+    @field_validator("model_id")
+    @classmethod
+    def _model_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("model_id must not be blank")
+        return value
+
+    @field_validator("prompt_sha")
+    @classmethod
+    def _prompt_sha_form(cls, value: str) -> str:
+        if not is_valid_prompt_sha(value):
+            raise ValueError(
+                "prompt_sha must be a sha256 hex digest or "
+                f"'{VENDOR_MANAGED_PREFIX}<vendor>:<endpoint>'"
+            )
+        return value
+
+    @field_validator("sampling_sha")
+    @classmethod
+    def _sampling_sha_form(cls, value: str) -> str:
+        if not is_sha256_hex(value):
+            raise ValueError("sampling_sha must be a sha256 hex digest")
+        return value
+
+    def as_dict(self) -> dict[str, str]:
+        """The triple as stored in a gap row's evidence under ``judge``."""
+        return {
+            "model_id": self.model_id,
+            "prompt_sha": self.prompt_sha,
+            "sampling_sha": self.sampling_sha,
+        }
+
+
+def missing_parts(triple: Mapping[str, Any] | None) -> list[str]:
+    """Names of the triple's parts that are absent, empty, blank or not strings.
+
+    ``None`` (no triple at all) is missing every part. An empty list means the triple
+    is complete; whether each part is well formed is ``triple_problems``' business.
+    """
+    if triple is None:
+        return list(TRIPLE_PARTS)
+    missing: list[str] = []
+    for part in TRIPLE_PARTS:
+        value = triple.get(part)
+        if not isinstance(value, str) or not value.strip():
+            missing.append(part)
+    return missing
+
+
+def triple_problems(triple: Mapping[str, Any] | None) -> list[str]:
+    """Every reason a stored triple cannot back a pass or fail, one line each."""
+    missing = missing_parts(triple)
+    if triple is None or missing:
+        return [f"judge triple is missing {', '.join(missing)}"]
+    problems: list[str] = []
+    if not is_valid_prompt_sha(triple["prompt_sha"]):
+        problems.append("judge triple prompt_sha is neither a sha256 digest nor vendor-managed")
+    if not is_sha256_hex(triple["sampling_sha"]):
+        problems.append("judge triple sampling_sha is not a sha256 digest")
+    return problems
