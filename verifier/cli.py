@@ -110,6 +110,46 @@ def _count_lines(path: Path) -> int | None:
 @click.option(
     "--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True
 )
+@click.option(
+    "--judges",
+    "judge_mode",
+    type=click.Choice(["live", "replay", "record"]),
+    default=None,
+    help="live: cache, then call; replay: recorded verdicts only; record: call and record. "
+    "[default: live when the judges' API key is set, else replay]",
+)
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Recorded judge verdicts (JSONL).  [default: NAME.recordings.jsonl beside the contract]",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 512),
+    default=8,
+    show_default=True,
+    help="Judge calls in flight.",
+)
+@click.option(
+    "--rpm",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Judge requests per minute.",
+)
+@click.option(
+    "--tpm",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Judge input tokens per minute.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120.0,
+    show_default=True,
+    help="Seconds per judge call.",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -118,15 +158,22 @@ def run(
     out: Path | None,
     threshold: float | None,
     chunk_size: int,
+    judge_mode: str | None,
+    recordings: Path | None,
+    concurrency: int,
+    rpm: float | None,
+    tpm: float | None,
+    timeout: float,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row."""
     from verifier.cases import read_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
+    from verifier.judge.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
-    from verifier.runner import Runner, RunOptions, run_sync
+    from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
     loaded, diagnostics = check_contract(contract)
     for diagnostic in diagnostics:
@@ -145,15 +192,27 @@ def run(
         with open_store(target) as gap_store:
             progress = ProgressReporter()
             total = _count_lines(cases_path) if progress.enabled else None
+            run_id = new_run_id()
+            limits = CallLimits(
+                concurrency=concurrency,
+                requests_per_minute=rpm,
+                tokens_per_minute=tpm,
+                timeout=timeout,
+            )
+            phase, mode = _judge_phase(loaded, judge_mode, recordings, target, limits, run_id)
+            if phase is not None:
+                progress.set_status(phase.status)
             runner = Runner(
                 loaded,
                 gap_store,
                 sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
                 progress=progress,
+                model_phase=phase,
                 options=RunOptions(
                     threshold=threshold,
                     chunk_size=chunk_size,
-                    options_record={"cases": str(cases_path), "format": fmt},
+                    run_id=run_id,
+                    options_record={"cases": str(cases_path), "format": fmt, "judges": mode},
                 ),
             )
             try:
@@ -177,6 +236,38 @@ def run(
         err=True,
     )
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+def _judge_phase(
+    loaded: Any,
+    judge_mode: str | None,
+    recordings: Path | None,
+    target: str,
+    limits: Any,
+    run_id: str,
+) -> tuple[Any, str | None]:
+    """The run's judge phase (``None`` when the contract has no judge claims) and its mode."""
+    from verifier.judge.setup import default_mode, default_recordings, judges_used, make_judge_phase
+
+    if not judges_used(loaded):
+        return None, None
+    mode, why = (judge_mode, None) if judge_mode else default_mode(loaded)
+    if why:
+        click.echo(f"note: {why} (pass --judges live to call them)", err=True)
+    if recordings is None:
+        sibling = default_recordings(loaded.path)
+        recordings = sibling if sibling.exists() or mode == "record" else None
+    sqlite_file = "://" not in target or target.startswith("sqlite:")
+    store_path = target.removeprefix("sqlite:///") if sqlite_file else None
+    phase = make_judge_phase(
+        loaded,
+        mode=mode,  # type: ignore[arg-type]
+        store_path=store_path,
+        recordings=recordings,
+        limits=limits,
+        run_id=run_id,
+    )
+    return phase, mode
 
 
 @main.command()

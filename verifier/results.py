@@ -106,6 +106,19 @@ class RunSummary:
     claim_lines: dict[str, int] = field(default_factory=dict)
     store: str = ""
     interrupted: bool = False
+    judge_usage: dict[str, int] | None = None
+    """Judge calls made, cached, failed and retried, and tokens used (None: no judges)."""
+
+    def judge_usage_line(self) -> str | None:
+        """One line on what the judges cost, or ``None`` for runs without judges."""
+        u = self.judge_usage
+        if u is None:
+            return None
+        return (
+            f"judge calls: {u['calls']} made, {u['cached']} from cache, {u['failed']} failed; "
+            f"tokens: {u['input_tokens']} in, {u['output_tokens']} out, "
+            f"{u['cache_read_input_tokens']} cache-read"
+        )
 
     @property
     def average_score(self) -> float:

@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -22,6 +22,7 @@ from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.results import CaseResult, ClaimResult, RunSummary
+from verifier.rubric._base import Check
 
 log = get_logger("verifier.runner")
 
@@ -93,20 +94,41 @@ def skip_reason(claim: PlannedClaim, results: Mapping[str, ClaimResult]) -> str 
     return "skipped: waits for " + ", ".join(blocked) + " to pass"
 
 
+class _RubricStep(NamedTuple):
+    """What phase 1 needs of a rubric claim, read once from the plan."""
+
+    claim_id: str
+    check: Check
+    gated: bool
+    planned: PlannedClaim
+
+
+def _rubric_steps(plan: Plan) -> tuple[_RubricStep, ...]:
+    steps = []
+    for planned in plan.rubric:
+        assert planned.check is not None
+        steps.append(_RubricStep(planned.id, planned.check, bool(planned.after), planned))
+    return tuple(steps)
+
+
 def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
     """Phase 1 for one case: every rubric claim, in gate order."""
+    return _check_rubric(_rubric_steps(plan), case)
+
+
+def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict[str, ClaimResult]:
     results: dict[str, ClaimResult] = {}
-    for planned in plan.rubric:
-        reason = skip_reason(planned, results) if planned.claim.after else None
-        if reason is not None:
-            results[planned.id] = ClaimResult(planned.id, "rubric", "skipped", None, reason, {})
-            continue
-        assert planned.check is not None
+    for claim_id, check, gated, planned in steps:
+        if gated:
+            reason = skip_reason(planned, results)
+            if reason is not None:
+                results[claim_id] = ClaimResult(claim_id, "rubric", "skipped", None, reason, {})
+                continue
         try:
-            outcome = planned.check(case)
+            status, reason, evidence, score = check(case)
         except Exception as exc:  # a predicate bug must not lose the other results
-            results[planned.id] = ClaimResult(
-                planned.id,
+            results[claim_id] = ClaimResult(
+                claim_id,
                 "rubric",
                 "error",
                 None,
@@ -115,14 +137,10 @@ def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
                 {},
             )
             continue
-        results[planned.id] = ClaimResult(
-            planned.id,
-            "rubric",
-            outcome.status,
-            outcome.resolved_score,
-            outcome.reason,
-            outcome.evidence,
-        )
+        # Outcome.resolved_score, inlined: this runs once per claim per case.
+        if score is None and status != "error":
+            score = 1.0 if status == "pass" else 0.0
+        results[claim_id] = ClaimResult(claim_id, "rubric", status, score, reason, evidence)
     return results
 
 
@@ -161,14 +179,21 @@ def score_case(
     plan: Plan, results: Mapping[str, ClaimResult], threshold: float
 ) -> tuple[float, bool]:
     """Weighted passes over the weighted total; passing needs the threshold and no error."""
+    weights = tuple(p.weight for p in plan.order)
+    return _score(weights, [results[p.id] for p in plan.order], threshold)
+
+
+def _score(
+    weights: Sequence[float], ordered: Sequence[ClaimResult], threshold: float
+) -> tuple[float, bool]:
     total = passed = 0.0
     has_error = False
-    for planned in plan.order:
-        result = results[planned.id]
-        total += planned.weight
-        if result.status == "pass":
-            passed += planned.weight
-        elif result.status == "error":
+    for weight, result in zip(weights, ordered, strict=True):
+        total += weight
+        status = result.status
+        if status == "pass":
+            passed += weight
+        elif status == "error":
             has_error = True
     score = passed / total if total else 0.0
     # Round away float noise so 0.1 + 0.2 style sums compare sensibly with thresholds.
@@ -207,6 +232,10 @@ class Runner:
         contract = loaded.contract
         self.threshold = options.threshold if options.threshold is not None else contract.threshold
         self.run_id = options.run_id or new_run_id()
+        # Read once from the plan: the chunk loop uses them for every case.
+        self._steps = _rubric_steps(self.plan)
+        self._order = tuple(p.id for p in self.plan.order)
+        self._weights = tuple(p.weight for p in self.plan.order)
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
@@ -245,8 +274,14 @@ class Runner:
         finally:
             summary.finished_at = _now()
             summary.interrupted = status != "finished"
+            stats = getattr(self.model_phase, "stats", None)
+            if stats is not None and self.plan.model:
+                summary.judge_usage = stats.as_dict()
             if self.progress:
                 self.progress.close()
+            close = getattr(self.model_phase, "aclose", None)
+            if close is not None:
+                await close()
             self.store.finish_run(
                 self.run_id,
                 status=status,
@@ -266,37 +301,49 @@ class Runner:
 
     async def _run_chunk(self, chunk: list[CaseLine], summary: RunSummary) -> None:
         plan = self.plan
+        steps = self._steps
         usable = [line for line in chunk if line.case is not None]
-        rubric = [check_rubric(plan, line.case) for line in usable if line.case is not None]
-        model = (
-            await self.model_phase.evaluate(usable, rubric) if plan.model else [{} for _ in usable]
-        )
-        merged_by_line: dict[int, dict[str, ClaimResult]] = {
-            line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
-        }
+        rubric = [_check_rubric(steps, line.case) for line in usable if line.case is not None]
+        results_by_line: dict[int, dict[str, ClaimResult]]
+        if plan.model:
+            model = await self.model_phase.evaluate(usable, rubric)
+            results_by_line = {
+                line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
+            }
+        else:
+            results_by_line = {line.line: r for line, r in zip(usable, rubric, strict=True)}
+        order = self._order
+        weights = self._weights
+        threshold = self.threshold
+        run_id = self.run_id
         recorded_at = _now()
-        contract = self.loaded.contract
+        contract_id = self.loaded.contract.contract
+        contract_version = self.loaded.contract.version
+        contract_sha256 = self.loaded.sha256
         drafts: list[dict[str, Any]] = []
+        add_draft = drafts.append
         cases: list[CaseResult] = []
         for line in chunk:
-            results = merged_by_line.get(line.line) or _line_error_results(plan, line)
-            score, ok = score_case(plan, results, self.threshold)
-            ordered = tuple(results[p.id] for p in plan.order)
-            cases.append(CaseResult(line.case_id, line.line, ordered, score, ok))
+            results = results_by_line.get(line.line) or _line_error_results(plan, line)
+            ordered = tuple([results[claim_id] for claim_id in order])
+            score, ok = _score(weights, ordered, threshold)
+            case_id = line.case_id
+            cases.append(CaseResult(case_id, line.line, ordered, score, ok))
+            # Run ids are unique per store and a run checks each claim once per case
+            # line, so the row id needs no random part, and it tells an auditor where
+            # the row came from.
+            row_prefix = f"{run_id}:{line.line}:"
             for result in ordered:
-                drafts.append(
+                add_draft(
                     {
                         "schema": ROW_SCHEMA,
-                        # Run ids are unique per store and a run checks each claim once
-                        # per case line, so this is unique without a random part, and it
-                        # tells an auditor where the row came from.
-                        "row_id": f"{self.run_id}:{line.line}:{result.claim_id}",
-                        "run_id": self.run_id,
+                        "row_id": row_prefix + result.claim_id,
+                        "run_id": run_id,
                         "recorded_at": recorded_at,
-                        "contract_id": contract.contract,
-                        "contract_version": contract.version,
-                        "contract_sha256": self.loaded.sha256,
-                        "case_id": line.case_id,
+                        "contract_id": contract_id,
+                        "contract_version": contract_version,
+                        "contract_sha256": contract_sha256,
+                        "case_id": case_id,
                         "claim_id": result.claim_id,
                         "kind": result.kind,
                         "status": result.status,
@@ -306,9 +353,11 @@ class Runner:
                     }
                 )
         self.store.append(drafts)
+        sinks = self.sinks
+        add_case = summary.add_case
         for case in cases:
-            summary.add_case(case)
-            for sink in self.sinks:
+            add_case(case)
+            for sink in sinks:
                 sink.add_case(case)
         if self.progress:
             self.progress.advance(len(chunk))
@@ -322,6 +371,7 @@ def _summary_record(summary: RunSummary) -> dict[str, Any]:
         "average_score": round(summary.average_score, 6),
         "threshold": summary.threshold,
         "assertion_breakdown": {k: v.as_dict() for k, v in summary.breakdown.items()},
+        "usage": summary.judge_usage,
     }
 
 

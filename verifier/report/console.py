@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO, TextIO
 
 from rich.console import Console
@@ -17,7 +18,9 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
@@ -100,6 +103,9 @@ def _summary_panel(summary: RunSummary) -> Panel:
     text.append(f" · average score {summary.average_score:.3f} · run {summary.run_id}")
     if summary.interrupted:
         text.append("\ninterrupted: totals cover the cases that finished", style="yellow")
+    usage = summary.judge_usage_line()
+    if usage:
+        text.append(f"\n{usage}", style="dim")
     if summary.store:
         text.append(f"\nresults stored in {summary.store}", style="dim")
     title = Text(f"verifier · {summary.contract_id} v{summary.contract_version}")
@@ -176,6 +182,11 @@ class ProgressReporter:
         self._timer: threading.Timer | None = None
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self._status: Callable[[], str] | None = None
+
+    def set_status(self, status: Callable[[], str]) -> None:
+        """Shows ``status()`` beside the bar, re-read at every refresh (judge counters)."""
+        self._status = status
 
     @property
     def shown(self) -> bool:
@@ -225,6 +236,7 @@ class ProgressReporter:
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
+                *([_StatusColumn(self._status)] if self._status else []),
                 console=Console(file=self._stream),
                 transient=True,
                 # stdout may carry a report piped elsewhere: never pull it into
@@ -235,6 +247,17 @@ class ProgressReporter:
             self._task = progress.add_task("cases", total=self._total, completed=self._done)
             progress.start()
             self._progress = progress
+
+
+class _StatusColumn(ProgressColumn):
+    """Text from a callable, evaluated at render time so it stays current mid-chunk."""
+
+    def __init__(self, status: Callable[[], str]) -> None:
+        super().__init__()
+        self._status = status
+
+    def render(self, task: Task) -> Text:
+        return Text(self._status(), style="dim")
 
 
 def _interactive(stream: TextIO) -> bool:

@@ -94,7 +94,7 @@ def result_json(result: ClaimResult) -> dict[str, Any]:
 
 
 def _head_json(summary: RunSummary) -> dict[str, Any]:
-    return {
+    head = {
         "run_id": summary.run_id,
         "contract": {
             "id": summary.contract_id,
@@ -109,6 +109,11 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
             claim_id: tally.as_dict() for claim_id, tally in summary.breakdown.items()
         },
     }
+    if summary.judge_usage is not None:
+        # Runs with judge claims add what the judges cost; runs without keep the
+        # documented shape exactly.
+        head["usage"] = summary.judge_usage
+    return head
 
 
 def _round(value: float | None) -> float | None:

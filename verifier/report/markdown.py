@@ -40,6 +40,9 @@ class MarkdownReportWriter:
     def finish(self, summary: RunSummary) -> None:
         """Writes the heading, totals, breakdown table and failing cases."""
         lines = [*_heading(summary), "", *_breakdown(summary.breakdown)]
+        usage = summary.judge_usage_line()
+        if usage:
+            lines += ["", usage]
         if self._failures.total:
             lines += ["", *_failing_cases(self._failures)]
         self._out.write("\n".join(lines) + "\n")

@@ -1,0 +1,224 @@
+"""The judge cache: a verdict already obtained for the same work is never paid for twice.
+
+The key is ``JudgeRequest.cache_key``; its parts, and what is left out of it and why,
+are listed in one place: ``verifier.judge.cache_key`` (``CACHE_KEY_PARTS`` and
+``EXCLUDED_FROM_CACHE_KEY``). With ``samples: N`` each sample has its own key (the
+sample index is mixed in), so N samples are N calls and a rerun replays all N.
+
+Entries live in the gap store's file, beside the rows they back, and in optional
+*recordings* (a JSONL file of entries) that can be committed so CI replays verdicts
+offline. A cached reply keeps the triple of the call that produced it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from verifier.errors import VerifierError
+from verifier.judge.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
+from verifier.judge.types import JudgeReply, JudgeRequest, Usage
+
+__all__ = [
+    "CACHE_KEY_PARTS",
+    "EXCLUDED_FROM_CACHE_KEY",
+    "CachedReply",
+    "LayeredCache",
+    "Recordings",
+    "SqliteJudgeCache",
+]
+
+
+
+@dataclass(frozen=True, slots=True)
+class CachedReply:
+    """A reply stored under a cache key, with the triple of the call that made it."""
+
+    key: str
+    provider: str
+    model: str
+    prompt_sha: str
+    sampling_sha: str
+    reply: JudgeReply
+    recorded_at: str
+    recorded_run: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "provider": self.provider,
+            "model": self.model,
+            "prompt_sha": self.prompt_sha,
+            "sampling_sha": self.sampling_sha,
+            "recorded_at": self.recorded_at,
+            "recorded_run": self.recorded_run,
+            "reply": reply_to_json(self.reply),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CachedReply:
+        return cls(
+            key=str(data["key"]),
+            provider=str(data["provider"]),
+            model=str(data["model"]),
+            prompt_sha=str(data["prompt_sha"]),
+            sampling_sha=str(data["sampling_sha"]),
+            reply=reply_from_json(data["reply"]),
+            recorded_at=str(data.get("recorded_at", "")),
+            recorded_run=str(data.get("recorded_run", "")),
+        )
+
+
+def reply_to_json(reply: JudgeReply) -> dict[str, Any]:
+    return {
+        "served_model": reply.served_model,
+        "stop_reason": reply.stop_reason,
+        "tool_input": reply.tool_input,
+        "text": reply.text,
+        "usage": reply.usage.as_dict(),
+        "response_id": reply.response_id,
+        "latency_ms": reply.latency_ms,
+        "raw": reply.raw,
+    }
+
+
+def reply_from_json(data: dict[str, Any]) -> JudgeReply:
+    usage = data.get("usage") or {}
+    return JudgeReply(
+        served_model=data.get("served_model"),
+        stop_reason=data.get("stop_reason"),
+        tool_input=data.get("tool_input"),
+        text=str(data.get("text") or ""),
+        usage=Usage(**{k: int(v) for k, v in usage.items() if k in Usage.__slots__}),
+        response_id=data.get("response_id"),
+        latency_ms=float(data.get("latency_ms") or 0.0),
+        raw=data.get("raw") or {},
+    )
+
+
+def entry_for(request: JudgeRequest, reply: JudgeReply, run_id: str) -> CachedReply:
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return CachedReply(
+        request.cache_key,
+        request.provider,
+        request.model,
+        request.prompt_sha,
+        request.sampling_sha,
+        reply,
+        now,
+        run_id,
+    )
+
+
+class CacheError(VerifierError):
+    """A cache or recordings file that cannot be used."""
+
+
+class SqliteJudgeCache:
+    """Cache entries in a table of the SQLite gap-store file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._lock = threading.Lock()
+        try:
+            self._conn = sqlite3.connect(
+                str(path), timeout=30, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS judge_cache (key TEXT PRIMARY KEY,"
+                " provider TEXT NOT NULL, model TEXT NOT NULL,"
+                " prompt_sha TEXT NOT NULL, sampling_sha TEXT NOT NULL,"
+                " entry TEXT NOT NULL)"
+            )
+        except sqlite3.Error as exc:
+            raise CacheError(f"{path}: cannot open the judge cache: {exc}") from None
+
+    def get(self, key: str) -> CachedReply | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT entry FROM judge_cache WHERE key = ?", (key,)
+            ).fetchone()
+        return CachedReply.from_json(orjson.loads(row[0])) if row else None
+
+    def put(self, entry: CachedReply) -> None:
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO judge_cache"
+                " (key, provider, model, prompt_sha, sampling_sha, entry)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    entry.key,
+                    entry.provider,
+                    entry.model,
+                    entry.prompt_sha,
+                    entry.sampling_sha,
+                    orjson.dumps(entry.as_json()).decode(),
+                ),
+            )
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class Recordings:
+    """Cache entries in a JSONL file (one ``CachedReply`` per line), for committing.
+
+    Loaded whole: recordings hold one line per judge call of a suite, not per row.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries: dict[str, CachedReply] = {}
+        if path.exists():
+            self._entries = dict(_read_recordings(path))
+
+    def get(self, key: str) -> CachedReply | None:
+        return self._entries.get(key)
+
+    def put(self, entry: CachedReply) -> None:
+        self._entries[entry.key] = entry
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("ab") as handle:
+            handle.write(orjson.dumps(entry.as_json(), option=orjson.OPT_SORT_KEYS) + b"\n")
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                entry = CachedReply.from_json(orjson.loads(raw))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise CacheError(f"{path}:{number}: not a recorded judge reply ({exc})") from None
+            yield entry.key, entry
+
+
+class LayeredCache:
+    """Reads recordings first, then the store's cache; writes to both where present."""
+
+    def __init__(self, store_cache: SqliteJudgeCache | None, recordings: Recordings | None) -> None:
+        self.store_cache = store_cache
+        self.recordings = recordings
+
+    def get(self, key: str) -> CachedReply | None:
+        if self.recordings is not None:
+            hit = self.recordings.get(key)
+            if hit is not None:
+                return hit
+        return self.store_cache.get(key) if self.store_cache is not None else None
+
+    def put(self, entry: CachedReply) -> None:
+        if self.store_cache is not None:
+            self.store_cache.put(entry)
+        if self.recordings is not None:
+            self.recordings.put(entry)

@@ -1,0 +1,77 @@
+"""Limits on judge calls: concurrency, requests and tokens per minute, retry budget.
+
+The SDK already retries a failed call a few times with backoff (honouring
+``retry-after``). Beyond that, a run keeps its own budget of extra attempts so a
+provider outage ends the run with error rows in minutes instead of retrying every
+call of a large suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from aiolimiter import AsyncLimiter
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    """How hard a run may press on a provider.
+
+    Attributes:
+        concurrency: Calls in flight at once.
+        requests_per_minute: Calls started per minute (``None``: unlimited).
+        tokens_per_minute: Estimated input tokens sent per minute (``None``: unlimited).
+        timeout: Seconds one call may take before it counts as failed.
+        retries: Extra attempts per call after the SDK's own retries.
+        retry_budget: Extra attempts the whole run may spend.
+        max_wait: Longest ``retry-after`` honoured before giving up on a call.
+    """
+
+    concurrency: int = 8
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    timeout: float = 120.0
+    retries: int = 1
+    retry_budget: int = 100
+    max_wait: float = 120.0
+
+
+class Limiter:
+    """Admits calls under the concurrency, rate and token limits of one run."""
+
+    def __init__(self, limits: CallLimits) -> None:
+        self.limits = limits
+        self._slots = asyncio.Semaphore(limits.concurrency)
+        rpm, tpm = limits.requests_per_minute, limits.tokens_per_minute
+        self._requests = AsyncLimiter(rpm, 60) if rpm else None
+        self._tokens = AsyncLimiter(tpm, 60) if tpm else None
+        self._budget = limits.retry_budget
+
+    async def __aenter__(self) -> Limiter:
+        await self._slots.acquire()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._slots.release()
+
+    async def admit(self, estimated_tokens: int) -> None:
+        """Waits until one more call of about ``estimated_tokens`` fits the rates."""
+        if self._requests is not None:
+            await self._requests.acquire()
+        if self._tokens is not None:
+            # A request larger than a minute's allowance still goes, alone, rather
+            # than waiting forever.
+            await self._tokens.acquire(min(float(estimated_tokens), self._tokens.max_rate))
+
+    def take_retry(self) -> bool:
+        """Spends one retry from the run's budget; ``False`` when it is used up."""
+        if self._budget <= 0:
+            return False
+        self._budget -= 1
+        return True
+
+
+def estimate_tokens(*texts: str) -> int:
+    """A rough input-token estimate (about four characters a token) for rate limiting."""
+    return max(1, sum(len(t) for t in texts) // 4)

@@ -1,0 +1,371 @@
+"""Phase 2 of a run: judge claims, called concurrently within limits, cached, replayable.
+
+For each chunk of cases the phase walks the model-backed claims level by level (a
+claim waits for the claims in its ``after``), groups them into requests (``group:
+case`` puts one judge's claims for one case in one request), and obtains each
+request's verdict from the cache or the provider. Every result carries the stability
+triple of the reply it rests on, or is an error that names the missing part.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from verifier.canonical import sha256_hex
+from verifier.cases import CaseLine
+from verifier.contract.load import LoadedContract
+from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
+from verifier.judge.cache import CachedReply, LayeredCache, entry_for
+from verifier.judge.limits import CallLimits, Limiter, estimate_tokens
+from verifier.judge.majority import combine_samples
+from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
+from verifier.judge.template import Template, load_template
+from verifier.judge.triple import missing_parts
+from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, ProviderError, Usage
+from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
+from verifier.logs import get_logger
+from verifier.plan import Plan, PlannedClaim
+from verifier.results import ClaimResult
+from verifier.runner import skip_reason
+
+JudgeMode = Literal["live", "replay", "record"]
+log = get_logger("verifier.judge")
+
+
+@dataclass(slots=True)
+class JudgeStats:
+    """Counters of a run's judge work (shown by the progress bar and the summary)."""
+
+    calls: int = 0
+    cached: int = 0
+    failed: int = 0
+    retries: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "cached": self.cached,
+            "failed": self.failed,
+            "retries": self.retries,
+            **self.usage.as_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Obtained:
+    """One sample's outcome: a verdict per claim or a problem, with where it came from."""
+
+    verdicts: dict[str, ClaimVerdict] | None
+    problem: str | None
+    request: JudgeRequest
+    reply: JudgeReply | None
+    cached: CachedReply | None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def _levels(claims: Sequence[PlannedClaim]) -> list[list[PlannedClaim]]:
+    """Claims split into waves: each waits only for claims of earlier waves (or rubric)."""
+    ids = {c.id for c in claims}
+    level: dict[str, int] = {}
+    for claim in claims:  # already in gate order
+        deps = [level[g] for g in claim.after if g in ids and g in level]
+        level[claim.id] = 1 + max(deps) if deps else 0
+    waves: list[list[PlannedClaim]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for claim in claims:
+        waves[level[claim.id]].append(claim)
+    return waves
+
+
+class JudgePhase:
+    """Judge and comparative claims for chunks of cases (the runner's phase 2)."""
+
+    def __init__(
+        self,
+        loaded: LoadedContract,
+        plan: Plan,
+        *,
+        providers: Mapping[str, JudgeProvider],
+        cache: LayeredCache | None,
+        mode: JudgeMode = "live",
+        limits: CallLimits | None = None,
+        run_id: str = "",
+    ) -> None:
+        self.contract = loaded.contract
+        self.plan = plan
+        self.providers = providers
+        self.cache = cache
+        self.mode = mode
+        self.limits = limits or CallLimits()
+        self.run_id = run_id
+        self.stats = JudgeStats()
+        self._limiter: Limiter | None = None
+        self._waves = _levels(plan.model)
+        self._templates: dict[tuple[str, str], Template] = {}
+        for planned in plan.model:
+            claim = planned.claim
+            if isinstance(claim, JudgeClaim) or (
+                isinstance(claim, CompareClaim) and claim.compare == "pairwise"
+            ):
+                name = str(claim.judge)
+                kind = verdict_kind(claim)
+                if (name, kind) not in self._templates:
+                    self._templates[(name, kind)] = load_template(
+                        self.contract.judges[name], loaded.base_dir, kind
+                    )
+
+    async def aclose(self) -> None:
+        """Closes the providers' clients (within the loop that made them)."""
+        for provider in self.providers.values():
+            await provider.aclose()
+
+    def status(self) -> str:
+        """Counters for the progress bar."""
+        s = self.stats
+        tokens = s.usage.input_tokens + s.usage.output_tokens
+        return f"judge calls {s.calls} · cached {s.cached} · failed {s.failed} · tokens {tokens}"
+
+    async def evaluate(
+        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
+    ) -> list[dict[str, ClaimResult]]:
+        if self._limiter is None:  # made inside the running loop
+            self._limiter = Limiter(self.limits)
+        seen = [dict(p) for p in prior]
+        out: list[dict[str, ClaimResult]] = [{} for _ in chunk]
+        for wave in self._waves:
+            jobs: list[tuple[int, list[PlannedClaim]]] = []
+            for index, line in enumerate(chunk):
+                assert line.case is not None
+                for planned in wave:
+                    reason = skip_reason(planned, seen[index])
+                    if reason is not None:
+                        self._put(
+                            seen,
+                            out,
+                            index,
+                            ClaimResult(planned.id, planned.kind, "skipped", None, reason, {}),
+                        )
+                    elif isinstance(planned.claim, CompareClaim):
+                        self._put(seen, out, index, _not_yet(planned))
+                jobs += [(index, group) for group in self._groups(wave, seen[index])]
+            answers = await asyncio.gather(*(self._judge(chunk[i], group) for i, group in jobs))
+            for (index, _), results in zip(jobs, answers, strict=True):
+                for result in results:
+                    self._put(seen, out, index, result)
+        return out
+
+    @staticmethod
+    def _put(
+        seen: list[dict[str, ClaimResult]],
+        out: list[dict[str, ClaimResult]],
+        i: int,
+        r: ClaimResult,
+    ) -> None:
+        seen[i][r.claim_id] = r
+        out[i][r.claim_id] = r
+
+    def _groups(
+        self, wave: Sequence[PlannedClaim], done: Mapping[str, ClaimResult]
+    ) -> list[list[PlannedClaim]]:
+        pending = [p for p in wave if p.id not in done and isinstance(p.claim, JudgeClaim)]
+        groups: dict[Any, list[PlannedClaim]] = {}
+        for planned in pending:
+            spec = self.contract.judges[planned.claim.judge]
+            key = group_key(planned.claim) if spec.group == "case" else planned.id
+            groups.setdefault(key, []).append(planned)
+        return list(groups.values())
+
+    async def _judge(self, line: CaseLine, group: list[PlannedClaim]) -> list[ClaimResult]:
+        claims = [p.claim for p in group]
+        name = str(claims[0].judge)
+        spec = self.contract.judges[name]
+        kind = verdict_kind(claims[0])
+        template = self._templates[(name, kind)]
+        assert line.case is not None
+        samples: list[_Obtained] = []
+        for sample in range(spec.samples):
+            try:
+                request = render_request(
+                    spec=spec,
+                    template=template,
+                    kind=kind,
+                    claims=claims,
+                    case=line.case,
+                    custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
+                )
+            except MissingFieldError as exc:
+                reason = f"field {exc.path} is missing, so the judge was not asked"
+                return [
+                    ClaimResult(p.id, p.kind, "fail", 0.0, reason, {"path": exc.path})
+                    for p in group
+                ]
+            if spec.samples > 1:
+                request = dataclasses.replace(
+                    request, cache_key=sha256_hex(f"{request.cache_key}:sample:{sample}")
+                )
+            samples.append(await self._obtain(request, spec, name, claims, line.case_id))
+        return [self._result(p, spec, name, samples) for p in group]
+
+    async def _obtain(
+        self, request: JudgeRequest, spec: JudgeSpec, name: str, claims: Sequence[Any], case_id: str
+    ) -> _Obtained:
+        if self.cache is not None and self.mode != "record":
+            hit = self.cache.get(request.cache_key)
+            if hit is not None:
+                parsed = parse_verdict(request.verdict, hit.reply, claims)
+                if not isinstance(parsed, VerdictProblem):
+                    self.stats.cached += 1
+                    return _Obtained(
+                        {v.claim_id: v for v in parsed.claims}, None, request, hit.reply, hit
+                    )
+        if self.mode == "replay" or spec.provider == "replay":
+            ids = ", ".join(c.id for c in claims)
+            return _Obtained(
+                None,
+                f"replay: no recorded verdict for claim {ids} on case {case_id}",
+                request,
+                None,
+                None,
+            )
+        provider = self.providers[name]
+        attempts = 0
+        while True:
+            attempts += 1
+            reply, error = await self._call(provider, request)
+            if reply is None:
+                self.stats.failed += 1
+                return _Obtained(None, error, request, None, None)
+            parsed = parse_verdict(request.verdict, reply, claims)
+            if isinstance(parsed, VerdictProblem):
+                if parsed.retry and attempts == 1:
+                    self.stats.retries += 1
+                    continue
+                self.stats.failed += 1
+                return _Obtained(None, parsed.reason, request, reply, None, parsed.raw)
+            if not reply.served_model:
+                self.stats.failed += 1
+                return _Obtained(None, None, request, reply, None)
+            if self.cache is not None:
+                self.cache.put(entry_for(request, reply, self.run_id))
+            return _Obtained({v.claim_id: v for v in parsed.claims}, None, request, reply, None)
+
+    async def _call(
+        self, provider: JudgeProvider, request: JudgeRequest
+    ) -> tuple[JudgeReply | None, str]:
+        assert self._limiter is not None
+        limits = self.limits
+        tokens = estimate_tokens(request.user, *(b.text for b in request.system))
+        attempt = 0
+        while True:
+            async with self._limiter:
+                await self._limiter.admit(tokens)
+                try:
+                    reply = await asyncio.wait_for(
+                        provider.complete(request, timeout=limits.timeout), limits.timeout + 5
+                    )
+                except TimeoutError:
+                    error = ProviderError(
+                        f"judge call timed out after {limits.timeout:g} s", retryable=True
+                    )
+                except ProviderError as exc:
+                    error = exc
+                else:
+                    self.stats.calls += 1
+                    self.stats.usage = self.stats.usage + reply.usage
+                    return reply, ""
+            self.stats.calls += 1
+            can_retry = error.retryable and attempt < limits.retries and self._limiter.take_retry()
+            wait = (
+                error.retry_after if error.retry_after is not None else min(8.0, 0.5 * 2**attempt)
+            )
+            if not can_retry or wait > limits.max_wait:
+                log.warning("judge call failed", error=error.message, custom_id=request.custom_id)
+                return None, f"judge call failed: {error.message}"
+            attempt += 1
+            self.stats.retries += 1
+            await asyncio.sleep(wait * (1 + random.random() * 0.1))
+
+    def _result(
+        self, planned: PlannedClaim, spec: JudgeSpec, name: str, samples: Sequence[_Obtained]
+    ) -> ClaimResult:
+        usable = [s for s in samples if s.verdicts is not None and s.reply and s.reply.served_model]
+        base = usable[0] if usable else samples[0]
+        request, reply = base.request, base.reply
+        triple = {
+            "model_id": (reply.served_model if reply is not None else None) or "",
+            "prompt_sha": request.prompt_sha,
+            "sampling_sha": request.sampling_sha,
+        }
+        evidence: dict[str, Any] = {
+            "judge": triple,
+            "judge_name": name,
+            "requested_model": spec.model,
+            "provider": spec.provider,
+        }
+        if reply is not None:
+            evidence["usage"] = reply.usage.as_dict()
+            evidence["latency_ms"] = round(reply.latency_ms, 1)
+            evidence["response_id"] = reply.response_id
+        if base.cached is not None:
+            evidence["cache"] = {
+                "hit": True,
+                "recorded_at": base.cached.recorded_at,
+                "recorded_run": base.cached.recorded_run,
+            }
+        missing = missing_parts(triple)
+        if not usable or missing:
+            reason = (
+                base.problem or f"judge reply lacks the stability triple's {', '.join(missing)}"
+            )
+            if reply is not None:
+                evidence["raw_reply"] = base.raw or {
+                    "stop_reason": reply.stop_reason,
+                    "text": reply.text,
+                    "tool_input": reply.tool_input,
+                }
+            return ClaimResult(planned.id, planned.kind, "error", None, reason, evidence)
+        if len(samples) == 1:
+            single = (base.verdicts or {})[planned.id]
+            evidence["verdict"] = single.evidence
+            return ClaimResult(
+                planned.id, planned.kind, single.status, single.score, single.reason, evidence
+            )
+        votes: list[ClaimVerdict | VerdictProblem] = []
+        for obtained in samples:
+            verdict = (obtained.verdicts or {}).get(planned.id)
+            if verdict is not None and obtained.reply is not None and obtained.reply.served_model:
+                votes.append(verdict)
+            else:
+                problem = obtained.problem or "reply named no served model"
+                votes.append(VerdictProblem("malformed", problem, False, obtained.raw))
+        combined = combine_samples(votes, requested=len(samples))
+        served = sorted({s.reply.served_model for s in usable if s.reply and s.reply.served_model})
+        if len(served) > 1:
+            evidence["served_models"] = served
+        evidence["samples"] = list(combined.samples)
+        evidence["agreement_rate"] = combined.agreement_rate
+        return ClaimResult(
+            planned.id, planned.kind, combined.status, combined.score, combined.reason, evidence
+        )
+
+
+def _custom_id(case_id: str, claim_ids: Sequence[str], sample: int) -> str:
+    # Batch custom ids allow [A-Za-z0-9_-]{1,64}; a digest fits any case or claim id.
+    return "j" + sha256_hex(f"{case_id}\0{'+'.join(claim_ids)}\0{sample}")[:40]
+
+
+def _not_yet(planned: PlannedClaim) -> ClaimResult:
+    return ClaimResult(
+        planned.id,
+        planned.kind,
+        "error",
+        None,
+        f"comparative claims ({planned.claim.compare}) are not supported by this version; "
+        "the claim was not checked",
+        {},
+    )

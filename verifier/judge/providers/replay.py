@@ -1,0 +1,32 @@
+"""The ``replay`` provider: a judge that only ever answers from recorded verdicts.
+
+A contract may declare ``provider: replay`` for a judge whose verdicts exist only as
+recordings (hand-written examples, or verdicts recorded elsewhere). The judge phase
+looks recordings and the cache up before any call, so reaching this provider means
+nothing was recorded for the request: the result is an error naming the claim and
+case, never a verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.contract.models import JudgeSpec
+from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+
+
+class ReplayProvider:
+    """Answers nothing itself; every request it sees is a replay miss."""
+
+    name = "replay"
+
+    def __init__(self, spec: JudgeSpec, **_options: Any) -> None:
+        self.model = spec.model
+
+    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
+        raise ProviderError(
+            f"replay judge {self.model!r}: no recorded verdict for this request", retryable=False
+        )
+
+    async def aclose(self) -> None:
+        return None
