@@ -232,7 +232,9 @@ def test_missing_judge_prompt_file_is_rejected(write_contract, tmp_path: Path) -
     path = write_contract(body)
     assert "prompt file 'prompts/judge.md' does not exist" in only_problem(path)
     (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts" / "judge.md").write_text("Judge {output}", encoding="utf-8")
+    from verifier.judge.template import builtin_template_bytes
+
+    (tmp_path / "prompts" / "judge.md").write_bytes(builtin_template_bytes("binary"))
     loaded, diagnostics = check_contract(path)
     assert loaded is not None, diagnostics
 
@@ -246,3 +248,50 @@ def test_load_contract_raises_with_every_problem() -> None:
     with pytest.raises(ContractError) as info:
         load_contract(FIXTURES / "contracts" / "many-problems.yaml")
     assert len(info.value.diagnostics) >= 13
+
+
+def test_temperature_on_an_anthropic_judge_is_rejected(write_contract) -> None:
+    path = write_contract(
+        HEADER + "judges:\n  j:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
+        "    sampling: {max_tokens: 256, temperature: 0}\n"
+        "claims:\n  - id: a\n    judge: j\n    instruction: Polite\n"
+    )
+    message = only_problem(path)
+    assert "judge 'j'" in message and "temperature" in message and ":7:" in message
+
+
+def test_custom_template_without_nonce_is_rejected(write_contract, tmp_path: Path) -> None:
+    (tmp_path / "judge.md").write_text("Judge this.\n<!-- dynamic -->\n{{output}}\n{{assertions}}\n", encoding="utf-8")
+    path = write_contract(
+        HEADER + "judges:\n  j:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
+        "    prompt: judge.md\nclaims:\n  - id: a\n    judge: j\n    instruction: Polite\n"
+    )
+    message = only_problem(path)
+    assert "prompt 'judge.md'" in message and "nonce" in message
+
+
+def test_deprecated_judge_model_is_a_warning_not_an_error(write_contract) -> None:
+    path = write_contract(
+        HEADER + "judges:\n  j:\n    provider: anthropic\n    model: claude-sonnet-4-5-20250929\n"
+        "claims:\n  - id: a\n    judge: j\n    instruction: Polite\n"
+    )
+    loaded, diagnostics = check_contract(path)
+    assert loaded is not None
+    warnings = [d for d in diagnostics if d.severity == "warning"]
+    assert len(warnings) == 1 and "claude-sonnet-4-5-20250929" in warnings[0].message
+    assert str(warnings[0]).startswith(f"{path}:6:12: warning: ")
+
+
+def test_retirement_warning_counts_days_and_spots_retired_models() -> None:
+    import datetime as dt
+
+    from verifier.contract.judge_lint import parse_retirement, retirement_warning
+
+    table = {"m-old": "January 2nd, 2026", "m-soon": "March 1st, 2026", "m-late": "December 31st, 2027"}
+    today = dt.date(2026, 2, 1)
+    assert parse_retirement("November 30th, 2026") == dt.date(2026, 11, 30)
+    assert "retired on 2026-01-02" in str(retirement_warning("m-old", today=today, table=table))
+    assert "(in 28 days)" in str(retirement_warning("m-soon", today=today, table=table))
+    late = str(retirement_warning("m-late", today=today, table=table))
+    assert "deprecated" in late and "in " not in late.split("retires on")[1].split(";")[0]
+    assert retirement_warning("m-current", today=today, table=table) is None

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from verifier.contract.judge_lint import lint_judges
 from verifier.contract.yaml_positions import Loc, Positions
 from verifier.errors import Diagnostic
 from verifier.fieldpath import paths_overlap
@@ -44,6 +45,7 @@ class _Linter:
         self.gates()
         self.judge_references()
         self.judges()
+        lint_judges(self.data, self.base_dir, self.report)
         self.llm_equality()
         return self.found
 

@@ -1,0 +1,120 @@
+"""Lint rules for the judge block: sampling a provider cannot take, custom templates,
+and judge models that are deprecated or retiring (their verdicts stop being
+reproducible once the model is gone)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+WARN_WITHIN_DAYS = 90
+_DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
+
+Report = Callable[..., None]
+
+
+def deprecation_table() -> dict[str, str]:
+    """Model id -> retirement date text, from the table the anthropic SDK ships."""
+    try:
+        from anthropic._data import DEPRECATED_MODELS
+    except ImportError:  # an SDK without the table: nothing to warn about
+        return {}
+    return dict(DEPRECATED_MODELS)
+
+
+def parse_retirement(text: str) -> dt.date | None:
+    """Parses the SDK's "November 30th, 2026" style dates (``None`` if unreadable)."""
+    match = _DATE.match(text.strip())
+    if not match:
+        return None
+    try:
+        return dt.datetime.strptime(
+            f"{match['month']} {match['day']} {match['year']}", "%B %d %Y"
+        ).date()
+    except ValueError:
+        return None
+
+
+def retirement_warning(model: str, *, today: dt.date, table: dict[str, str]) -> str | None:
+    """A warning when ``model`` is deprecated, naming when it retires, or ``None``."""
+    when = table.get(model)
+    if when is None:
+        return None
+    date = parse_retirement(when)
+    if date is None:
+        return f"model {model!r} is deprecated (retires {when}); pin a current model"
+    days = (date - today).days
+    if days < 0:
+        return f"model {model!r} retired on {date.isoformat()}; live calls will fail"
+    soon = f" (in {days} days)" if days <= WARN_WITHIN_DAYS else ""
+    return (
+        f"model {model!r} is deprecated and retires on {date.isoformat()}{soon}; "
+        "its verdicts stop being reproducible then, so plan a move to a current model"
+    )
+
+
+def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
+    claims = data.get("claims")
+    for claim in claims if isinstance(claims, list) else []:
+        if not isinstance(claim, dict) or claim.get("judge") != name:
+            continue
+        if "compare" in claim:
+            yield "pairwise"
+        else:
+            yield "scale" if claim.get("scale") is not None else "binary"
+
+
+def lint_judges(
+    data: dict[str, Any], base_dir: Path, report: Report, *, today: dt.date | None = None
+) -> None:
+    """Reports sampling, template and model-lifecycle problems of every judge."""
+    from verifier.contract.models import Sampling
+    from verifier.judge.sampling import unsupported_reason, unsupported_sampling
+    from verifier.judge.template import validate_template
+
+    judges = data.get("judges")
+    if not isinstance(judges, dict):
+        return
+    table = deprecation_table()
+    today = today or dt.datetime.now(dt.UTC).date()
+    for name, spec in judges.items():
+        if not isinstance(spec, dict):
+            continue
+        provider = spec.get("provider")
+        sampling = spec.get("sampling", {})
+        if isinstance(provider, str) and isinstance(sampling, dict):
+            try:
+                parsed = Sampling.model_validate(sampling)
+            except ValidationError:
+                parsed = None  # the model validation reports it
+            for param in unsupported_sampling(provider, parsed) if parsed else []:
+                report(
+                    ("judges", name, "sampling", param),
+                    f"judge {name!r}: {unsupported_reason(provider, param)}",
+                    key=True,
+                )
+        model = spec.get("model")
+        if provider == "anthropic" and isinstance(model, str):
+            warning = retirement_warning(model, today=today, table=table)
+            if warning:
+                report(("judges", name, "model"), f"judge {name!r}: {warning}", severity="warning")
+        prompt = spec.get("prompt")
+        if isinstance(prompt, str) and (base_dir / prompt).is_file():
+            try:
+                text = (base_dir / prompt).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                report(
+                    ("judges", name, "prompt"),
+                    f"judge {name!r}: cannot read prompt {prompt!r}: {exc}",
+                )
+                continue
+            for kind in sorted(set(_judge_kinds(data, name))):
+                for problem in validate_template(text, kind):  # type: ignore[arg-type]
+                    report(
+                        ("judges", name, "prompt"), f"judge {name!r}: prompt {prompt!r}: {problem}"
+                    )
