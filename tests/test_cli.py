@@ -230,3 +230,23 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     assert result.returncode == 0
     for command in ("check", "run", "audit"):
         assert command in result.stdout
+
+
+def test_example_judge_claims_replay_hand_written_verdicts_offline(tmp_path: Path) -> None:
+    contract = EXAMPLES / "account-research.yaml"
+    cases = EXAMPLES / "account-research.cases.jsonl"
+    out = tmp_path / "report.json"
+    env = {"ANTHROPIC_API_KEY": ""}
+    result = verifier("run", str(contract), "--cases", str(cases), "--format", "json", "--out", str(out), cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.stderr
+    assert "replay" in result.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    judged = [r for c in report["cases"] for r in c["results"] if r["id"] in ("gaps_acknowledged", "executive_tone")]
+    graded = [r for r in judged if r["status"] != "skipped"]
+    assert len(graded) == 8 and all(r["status"] in ("pass", "fail") for r in graded)
+    for row in graded:
+        triple = row["evidence"]["judge"]
+        assert triple["model_id"] == "example/hand-written"
+        assert len(triple["prompt_sha"]) == 64 and len(triple["sampling_sha"]) == 64
+        assert row["evidence"]["requested_model"] == "claude-haiku-4-5-20251001"
+    assert report["usage"]["calls"] == 0 and report["usage"]["cached"] == 8
