@@ -144,12 +144,20 @@ def test_bad_lines_become_error_rows_for_every_claim(tmp_path: Path, write_contr
 
 
 def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
+    from verifier.judge.limits import CallLimits
+    from verifier.judge.setup import default_recordings, judges_used, make_judge_phase
+
     for name in ("data-extraction", "account-research"):
         contract = load_contract(EXAMPLES / f"{name}.yaml")
-        with SqliteStore(tmp_path / f"{name}.db") as store:
-            summary = run_sync(
-                Runner(contract, store), read_cases(EXAMPLES / f"{name}.cases.jsonl")
+        phase = None
+        if judges_used(contract):
+            phase = make_judge_phase(
+                contract, mode="replay", store_path=None,
+                recordings=default_recordings(contract.path), limits=CallLimits(), run_id="example",
             )
+        with SqliteStore(tmp_path / f"{name}.db") as store:
+            runner = Runner(contract, store, model_phase=phase)
+            summary = run_sync(runner, read_cases(EXAMPLES / f"{name}.cases.jsonl"))
         assert summary.passed_cases >= 2, name
         assert summary.failed_cases >= 2, name
 
