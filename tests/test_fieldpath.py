@@ -159,3 +159,24 @@ def test_a_wildcard_finds_the_concrete_path_it_generalises(
     i = data.draw(st.integers(0, len(parts) - 1))
     general = compile_path(".".join((*parts[:i], "*", *parts[i + 1 :])))
     assert (".".join(parts), value) in general.find(case)
+
+
+def test_find_keeps_empty_keys_in_concrete_paths() -> None:
+    case = {"": {"x": 1}, "a": {"": 2}}
+    assert compile_path("*.x").find(case) == [(".x", 1)]
+    assert compile_path("a.*").find(case) == [("a.", 2)]
+
+
+def test_wildcard_first_and_last_segments() -> None:
+    assert compile_path("*").find({"a": 1, "b": [2]}) == [("a", 1), ("b", [2])]
+    assert compile_path("*.*").find({"a": [1, 2], "b": 3}) == [("a.0", 1), ("a.1", 2)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["output", "fields.name", "fields.absent", "items.1", "items.1.title", "output.x", "items.9"],
+)
+def test_getter_agrees_with_get(text: str) -> None:
+    path = compile_path(text)
+    assert path.getter()(CASE) == path.get(CASE)
+    assert path.getter()(MappingProxyType(CASE)) == path.get(CASE)

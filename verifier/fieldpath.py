@@ -9,7 +9,7 @@ element of a list.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -71,9 +71,57 @@ class FieldPath:
         if not self.has_wildcard:
             value = self.get(case)
             return [] if value is MISSING else [(self.text, value)]
-        found: list[tuple[str, Any]] = []
-        _walk(case, self.parts, 0, [], found)
-        return found
+        # Level by level rather than recursively: each level keeps the order of the one
+        # before, so the result is in document order, and no trail list is rebuilt.
+        level: list[tuple[str, Any]] = [("", case)]
+        for depth, part in enumerate(self.parts):
+            reached: list[tuple[str, Any]] = []
+            sep = "." if depth else ""  # no separator before the first segment
+            if part == "*":
+                for prefix, node in level:
+                    if isinstance(node, Mapping):
+                        children: Any = node.items()
+                    elif isinstance(node, list):
+                        children = enumerate(node)
+                    else:
+                        continue
+                    for key, child in children:
+                        reached.append((f"{prefix}{sep}{key}", child))
+            else:
+                for prefix, node in level:
+                    child = node.get(part, MISSING) if type(node) is dict else _step(node, part)
+                    if child is not MISSING:
+                        reached.append((f"{prefix}{sep}{part}", child))
+            if not reached:
+                return reached
+            level = reached
+        return level
+
+    def getter(self) -> Callable[[Any], Any]:
+        """Returns a function equivalent to ``get``, specialised for short paths.
+
+        Rubric checks resolve the same path once per case, so one- and two-segment
+        paths (``output``, ``fields.industry``) get a closure without the loop.
+        """
+        parts = self.parts
+        if self.has_wildcard or len(parts) > 2:
+            return self.get
+        first = parts[0]
+        if len(parts) == 1:
+
+            def get_one(case: Any) -> Any:
+                return case.get(first, MISSING) if type(case) is dict else _step(case, first)
+
+            return get_one
+        second = parts[1]
+
+        def get_two(case: Any) -> Any:
+            node = case.get(first, MISSING) if type(case) is dict else _step(case, first)
+            if type(node) is dict:
+                return node.get(second, MISSING)
+            return MISSING if node is MISSING else _step(node, second)
+
+        return get_two
 
 
 def _step(node: Any, part: str) -> Any:
@@ -84,33 +132,6 @@ def _step(node: Any, part: str) -> Any:
         index = int(part)
         return node[index] if index < len(node) else MISSING
     return MISSING
-
-
-def _walk(
-    node: Any, parts: tuple[str, ...], i: int, trail: list[str], out: list[tuple[str, Any]]
-) -> None:
-    if i == len(parts):
-        out.append((".".join(trail), node))
-        return
-    part = parts[i]
-    if part == "*":
-        if isinstance(node, Mapping):
-            items: list[tuple[str, Any]] = [(str(k), v) for k, v in node.items()]
-        elif isinstance(node, list):
-            items = [(str(k), v) for k, v in enumerate(node)]
-        else:
-            return
-        for key, child in items:
-            trail.append(key)
-            _walk(child, parts, i + 1, trail, out)
-            trail.pop()
-        return
-    child = _step(node, part)
-    if child is MISSING:
-        return
-    trail.append(part)
-    _walk(child, parts, i + 1, trail, out)
-    trail.pop()
 
 
 def compile_path(text: str) -> FieldPath:

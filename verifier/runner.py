@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import gc
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple, Protocol
@@ -69,6 +71,7 @@ class RunOptions:
     threshold: float | None = None
     chunk_size: int = 500
     run_id: str | None = None
+    resume: bool = False
     options_record: Mapping[str, Any] | None = None
 
 
@@ -236,6 +239,7 @@ class Runner:
         self._steps = _rubric_steps(self.plan)
         self._order = tuple(p.id for p in self.plan.order)
         self._weights = tuple(p.weight for p in self.plan.order)
+        self._stored: dict[str, CaseResult] = {}
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
@@ -263,13 +267,19 @@ class Runner:
         log.info(
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
         )
+        if self.options.resume:
+            from verifier.resume import stored_cases
+
+            self._stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
+            log.info("run resumed", run_id=self.run_id, stored_cases=len(self._stored))
         if self.progress:
             self.progress.start(total)
         status: RunStatus = "interrupted"
         try:
-            iterator = iter(cases)
-            while chunk := list(islice(iterator, self.options.chunk_size)):
-                await self._run_chunk(chunk, summary)
+            with _gc_frozen():
+                iterator = iter(cases)
+                while chunk := list(islice(iterator, self.options.chunk_size)):
+                    await self._run_chunk(chunk, summary)
             status = "finished"
         finally:
             summary.finished_at = _now()
@@ -300,6 +310,20 @@ class Runner:
         return summary
 
     async def _run_chunk(self, chunk: list[CaseLine], summary: RunSummary) -> None:
+        if self._stored:
+            # Cases an interrupted run already stored are reported, not redone.
+            replayed = [c for c in (self._stored.pop(line.case_id, None) for line in chunk) if c]
+            if replayed:
+                stored_ids = {c.case_id for c in replayed}
+                chunk = [line for line in chunk if line.case_id not in stored_ids]
+                for case in replayed:
+                    summary.add_case(case)
+                    for sink in self.sinks:
+                        sink.add_case(case)
+                if self.progress:
+                    self.progress.advance(len(replayed))
+                if not chunk:
+                    return
         plan = self.plan
         steps = self._steps
         usable = [line for line in chunk if line.case is not None]
@@ -361,6 +385,26 @@ class Runner:
                 sink.add_case(case)
         if self.progress:
             self.progress.advance(len(chunk))
+
+
+@contextmanager
+def _gc_frozen() -> Iterator[None]:
+    """Keeps the cycle collector off the objects that exist before the run.
+
+    Each chunk builds tens of thousands of containers, so the collector runs often,
+    and every full collection would walk everything already loaded (modules, models,
+    the plan): about a tenth of a rubric run. Frozen objects are still freed by
+    reference counting; they rejoin the collector when the run ends. A process that
+    froze objects itself (a pre-forking server) is left as it is.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _summary_record(summary: RunSummary) -> dict[str, Any]:

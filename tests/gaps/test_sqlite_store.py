@@ -281,3 +281,26 @@ def test_two_processes_appending_to_one_file_build_one_valid_chain(tmp_path: Pat
     assert report.ok, report.render_text()
     # The batches interleaved: the writers really did contend for the file.
     assert sum(1 for a, b in itertools.pairwise(runs) if a != b) > 1
+
+
+@pytest.mark.parametrize("count", [1, 499, 500, 1000, 1003])
+def test_large_appends_store_every_row_exactly_as_sealed(tmp_path: Path, count: int) -> None:
+    from verifier.gaps.chain import seal
+
+    drafts = [draft(n, case_id=f"case-é{n}") for n in range(1, count + 1)]
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        begin(store)
+        store.append(drafts[:2])
+        store.append(drafts[2:])
+        stored = list(store.iter_rows())
+    expected = seal(drafts[:2], 0, GENESIS)
+    expected += seal(drafts[2:], expected[-1].seq, expected[-1].row_hash)
+    assert stored == expected[:count]
+
+
+def test_a_low_sqlite_parameter_limit_shrinks_the_multi_row_insert(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        store._conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+        from verifier.gaps.sqlite import _rows_per_insert
+
+        assert _rows_per_insert(store._conn) == 999 // 12

@@ -207,3 +207,12 @@ def test_twenty_thousand_cases_keep_the_writer_memory_constant(
     # The report itself is ~10 MB; holding it, or the cases, would show here.
     assert sink.chars > 9_000_000
     assert peak < 3 * 1024 * 1024
+
+
+def test_case_entries_hold_result_json_of_each_result(mixed_cases: list[CaseResult]) -> None:
+    from verifier.report.json_report import case_json, result_json
+
+    for case in mixed_cases:
+        entry = case_json(case)
+        assert entry["results"] == [result_json(r) for r in case.results]
+        assert entry["passed"] + entry["failed"] + entry["errors"] <= entry["total"]

@@ -106,3 +106,41 @@ def test_a_literal_inside_the_text_is_always_found(
 
     check = make_check({"rubric": "regex", "field": "output", "pattern": re2.escape(literal)})
     assert check({"output": before + literal + after}).status == "pass"
+
+
+def test_span_and_offsets_of_a_non_ascii_match_are_in_characters(
+    make_check: Callable[..., Any],
+) -> None:
+    outcome = make_check({"rubric": "regex", "field": "output", "pattern": "ü{2}ß"})(
+        {"output": "日本 Grüße, üüß!"}
+    )
+    assert outcome.evidence["span"] == "üüß"
+    assert (outcome.evidence["start"], outcome.evidence["end"]) == (10, 13)
+    assert outcome.reason == "pattern found in output at 10-13"
+
+
+def test_case_insensitive_non_ascii_match_keeps_character_offsets(
+    make_check: Callable[..., Any],
+) -> None:
+    outcome = make_check({"rubric": "regex", "field": "output", "pattern": "ÉTÉ", "flags": "i"})(
+        {"output": "😀 un été"}
+    )
+    assert outcome.evidence["span"] == "été"
+    assert (outcome.evidence["start"], outcome.evidence["end"]) == (5, 8)
+
+
+@given(st.text(max_size=30), st.text(min_size=1, max_size=6), st.text(max_size=30))
+def test_offsets_agree_with_python_re_on_any_text(
+    make_check: Callable[..., Any], before: str, literal: str, after: str
+) -> None:
+    import re
+
+    import re2
+
+    text = before + literal + after
+    check = make_check({"rubric": "regex", "field": "output", "pattern": re2.escape(literal)})
+    outcome = check({"output": text})
+    expected = re.search(re.escape(literal), text)
+    assert expected is not None
+    assert (outcome.evidence["start"], outcome.evidence["end"]) == expected.span()
+    assert text[outcome.evidence["start"] : outcome.evidence["end"]] == literal

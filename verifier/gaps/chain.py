@@ -114,32 +114,37 @@ def seal(drafts: Iterable[Mapping[str, Any]], last_seq: int, last_hash: str) -> 
     if last_seq < 0 or not _HEX64.fullmatch(last_hash):
         raise ChainError(f"invalid chain position: seq {last_seq}, hash {last_hash!r}")
     sealed: list[SealedRow] = []
+    add = sealed.append
     seq = last_seq
     prev = last_hash
     sha256 = hashlib.sha256
+    new_row = tuple.__new__  # SealedRow(...) would go through a Python-level __new__
     for draft in drafts:
         if draft.keys() != DRAFT_FIELDS:
             raise ChainError(_draft_problem(draft))
         seq += 1
-        row = dict(draft)
-        row["seq"] = seq
-        row["prev_hash"] = prev
+        row = {**draft, "seq": seq, "prev_hash": prev}
         body = canonical_json(row)
-        row_hash = sha256(prev.encode("ascii") + body).hexdigest()
-        sealed.append(
-            SealedRow(
-                seq,
-                row["row_id"],
-                row["run_id"],
-                row["case_id"],
-                row["claim_id"],
-                row["kind"],
-                row["status"],
-                row["score"],
-                row["recorded_at"],
-                body.decode("utf-8"),
-                prev,
-                row_hash,
+        digest = sha256(prev.encode("ascii"))
+        digest.update(body)
+        row_hash = digest.hexdigest()
+        add(
+            new_row(
+                SealedRow,
+                (
+                    seq,
+                    draft["row_id"],
+                    draft["run_id"],
+                    draft["case_id"],
+                    draft["claim_id"],
+                    draft["kind"],
+                    draft["status"],
+                    draft["score"],
+                    draft["recorded_at"],
+                    body.decode("utf-8"),
+                    prev,
+                    row_hash,
+                ),
             )
         )
         prev = row_hash

@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -36,7 +37,13 @@ _ROW_COLUMNS = (
     "seq, row_id, run_id, case_id, claim_id, kind, status, score, recorded_at, body, "
     "prev_hash, row_hash"
 )
-_INSERT_ROW = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ROW_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_ROW = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES {_ROW_PLACEHOLDERS}"
+# Rows per multi-row INSERT: one statement step writes them all, which costs about a
+# third less per row than executemany's step per row. 500 rows bind 6,000 parameters,
+# well inside SQLite's default limit of 32,766 (older builds allow 999; see
+# _rows_per_insert).
+_ROWS_PER_INSERT = 500
 _RUN_COLUMNS = (
     "run_id, contract_id, contract_version, contract_sha256, started_at, finished_at, "
     "status, options, summary"
@@ -61,6 +68,10 @@ class SqliteStore:
         self._path = Path(path)
         self._lock = threading.Lock()
         self._conn = open_store_file(self._path)
+        self._rows_per_insert = _rows_per_insert(self._conn)
+        self._insert_many = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES " + ", ".join(
+            [_ROW_PLACEHOLDERS] * self._rows_per_insert
+        )
 
     @property
     def location(self) -> str:
@@ -153,8 +164,18 @@ class SqliteStore:
             # since this one last looked.
             last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
             sealed = seal(batch, *(last.fetchone() or (0, GENESIS)))
-            conn.executemany(_INSERT_ROW, sealed)
+            self._insert(conn, sealed)
         return len(sealed)
+
+    def _insert(self, conn: sqlite3.Connection, sealed: list[SealedRow]) -> None:
+        size = self._rows_per_insert
+        whole = len(sealed) - len(sealed) % size
+        if whole:
+            statement = self._insert_many
+            for start in range(0, whole, size):
+                conn.execute(statement, tuple(chain.from_iterable(sealed[start : start + size])))
+        if whole < len(sealed):
+            conn.executemany(_INSERT_ROW, sealed[whole:])
 
     def finish_run(
         self, run_id: str, *, status: RunStatus, finished_at: str, summary: Mapping[str, Any]
@@ -275,6 +296,11 @@ class SqliteStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock, sqlite_errors(self._path), transaction(self._conn):
             yield self._conn
+
+
+def _rows_per_insert(conn: sqlite3.Connection) -> int:
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    return max(1, min(_ROWS_PER_INSERT, limit // len(SealedRow._fields)))
 
 
 def _run_record(row: tuple[Any, ...]) -> RunRecord:

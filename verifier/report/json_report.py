@@ -69,20 +69,34 @@ class JsonReportWriter:
 
 def case_json(case: CaseResult) -> dict[str, Any]:
     """Returns one entry of the report's ``cases`` array."""
+    results = case.results
+    # One list of statuses counted in C, and the entries built inline: this runs for
+    # every case of the run.
+    statuses = [r.status for r in results]
     return {
         "id": case.case_id,
         "pass": case.passed,
         "score": _round(case.score),
-        "passed": case.count("pass"),
-        "failed": case.count("fail"),
-        "errors": case.count("error"),
-        "total": len(case.results),
-        "results": [result_json(r) for r in case.results],
+        "passed": statuses.count("pass"),
+        "failed": statuses.count("fail"),
+        "errors": statuses.count("error"),
+        "total": len(results),
+        "results": [
+            {
+                "id": r.claim_id,
+                "status": r.status,
+                "pass": r.status == "pass",
+                "score": None if r.score is None else round(r.score, _DIGITS),
+                "reasoning": r.reason,
+                "evidence": r.evidence,
+            }
+            for r in results
+        ],
     }
 
 
 def result_json(result: ClaimResult) -> dict[str, Any]:
-    """Returns one entry of a case's ``results`` array."""
+    """Returns one entry of a case's ``results`` array (as ``case_json`` builds it)."""
     return {
         "id": result.claim_id,
         "status": result.status,

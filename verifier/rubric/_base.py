@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
@@ -25,9 +25,18 @@ class PredicateSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The result of checking one predicate against one case.
+class _OutcomeFields(NamedTuple):
+    status: Status
+    reason: str
+    evidence: dict[str, Any]
+    score: float | None
+
+
+class Outcome(_OutcomeFields):
+    """The result of checking one predicate against one case (immutable).
+
+    A named tuple rather than a frozen dataclass: one is built per claim per case, and
+    a tuple costs a third as much to build.
 
     Attributes:
         status: ``pass``, ``fail`` or ``error`` (the check could not be made).
@@ -38,10 +47,16 @@ class Outcome:
             predicate has a graded score of its own (e.g. a similarity ratio).
     """
 
-    status: Status
-    reason: str
-    evidence: dict[str, Any] = field(default_factory=dict)
-    score: float | None = None
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        status: Status,
+        reason: str,
+        evidence: dict[str, Any] | None = None,
+        score: float | None = None,
+    ) -> Outcome:
+        return _new(cls, (status, reason, {} if evidence is None else evidence, score))
 
     @property
     def resolved_score(self) -> float | None:
@@ -50,20 +65,23 @@ class Outcome:
         return 1.0 if self.status == "pass" else 0.0
 
 
+_new = tuple.__new__
+
+
 def passed(
     reason: str, evidence: dict[str, Any] | None = None, score: float | None = None
 ) -> Outcome:
-    return Outcome("pass", reason, evidence or {}, score)
+    return _new(Outcome, ("pass", reason, evidence or {}, score))
 
 
 def failed(
     reason: str, evidence: dict[str, Any] | None = None, score: float | None = None
 ) -> Outcome:
-    return Outcome("fail", reason, evidence or {}, score)
+    return _new(Outcome, ("fail", reason, evidence or {}, score))
 
 
 def errored(reason: str, evidence: dict[str, Any] | None = None) -> Outcome:
-    return Outcome("error", reason, evidence or {}, None)
+    return _new(Outcome, ("error", reason, evidence or {}, None))
 
 
 Check = Callable[[Mapping[str, Any]], Outcome]
@@ -128,10 +146,42 @@ def for_each_value(
     if not path.has_wildcard:
         value = path.get(case)
         if value is _MISSING:
-            return failed(
-                f"field {path.text} is missing", {"path": path.text, "field_missing": True}
-            )
+            return _field_missing(path.text)
         return check(path.text, value)
+    return _for_each_found(path, case, check)
+
+
+def each_value(path: FieldPath, check: Callable[[str, Any], Outcome]) -> Check:
+    """Returns the ``Check`` that is ``for_each_value(path, case, check)`` for each case.
+
+    Built once per claim, so a path without wildcards costs one lookup and one call
+    per case rather than a walk through ``for_each_value``.
+    """
+    if path.has_wildcard:
+
+        def check_all(case: Mapping[str, Any]) -> Outcome:
+            return _for_each_found(path, case, check)
+
+        return check_all
+    get = path.getter()
+    text = path.text
+
+    def check_one(case: Mapping[str, Any]) -> Outcome:
+        value = get(case)
+        if value is _MISSING:
+            return _field_missing(text)
+        return check(text, value)
+
+    return check_one
+
+
+def _field_missing(text: str) -> Outcome:
+    return failed(f"field {text} is missing", {"path": text, "field_missing": True})
+
+
+def _for_each_found(
+    path: FieldPath, case: Mapping[str, Any], check: Callable[[str, Any], Outcome]
+) -> Outcome:
     found = path.find(case)
     if not found:
         return failed(f"no value found at {path.text}", {"path": path.text, "field_missing": True})

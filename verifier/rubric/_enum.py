@@ -15,6 +15,7 @@ from verifier.rubric._base import (
     PrepareContext,
     clip,
     describe,
+    each_value,
     failed,
     field_path,
     for_each_value,
@@ -54,22 +55,24 @@ def _prepare(spec: EnumSpec, ctx: PrepareContext) -> Check:
     # One allowed value is string equality in disguise: same rule as ``equals``.
     guard = llm_guard(spec.field, ctx, "enum with one value") if len(allowed) == 1 else None
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        def check_value(where: str, value: Any) -> Outcome:
-            if guard is not None:
-                refused = guard(case, where)
-                if refused is not None:
-                    return refused
-            if _key(value, ignore_case) in allowed:
-                return passed(f"{where} = {describe(value)} is allowed", {"path": where})
-            return failed(
-                f"{where} = {describe(value)} is not one of {listed}",
-                {"path": where, "value": clip(value), "allowed": evidence_allowed},
-            )
+    def check_value(where: str, value: Any) -> Outcome:
+        if _key(value, ignore_case) in allowed:
+            return passed(f"{where} = {describe(value)} is allowed", {"path": where})
+        return failed(
+            f"{where} = {describe(value)} is not one of {listed}",
+            {"path": where, "value": clip(value), "allowed": evidence_allowed},
+        )
 
-        return for_each_value(path, case, check_value)
+    if guard is None:
+        return each_value(path, check_value)
 
-    return check
+    def check_guarded(case: Mapping[str, Any]) -> Outcome:
+        def check_written(where: str, value: Any) -> Outcome:
+            return guard(case, where) or check_value(where, value)
+
+        return for_each_value(path, case, check_written)
+
+    return check_guarded
 
 
 ENTRIES = (

@@ -27,10 +27,10 @@ from verifier.rubric._base import (
     PredicateSpec,
     PrepareContext,
     clip,
+    each_value,
     errored,
     failed,
     field_path,
-    for_each_value,
     passed,
 )
 
@@ -186,10 +186,7 @@ def _prepare(spec: JsonSchemaSpec, ctx: PrepareContext) -> Check:
             {"path": where, "errors": shown, "more_errors": len(errors) > _MAX_ERRORS},
         )
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 ENTRIES = (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -13,9 +12,9 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    each_value,
     failed,
     field_path,
-    for_each_value,
     passed,
     plural,
 )
@@ -87,10 +86,7 @@ def _prepare(spec: LengthSpec, ctx: PrepareContext) -> Check:
             measured += ", " + plural(evidence["words"], "word")
         return passed(f"{where} has {measured}, within bounds", evidence)
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 ENTRIES = (

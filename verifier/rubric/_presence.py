@@ -13,9 +13,9 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    each_value,
     failed,
     field_path,
-    for_each_value,
     passed,
 )
 
@@ -53,10 +53,7 @@ def _prepare(spec: PresentSpec, ctx: PrepareContext) -> Check:
             return failed(f"{where} is {empty}", {"path": where})
         return passed(f"{where} is present", {"path": where})
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 ENTRIES = (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -15,9 +14,9 @@ from verifier.rubric._base import (
     PredicateSpec,
     PrepareContext,
     clip,
+    each_value,
     failed,
     field_path,
-    for_each_value,
     passed,
 )
 
@@ -71,10 +70,7 @@ def _prepare(spec: RangeSpec, ctx: PrepareContext) -> Check:
             return failed(f"{where} = {value} is above the maximum {high}", evidence)
         return passed(f"{where} = {value} lies within {shown}", evidence)
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 ENTRIES = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -13,10 +13,10 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    each_value,
     failed,
     field_path,
     fold_case,
-    for_each_value,
     original_span,
     passed,
     plural,
@@ -107,10 +107,7 @@ def _prepare_contains(spec: ContainsSpec, ctx: PrepareContext) -> Check:
             evidence,
         )
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 def _prepare_not_contains(spec: NotContainsSpec, ctx: PrepareContext) -> Check:
@@ -140,10 +137,7 @@ def _prepare_not_contains(spec: NotContainsSpec, ctx: PrepareContext) -> Check:
             evidence,
         )
 
-    def check(case: Mapping[str, Any]) -> Outcome:
-        return for_each_value(path, case, check_value)
-
-    return check
+    return each_value(path, check_value)
 
 
 ENTRIES = (
