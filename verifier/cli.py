@@ -150,6 +150,19 @@ def _count_lines(path: Path) -> int | None:
     show_default=True,
     help="Seconds per judge call.",
 )
+@click.option(
+    "--batch",
+    is_flag=True,
+    help="Send every judge request of the run as one Message Batch (cheaper, slower).",
+)
+@click.option("--batch-poll", type=float, default=10.0, hidden=True)
+@click.option(
+    "--resume",
+    "resume_id",
+    default=None,
+    metavar="RUN_ID",
+    help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -164,6 +177,9 @@ def run(
     rpm: float | None,
     tpm: float | None,
     timeout: float,
+    batch: bool,
+    batch_poll: float,
+    resume_id: str | None,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row."""
     from verifier.cases import read_cases
@@ -192,7 +208,11 @@ def run(
         with open_store(target) as gap_store:
             progress = ProgressReporter()
             total = _count_lines(cases_path) if progress.enabled else None
-            run_id = new_run_id()
+            if resume_id:
+                from verifier.resume import check_resumable
+
+                check_resumable(gap_store, resume_id, loaded.sha256)
+            run_id = resume_id or new_run_id()
             limits = CallLimits(
                 concurrency=concurrency,
                 requests_per_minute=rpm,
@@ -212,11 +232,20 @@ def run(
                     threshold=threshold,
                     chunk_size=chunk_size,
                     run_id=run_id,
-                    options_record={"cases": str(cases_path), "format": fmt, "judges": mode},
+                    resume=bool(resume_id),
+                    options_record={
+                        "cases": str(cases_path),
+                        "format": fmt,
+                        "judges": mode,
+                        "batch": batch,
+                    },
                 ),
             )
             try:
-                summary = run_sync(runner, read_cases(cases_path), total=total)
+                if batch:
+                    summary = _run_with_batch(runner, phase, cases_path, target, batch_poll, total)
+                else:
+                    summary = run_sync(runner, read_cases(cases_path), total=total)
             except KeyboardInterrupt:
                 click.echo(
                     f"interrupted: run {runner.run_id} keeps the rows already stored", err=True
@@ -236,6 +265,41 @@ def run(
         err=True,
     )
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+def _run_with_batch(
+    runner: Any, phase: Any, cases_path: Path, target: str, poll: float, total: int | None
+) -> Any:
+    """The batch pre-pass and the run in one event loop (the providers belong to it)."""
+    import asyncio
+
+    from verifier.cases import read_cases
+    from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
+
+    if phase is None:
+        raise BatchError("--batch needs judge claims; this contract has none")
+    if phase.mode == "replay":
+        raise BatchError("--batch calls the judges; it cannot be combined with replay mode")
+    if "://" in target and not target.startswith("sqlite:"):
+        raise BatchError("--batch records its batch id in a SQLite store")
+
+    async def both() -> Any:
+        ledger = BatchLedger(target.removeprefix("sqlite:///"))
+        try:
+            errors = await run_batch_prepass(
+                phase,
+                read_cases(cases_path),
+                ledger=ledger,
+                run_id=runner.run_id,
+                poll_interval=poll,
+            )
+        finally:
+            ledger.close()
+        phase.replay_reasons = errors
+        phase.mode = "replay"
+        return await runner.run(read_cases(cases_path), total=total)
+
+    return asyncio.run(both())
 
 
 def _judge_phase(
@@ -268,6 +332,102 @@ def _judge_phase(
         run_id=run_id,
     )
     return phase, mode
+
+
+@main.command("evaluate")
+@click.argument("evaluation", metavar="FILE")
+@click.option(
+    "--provider",
+    type=click.Choice(["anthropic", "openai", "replay"]),
+    default=None,
+    help="Judge provider (with --model).",
+)
+@click.option("--model", default=None, help="The judge's exact, pinned model id.")
+@click.option("--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers).")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1, 128_000),
+    default=None,
+    help="The judge's max_tokens.  [default: 1024]",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="YAML file whose `judges:` mapping declares judges as contracts do.",
+)
+@click.option("--judge", "judge_name", default=None, help="The judge of --config to use.")
+@click.option(
+    "--judges",
+    "judge_mode",
+    type=click.Choice(["live", "replay", "record"]),
+    default=None,
+    help="As for `verifier run`.  [default: live when the judge's API key is set, else replay]",
+)
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Recorded judge verdicts (JSONL).",
+)
+@click.option(
+    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+)
+def evaluate_command(
+    evaluation: str,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_tokens: int | None,
+    config_path: Path | None,
+    judge_name: str | None,
+    judge_mode: str | None,
+    recordings: Path | None,
+    store: str | None,
+) -> None:
+    """Judge one output against assertions: the PRD's single-evaluation JSON in FILE (- for
+    stdin), its result as JSON on stdout, one gap row per assertion in the store."""
+    import json
+
+    from verifier.errors import VerifierError
+    from verifier.evaluate import evaluate, read_evaluation
+    from verifier.judge.config import choose_judge
+
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    try:
+        request = read_evaluation(evaluation)
+        judge = choose_judge(
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            max_tokens=max_tokens,
+            config=config_path,
+            name=judge_name,
+        )
+        for warning in judge.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        result = evaluate(
+            request,
+            judge,
+            source=Path("stdin" if evaluation == "-" else evaluation),
+            store=target,
+            mode=judge_mode,  # type: ignore[arg-type]
+            recordings=recordings,
+            note=lambda text: click.echo(f"note: {text}", err=True),
+        )
+    except VerifierError as exc:
+        for line in str(exc).splitlines():
+            click.echo(f"error: {line}", err=True)
+        sys.exit(EXIT_INVALID)
+    report = result.as_json()
+    click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    click.echo(
+        f"evaluation {result.run_id}: {report['passed']}/{report['total']} assertions passed; "
+        f"gap rows in {target}",
+        err=True,
+    )
+    sys.exit(EXIT_OK if result.passed else EXIT_FAILED)
 
 
 @main.command()

@@ -26,7 +26,9 @@ def server():  # type: ignore[no-untyped-def]
         yield running
 
 
-def verifier(tmp_path: Path, *args: str, base_url: str | None, key: bool = True) -> subprocess.CompletedProcess[str]:
+def verifier(
+    tmp_path: Path, *args: str, base_url: str | None, key: bool = True
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CI"))}
     if key:
         env["ANTHROPIC_API_KEY"] = KEY
@@ -34,15 +36,33 @@ def verifier(tmp_path: Path, *args: str, base_url: str | None, key: bool = True)
         env["ANTHROPIC_BASE_URL"] = base_url
     return subprocess.run(
         [sys.executable, "-m", "verifier", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
-def run_json(tmp_path: Path, server: MessagesServer | None, *extra: str, key: bool = True) -> tuple[int, dict, str]:
+def run_json(
+    tmp_path: Path, server: MessagesServer | None, *extra: str, key: bool = True
+) -> tuple[int, dict, str]:
     out = tmp_path / "report.json"
     result = verifier(
-        tmp_path, "run", str(CONTRACT), "--cases", str(CASES), "--format", "json", "--out", str(out),
-        "--store", str(tmp_path / "gaps.db"), *extra, base_url=server.base_url if server else None, key=key,
+        tmp_path,
+        "run",
+        str(CONTRACT),
+        "--cases",
+        str(CASES),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--store",
+        str(tmp_path / "gaps.db"),
+        *extra,
+        base_url=server.base_url if server else None,
+        key=key,
     )
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr
@@ -53,12 +73,16 @@ def results_by_case(report: dict) -> dict[str, dict[str, dict]]:
     return {c["id"]: {r["id"]: r for r in c["results"]} for c in report["cases"]}
 
 
-def test_judge_rows_carry_the_triple_and_follow_the_verdicts(tmp_path: Path, server: MessagesServer) -> None:
+def test_judge_rows_carry_the_triple_and_follow_the_verdicts(
+    tmp_path: Path, server: MessagesServer
+) -> None:
     _, report, _ = run_json(tmp_path, server)
     rows = results_by_case(report)
     assert rows["b1"]["acknowledge_gaps"]["status"] == "pass"
     assert rows["b2"]["acknowledge_gaps"]["status"] == "fail"  # the output guesses
-    assert rows["b2"]["formal_tone"]["status"] == "fail" and rows["b2"]["formal_tone"]["score"] == 0.25
+    assert (
+        rows["b2"]["formal_tone"]["status"] == "fail" and rows["b2"]["formal_tone"]["score"] == 0.25
+    )
     assert rows["b1"]["formal_tone"]["score"] == 1.0
     triple = rows["b1"]["acknowledge_gaps"]["evidence"]["judge"]
     assert triple["model_id"] == "claude-haiku-4-5-20251001"
@@ -66,16 +90,22 @@ def test_judge_rows_carry_the_triple_and_follow_the_verdicts(tmp_path: Path, ser
     assert report["usage"]["calls"] == len(server.model_calls())
 
 
-def test_gated_judge_claim_is_skipped_without_a_call(tmp_path: Path, server: MessagesServer) -> None:
+def test_gated_judge_claim_is_skipped_without_a_call(
+    tmp_path: Path, server: MessagesServer
+) -> None:
     _, report, _ = run_json(tmp_path, server)
     b3 = results_by_case(report)["b3"]
     assert b3["cites_sources"]["status"] == "fail"
     assert b3["acknowledge_gaps"]["status"] == "skipped"
     for call in server.model_calls():
-        assert "Quanta" not in json.dumps(call.body) or "acknowledge_gaps" not in json.dumps(call.body)
+        assert "Quanta" not in json.dumps(call.body) or "acknowledge_gaps" not in json.dumps(
+            call.body
+        )
 
 
-def test_group_case_makes_one_call_per_case_and_judge_kind(tmp_path: Path, server: MessagesServer) -> None:
+def test_group_case_makes_one_call_per_case_and_judge_kind(
+    tmp_path: Path, server: MessagesServer
+) -> None:
     run_json(tmp_path, server)
     # b1, b2: binary (2 claims in one call) + scale; b3: binary (no_speculation only) + scale.
     assert len(server.model_calls()) == 6
@@ -90,18 +120,27 @@ def test_rerun_with_nothing_changed_makes_no_calls(tmp_path: Path, server: Messa
     cached = results_by_case(second)["b1"]["acknowledge_gaps"]
     assert cached["evidence"]["cache"]["hit"] is True
     assert cached["evidence"]["cache"]["recorded_run"] == first["run_id"]
-    assert cached["evidence"]["judge"] == results_by_case(first)["b1"]["acknowledge_gaps"]["evidence"]["judge"]
+    assert (
+        cached["evidence"]["judge"]
+        == results_by_case(first)["b1"]["acknowledge_gaps"]["evidence"]["judge"]
+    )
 
 
 def test_replay_miss_is_an_error_naming_claim_and_case(tmp_path: Path) -> None:
-    code, report, stderr = run_json(tmp_path, None, "--judges", "replay")
+    code, report, _ = run_json(tmp_path, None, "--judges", "replay")
     assert code == 1
     row = results_by_case(report)["b1"]["acknowledge_gaps"]
     assert row["status"] == "error"
-    assert "acknowledge_gaps" in row["reasoning"] and "b1" in row["reasoning"] and "replay" in row["reasoning"]
+    assert (
+        "acknowledge_gaps" in row["reasoning"]
+        and "b1" in row["reasoning"]
+        and "replay" in row["reasoning"]
+    )
 
 
-def test_without_a_key_judges_default_to_replay_of_recordings(tmp_path: Path, server: MessagesServer) -> None:
+def test_without_a_key_judges_default_to_replay_of_recordings(
+    tmp_path: Path, server: MessagesServer
+) -> None:
     recordings = tmp_path / "rec.jsonl"
     run_json(tmp_path, server, "--judges", "record", "--recordings", str(recordings))
     assert recordings.is_file()
@@ -120,7 +159,12 @@ def test_missing_served_model_is_an_error_row(tmp_path: Path) -> None:
 
     with MessagesServer(default=modelless) as server:
         _, report, _ = run_json(tmp_path, server)
-    judged = [r for c in report["cases"] for r in c["results"] if r["id"] != "cites_sources" and r["status"] != "skipped"]
+    judged = [
+        r
+        for c in report["cases"]
+        for r in c["results"]
+        if r["id"] != "cites_sources" and r["status"] != "skipped"
+    ]
     assert judged and all(r["status"] == "error" for r in judged)
     assert all("model_id" in r["reasoning"] for r in judged)
     # Such a reply is never cached: a rerun asks again.

@@ -104,6 +104,9 @@ class JudgePhase:
         self.limits = limits or CallLimits()
         self.run_id = run_id
         self.stats = JudgeStats()
+        # Why a request has no verdict when the cache misses in replay mode (filled by
+        # a batch pre-pass with each failed item's reason), by cache key.
+        self.replay_reasons: dict[str, str] = {}
         self._limiter: Limiter | None = None
         self._waves = _levels(plan.model)
         self._templates: dict[tuple[str, str], Template] = {}
@@ -181,13 +184,25 @@ class JudgePhase:
         return list(groups.values())
 
     async def _judge(self, line: CaseLine, group: list[PlannedClaim]) -> list[ClaimResult]:
+        # The chunk's requests run under one gather: an unforeseen exception in one of
+        # them must become that group's error rows, not lose every other case's verdicts.
+        try:
+            return await self._judge_group(line, group)
+        except Exception as exc:
+            self.stats.failed += 1
+            detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            log.error("judge request failed unexpectedly", error=detail, case_id=line.case_id)
+            reason = f"internal error while judging: {detail}"
+            return [ClaimResult(p.id, p.kind, "error", None, reason, {}) for p in group]
+
+    async def _judge_group(self, line: CaseLine, group: list[PlannedClaim]) -> list[ClaimResult]:
         claims = [p.claim for p in group]
         name = str(claims[0].judge)
         spec = self.contract.judges[name]
         kind = verdict_kind(claims[0])
         template = self._templates[(name, kind)]
         assert line.case is not None
-        samples: list[_Obtained] = []
+        requests: list[JudgeRequest] = []
         for sample in range(spec.samples):
             try:
                 request = render_request(
@@ -199,16 +214,22 @@ class JudgePhase:
                     custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
                 )
             except MissingFieldError as exc:
+                # No judge was asked, so there is no triple, and a judge row without one
+                # is an error (DESIGN §2; `verifier audit` rejects such a pass or fail).
                 reason = f"field {exc.path} is missing, so the judge was not asked"
                 return [
-                    ClaimResult(p.id, p.kind, "fail", 0.0, reason, {"path": exc.path})
+                    ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path})
                     for p in group
                 ]
             if spec.samples > 1:
                 request = dataclasses.replace(
                     request, cache_key=sha256_hex(f"{request.cache_key}:sample:{sample}")
                 )
-            samples.append(await self._obtain(request, spec, name, claims, line.case_id))
+            requests.append(request)
+        # Samples are independent calls: in flight together, within the same limits.
+        samples = await asyncio.gather(
+            *(self._obtain(r, spec, name, claims, line.case_id) for r in requests)
+        )
         return [self._result(p, spec, name, samples) for p in group]
 
     async def _obtain(
@@ -225,9 +246,12 @@ class JudgePhase:
                     )
         if self.mode == "replay" or spec.provider == "replay":
             ids = ", ".join(c.id for c in claims)
+            known = self.replay_reasons.get(request.cache_key)
             return _Obtained(
                 None,
-                f"replay: no recorded verdict for claim {ids} on case {case_id}",
+                f"{known} (claim {ids}, case {case_id})"
+                if known
+                else f"replay: no recorded verdict for claim {ids} on case {case_id}",
                 request,
                 None,
                 None,
@@ -242,7 +266,8 @@ class JudgePhase:
                 return _Obtained(None, error, request, None, None)
             parsed = parse_verdict(request.verdict, reply, claims)
             if isinstance(parsed, VerdictProblem):
-                if parsed.retry and attempts == 1:
+                # A second try draws on the run's retry budget like a transport retry.
+                if parsed.retry and attempts == 1 and self._take_retry():
                     self.stats.retries += 1
                     continue
                 self.stats.failed += 1
@@ -251,8 +276,14 @@ class JudgePhase:
                 self.stats.failed += 1
                 return _Obtained(None, None, request, reply, None)
             if self.cache is not None:
-                self.cache.put(entry_for(request, reply, self.run_id))
+                # A commit to the store file waits on the disk; in a worker thread it
+                # does not stall the other calls in flight on this loop.
+                await asyncio.to_thread(self.cache.put, entry_for(request, reply, self.run_id))
             return _Obtained({v.claim_id: v for v in parsed.claims}, None, request, reply, None)
+
+    def _take_retry(self) -> bool:
+        assert self._limiter is not None
+        return self._limiter.take_retry()
 
     async def _call(
         self, provider: JudgeProvider, request: JudgeRequest

@@ -1,0 +1,222 @@
+"""``--batch``: every judge request of a run sent as one Message Batch, then replayed.
+
+The batch is a pre-pass that fills the judge cache: it checks the rubric claims of
+every case (for ``after`` gates), renders each judge request the run will need and
+the cache cannot answer, submits them as one batch, records the batch id in the store
+before waiting, polls with backoff until the batch ends, and stores every returned
+reply in the cache under its request's key. The run itself then proceeds as usual in
+``replay`` mode: every verdict comes from the cache, and an item the batch could not
+answer becomes an error row carrying the batch's reason. A run interrupted while
+waiting is resumed with ``--resume RUN_ID``: the recorded batch is polled again,
+never resubmitted.
+
+Gates between two judge claims are not known before the batch returns, so a claim
+waiting for another judge claim is asked anyway; its verdict is simply unused when
+its gate fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from verifier.canonical import sha256_hex
+from verifier.cases import CaseLine
+from verifier.contract.models import JudgeClaim
+from verifier.errors import VerifierError
+from verifier.judge.cache import CachedReply, entry_for
+from verifier.judge.phase import JudgePhase, _custom_id
+from verifier.judge.prompt import MissingFieldError, render_request, verdict_kind
+from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+from verifier.logs import get_logger
+from verifier.runner import check_rubric, skip_reason
+
+log = get_logger("verifier.batch")
+
+
+class BatchError(VerifierError):
+    """A batch that cannot be run (no batch-capable judge, a failed submission)."""
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """What the store keeps about a run's batch, so the run can be resumed."""
+
+    run_id: str
+    batch_id: str
+    judge: str
+    items: dict[str, dict[str, Any]]  # custom_id -> request identity (for cache entries)
+
+
+class BatchLedger:
+    """The ``judge_batches`` table in the store's SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS judge_batches (run_id TEXT NOT NULL, judge TEXT NOT NULL,"
+            " batch_id TEXT NOT NULL, status TEXT NOT NULL, items TEXT NOT NULL,"
+            " PRIMARY KEY (run_id, judge))"
+        )
+
+    def find(self, run_id: str, judge: str) -> BatchRecord | None:
+        row = self._conn.execute(
+            "SELECT batch_id, items FROM judge_batches WHERE run_id = ? AND judge = ?",
+            (run_id, judge),
+        ).fetchone()
+        return BatchRecord(run_id, row[0], judge, orjson.loads(row[1])) if row else None
+
+    def record(self, record: BatchRecord) -> None:
+        self._conn.execute(
+            "INSERT OR REPLACE INTO judge_batches (run_id, judge, batch_id, status, items)"
+            " VALUES (?, ?, ?, 'submitted', ?)",
+            (record.run_id, record.judge, record.batch_id, orjson.dumps(record.items).decode()),
+        )
+
+    def mark(self, run_id: str, judge: str, status: str) -> None:
+        self._conn.execute(
+            "UPDATE judge_batches SET status = ? WHERE run_id = ? AND judge = ?",
+            (status, run_id, judge),
+        )
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, JudgeRequest]]:
+    """The judge requests one case needs, by judge name (rubric gates applied)."""
+    assert line.case is not None
+    rubric = check_rubric(phase.plan, line.case)
+    wanted = [
+        p
+        for p in phase.plan.model
+        if isinstance(p.claim, JudgeClaim) and skip_reason(p, rubric) is None
+    ]
+    out: list[tuple[str, JudgeRequest]] = []
+    for group in phase._groups(wanted, {}):
+        claims = [p.claim for p in group]
+        name = str(claims[0].judge)
+        spec = phase.contract.judges[name]
+        kind = verdict_kind(claims[0])
+        for sample in range(spec.samples):
+            try:
+                request = render_request(
+                    spec=spec,
+                    template=phase._templates[(name, kind)],
+                    kind=kind,
+                    claims=claims,
+                    case=line.case,
+                    custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
+                )
+            except MissingFieldError:
+                break  # the run's own pass records the missing field
+            if spec.samples > 1:
+                request = dataclasses.replace(
+                    request, cache_key=sha256_hex(f"{request.cache_key}:sample:{sample}")
+                )
+            out.append((name, request))
+    return out
+
+
+async def run_batch_prepass(
+    phase: JudgePhase,
+    cases: Iterable[CaseLine],
+    *,
+    ledger: BatchLedger,
+    run_id: str,
+    poll_interval: float = 10.0,
+    max_interval: float = 60.0,
+    sleep: Callable[[float], Any] = asyncio.sleep,
+) -> dict[str, str]:
+    """Fills the cache with one batch per judge; returns batch errors by cache key."""
+    errors: dict[str, str] = {}
+    pending: dict[str, dict[str, JudgeRequest]] = {}
+    judges = {name for name in phase.providers}
+    for name in judges:
+        if phase.contract.judges[name].provider != "anthropic":
+            raise BatchError(f"judge {name!r}: --batch needs an anthropic judge (Message Batches)")
+    recorded = {name: ledger.find(run_id, name) for name in judges}
+    if not all(recorded.values()):
+        for line in cases:
+            if line.case is None:
+                continue
+            for name, request in _requests_for(phase, line):
+                if recorded.get(name) is None and (
+                    phase.cache is None or phase.cache.get(request.cache_key) is None
+                ):
+                    pending.setdefault(name, {})[request.custom_id] = request
+    for name in sorted(judges):
+        provider = phase.providers[name]
+        record = recorded[name]
+        if record is None:
+            requests = pending.get(name, {})
+            if not requests:
+                continue
+            try:
+                batch_id = await provider.submit_batch(list(requests.values()))  # type: ignore[attr-defined]
+            except ProviderError as exc:
+                raise BatchError(
+                    f"judge {name!r}: the batch could not be submitted: {exc.message}"
+                ) from None
+            items = {
+                cid: {
+                    "cache_key": r.cache_key,
+                    "provider": r.provider,
+                    "model": r.model,
+                    "prompt_sha": r.prompt_sha,
+                    "sampling_sha": r.sampling_sha,
+                }
+                for cid, r in requests.items()
+            }
+            record = BatchRecord(run_id, batch_id, name, items)
+            ledger.record(record)
+            log.info("batch submitted", judge=name, batch_id=batch_id, requests=len(items))
+        else:
+            log.info("batch resumed", judge=name, batch_id=record.batch_id)
+        await _wait(provider, record.batch_id, poll_interval, max_interval, sleep)
+        async for custom_id, answer in provider.batch_results(record.batch_id):  # type: ignore[attr-defined]
+            item = record.items.get(custom_id)
+            if item is None:
+                continue
+            if isinstance(answer, ProviderError):
+                errors[item["cache_key"]] = f"batch item failed: {answer.message}"
+                continue
+            if phase.cache is not None and answer.served_model:
+                phase.cache.put(_entry(item, answer, run_id))
+        ledger.mark(run_id, name, "ended")
+    return errors
+
+
+def _entry(item: dict[str, Any], reply: JudgeReply, run_id: str) -> CachedReply:
+    stub = JudgeRequest(
+        provider=item["provider"],
+        model=item["model"],
+        system=(),
+        user="",
+        tool=None,  # type: ignore[arg-type]
+        sampling={},
+        verdict="binary",
+        prompt_sha=item["prompt_sha"],
+        sampling_sha=item["sampling_sha"],
+        cache_key=item["cache_key"],
+    )
+    return entry_for(stub, reply, run_id)
+
+
+async def _wait(
+    provider: Any, batch_id: str, interval: float, ceiling: float, sleep: Callable[[float], Any]
+) -> None:
+    while True:
+        status, counts = await provider.batch_status(batch_id)
+        if status == "ended":
+            return
+        log.info("batch in progress", batch_id=batch_id, status=status, **counts)
+        await sleep(interval)
+        interval = min(ceiling, interval * 1.5)
