@@ -1,0 +1,295 @@
+"""One output judged against a set of assertions: the PRD's single-evaluation API.
+
+The input is ``{"agent_input", "agent_output", "assertions": [{"id", "instruction",
+"criteria"}]}``. Rather than a second code path, each assertion becomes a judge claim of
+an in-memory contract whose judge groups by case (one call judges every assertion, as
+the PRD's prompt does); the output is run as one case through the ordinary runner, so
+the verdicts are cached, replayable and stored as gap rows like any other run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Final
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from verifier.canonical import canonical_json, sha256_hex
+from verifier.cases import CaseLine
+from verifier.contract.load import LoadedContract
+from verifier.contract.models import CLAIM_ID_PATTERN, Contract
+from verifier.contract.yaml_positions import Positions
+from verifier.errors import VerifierError
+from verifier.judge.config import JudgeChoice
+from verifier.results import CaseResult, RunSummary
+
+if TYPE_CHECKING:
+    from verifier.judge.phase import JudgeMode
+
+CONTRACT_ID: Final = "evaluate"
+CASE_ID: Final = "evaluation"
+
+
+class EvaluateError(VerifierError):
+    """An evaluation input that cannot be used; one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+class Assertion(BaseModel):
+    """One atomic behaviour the output must show, with the questions that decide it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=CLAIM_ID_PATTERN)
+    instruction: str = Field(min_length=1)
+    criteria: tuple[Annotated[str, Field(min_length=1)], ...] = ()
+
+
+class EvaluationInput(BaseModel):
+    """The PRD's single-evaluation request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent_input: Any
+    agent_output: Any
+    assertions: tuple[Assertion, ...] = Field(min_length=1)
+
+    @field_validator("assertions")
+    @classmethod
+    def _unique_ids(cls, value: tuple[Assertion, ...]) -> tuple[Assertion, ...]:
+        first: dict[str, int] = {}
+        for index, assertion in enumerate(value):
+            if assertion.id in first:
+                raise ValueError(
+                    f"duplicate id {assertion.id!r} (assertions[{first[assertion.id]}] "
+                    f"and assertions[{index}])"
+                )
+            first[assertion.id] = index
+        return value
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for step in loc:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text
+
+
+def _problem(label: str, error: Mapping[str, Any]) -> str:
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    if kind in ("missing", "extra_forbidden"):
+        parent, key = _where(loc[:-1]), str(loc[-1])
+        prefix = f"{label}: {parent}: " if parent else f"{label}: "
+        if kind == "missing":
+            return f"{prefix}missing {key!r}"
+        names = [*EvaluationInput.model_fields, *Assertion.model_fields]
+        close = difflib.get_close_matches(key, names, n=1)
+        return f"{prefix}unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+    if kind == "string_pattern_mismatch" and loc[-1:] == ("id",):
+        return (
+            f"{label}: {_where(loc)}: {error.get('input')!r} is not a valid id "
+            "(letters, digits, '_', '.' and '-', starting with a letter or digit)"
+        )
+    if kind == "too_short":
+        least = error.get("ctx", {}).get("min_length", 1)
+        return f"{label}: {_where(loc)}: must have at least {least} item{'s' * (least != 1)}"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    message = message[:1].lower() + message[1:]
+    value = error.get("input")
+    if kind != "value_error" and isinstance(value, (str, int, float, bool)):
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+        message += f" (got {shown})"
+    return f"{label}: {_where(loc) or 'input'}: {message}"
+
+
+def _symptom(error: Mapping[str, Any], errors: Sequence[Mapping[str, Any]]) -> bool:
+    """A list too short only because its items failed: those failures say why."""
+    loc = tuple(error["loc"])
+    return error["type"] == "too_short" and any(
+        len(other["loc"]) > len(loc) and tuple(other["loc"][: len(loc)]) == loc for other in errors
+    )
+
+
+def read_evaluation(name: str) -> EvaluationInput:
+    """Reads and validates the evaluation in file ``name`` (``-``: standard input).
+
+    Raises:
+        EvaluateError: The file cannot be read or its content is not a valid evaluation.
+    """
+    label = "stdin" if name == "-" else name
+    try:
+        raw = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except OSError as exc:
+        raise EvaluateError([f"{label}: cannot read: {exc.strerror or exc}"]) from None
+    return parse_evaluation(raw, label)
+
+
+def parse_evaluation(raw: bytes, label: str) -> EvaluationInput:
+    """Decodes and validates a single-evaluation document.
+
+    Args:
+        raw: The document's bytes.
+        label: How to name the source in errors (the path, or ``stdin``).
+
+    Raises:
+        EvaluateError: Every problem found, each naming where it is.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise EvaluateError([f"{label}: not UTF-8 text (byte {exc.start})"]) from None
+    if not text.strip():
+        raise EvaluateError([f"{label}: empty input; expected a JSON object"])
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise EvaluateError(
+            [f"{label}: line {exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]
+        ) from None
+    if not isinstance(data, dict):
+        kind = "array" if isinstance(data, list) else type(data).__name__
+        raise EvaluateError([f"{label}: an evaluation must be a JSON object, not {kind}"])
+    try:
+        return EvaluationInput.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        raise EvaluateError(
+            [_problem(label, e) for e in errors if not _symptom(e, errors)]
+        ) from None
+
+
+def evaluation_contract(request: EvaluationInput, judge: JudgeChoice, path: Path) -> LoadedContract:
+    """The in-memory contract: one judge claim per assertion, all for ``judge``.
+
+    Its source is the canonical JSON of the contract document, so the same assertions
+    and judge always give the same ``contract_sha256`` (and a store can re-run them).
+    """
+    document = {
+        "contract": CONTRACT_ID,
+        "version": 1,
+        "llm_fields": ["output"],
+        "judges": {judge.name: judge.spec.model_dump(mode="json", exclude_none=True)},
+        "claims": [
+            {
+                "id": a.id,
+                "judge": judge.name,
+                "instruction": a.instruction,
+                "criteria": list(a.criteria),
+            }
+            for a in request.assertions
+        ],
+    }
+    source = canonical_json(document)
+    contract = Contract.model_validate(document)
+    return LoadedContract(contract, path, source, sha256_hex(source), Positions())
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A finished evaluation: the case's results and where its gap rows went."""
+
+    case: CaseResult
+    run_id: str
+
+    @property
+    def passed(self) -> bool:
+        return self.case.passed
+
+    def as_json(self) -> dict[str, Any]:
+        """The PRD's output shape, with ``errors`` and each result's status and triple."""
+        case = self.case
+        return {
+            "score": round(case.score, 6),
+            "passed": case.count("pass"),
+            "failed": case.count("fail"),
+            "errors": case.count("error"),
+            "total": len(case.results),
+            "results": [
+                {
+                    "id": r.claim_id,
+                    "pass": r.status == "pass",
+                    "reasoning": r.reason,
+                    "status": r.status,
+                    "judge": r.evidence.get("judge"),
+                }
+                for r in case.results
+            ],
+        }
+
+
+class _KeepCase:
+    def __init__(self) -> None:
+        self.cases: list[CaseResult] = []
+
+    def add_case(self, case: CaseResult) -> None:
+        self.cases.append(case)
+
+    def finish(self, summary: RunSummary) -> None:
+        return None
+
+
+def evaluate(
+    request: EvaluationInput,
+    judge: JudgeChoice,
+    *,
+    source: Path,
+    store: str,
+    mode: JudgeMode | None = None,
+    recordings: Path | None = None,
+    note: Callable[[str], None] = lambda _: None,
+) -> Evaluation:
+    """Judges ``request``'s output against its assertions and stores the gap rows.
+
+    Args:
+        request: The validated input.
+        judge: The judge to ask.
+        source: Where the input came from (recorded as the run's contract path unless
+            the judge came from a config file, which ``prompt`` paths are relative to).
+        store: The gap-row store target (as ``verifier run --store``).
+        mode: ``live``, ``replay`` or ``record``; default ``live`` when the judge's
+            API key is set, else ``replay``.
+        recordings: Recorded verdicts read before the cache (written in ``record``).
+        note: Receives one-line notes for the user (why the mode was chosen).
+
+    Raises:
+        VerifierError: The store, template or recordings cannot be used.
+    """
+    from verifier.gaps.store import open_store
+    from verifier.judge.limits import CallLimits
+    from verifier.judge.setup import default_mode, make_judge_phase
+    from verifier.runner import Runner, RunOptions, new_run_id, run_sync
+
+    loaded = evaluation_contract(request, judge, judge.config or source)
+    if mode is None:
+        mode, why = default_mode(loaded)
+        if why:
+            note(f"{why} (pass --judges live to call them)")
+    sqlite_file = "://" not in store or store.startswith("sqlite:")
+    run_id = new_run_id()
+    case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}
+    keep = _KeepCase()
+    with open_store(store) as gap_store:
+        phase = make_judge_phase(
+            loaded,
+            mode=mode,
+            store_path=store.removeprefix("sqlite:///") if sqlite_file else None,
+            recordings=recordings,
+            limits=CallLimits(),
+            run_id=run_id,
+        )
+        options = RunOptions(
+            run_id=run_id,
+            options_record={"evaluate": str(source), "judge": judge.name, "judges": mode},
+        )
+        runner = Runner(loaded, gap_store, sinks=[keep], model_phase=phase, options=options)
+        run_sync(runner, [CaseLine(1, CASE_ID, case)])
+    return Evaluation(keep.cases[0], run_id)
