@@ -102,3 +102,27 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 continue
             seen.add(digest)
             yield CaseLine(number, case_id, value)
+
+
+def join_baseline(cases: Iterator[CaseLine], baseline: Path) -> Iterator[CaseLine]:
+    """Adds each case's baseline (the case with the same id in ``baseline``) under
+    ``baseline``, for comparative claims. A case with no baseline gets an empty one,
+    so its comparisons fail naming the missing path.
+
+    The baseline file is read whole (its cases are looked up by id); unusable lines
+    in it are skipped, as they name no id.
+
+    Raises:
+        CasesError: The baseline file cannot be opened.
+    """
+    index: dict[str, dict[str, Any]] = {}
+    for line in read_cases(baseline):
+        if line.case is not None:
+            index[line.case_id] = line.case
+    for line in cases:
+        if line.case is None:
+            yield line
+            continue
+        joined = dict(line.case)
+        joined["baseline"] = index.get(line.case_id, {})
+        yield CaseLine(line.line, line.case_id, joined, line.error)

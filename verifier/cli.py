@@ -47,10 +47,20 @@ def main(log_format: str, log_level: str) -> None:
 
 @main.command()
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(path_type=Path))
-def check(contracts: tuple[Path, ...]) -> None:
+@click.option(
+    "--store",
+    default=None,
+    help=f"Store holding judge calibrations (SQLite file).  [default: {DEFAULT_STORE}]",
+)
+def check(contracts: tuple[Path, ...], store: str | None) -> None:
     """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
+    from verifier.compare.calibration_store import CalibrationCheck
     from verifier.contract.load import check_contract
 
+    calibrations = CalibrationCheck(
+        store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE,
+        note=lambda text: click.echo(f"note: {text}", err=True),
+    )
     problems = 0
     for path in contracts:
         loaded, diagnostics = check_contract(path)
@@ -58,6 +68,8 @@ def check(contracts: tuple[Path, ...]) -> None:
             click.echo(str(diagnostic))
         problems += sum(1 for d in diagnostics if d.severity == "error")
         if loaded is not None:
+            for warning in calibrations.warnings(loaded):
+                click.echo(str(warning))
             contract = loaded.contract
             click.echo(
                 f"{path}: ok: {contract.contract} v{contract.version}, "
@@ -157,6 +169,12 @@ def _count_lines(path: Path) -> int | None:
 )
 @click.option("--batch-poll", type=float, default=10.0, hidden=True)
 @click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Cases of a baseline run, joined by id, for comparative claims.",
+)
+@click.option(
     "--resume",
     "resume_id",
     default=None,
@@ -179,10 +197,11 @@ def run(
     timeout: float,
     batch: bool,
     batch_poll: float,
+    baseline: Path | None,
     resume_id: str | None,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row."""
-    from verifier.cases import read_cases
+    from verifier.cases import join_baseline, read_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
@@ -198,6 +217,13 @@ def run(
         sys.exit(EXIT_INVALID)
     if not cases_path.is_file():
         _fail(f"{cases_path}: cases file not found")
+    if baseline is not None and not baseline.is_file():
+        _fail(f"{baseline}: baseline cases file not found")
+
+    def open_cases() -> Any:
+        stream = read_cases(cases_path)
+        return join_baseline(stream, baseline) if baseline is not None else stream
+
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
     stream: IO[str]
     try:
@@ -243,9 +269,9 @@ def run(
             )
             try:
                 if batch:
-                    summary = _run_with_batch(runner, phase, cases_path, target, batch_poll, total)
+                    summary = _run_with_batch(runner, phase, open_cases, target, batch_poll, total)
                 else:
-                    summary = run_sync(runner, read_cases(cases_path), total=total)
+                    summary = run_sync(runner, open_cases(), total=total)
             except KeyboardInterrupt:
                 click.echo(
                     f"interrupted: run {runner.run_id} keeps the rows already stored", err=True
@@ -268,12 +294,11 @@ def run(
 
 
 def _run_with_batch(
-    runner: Any, phase: Any, cases_path: Path, target: str, poll: float, total: int | None
+    runner: Any, phase: Any, open_cases: Any, target: str, poll: float, total: int | None
 ) -> Any:
     """The batch pre-pass and the run in one event loop (the providers belong to it)."""
     import asyncio
 
-    from verifier.cases import read_cases
     from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
 
     if phase is None:
@@ -288,7 +313,7 @@ def _run_with_batch(
         try:
             errors = await run_batch_prepass(
                 phase,
-                read_cases(cases_path),
+                open_cases(),
                 ledger=ledger,
                 run_id=runner.run_id,
                 poll_interval=poll,
@@ -297,7 +322,7 @@ def _run_with_batch(
             ledger.close()
         phase.replay_reasons = errors
         phase.mode = "replay"
-        return await runner.run(read_cases(cases_path), total=total)
+        return await runner.run(open_cases(), total=total)
 
     return asyncio.run(both())
 
@@ -311,9 +336,10 @@ def _judge_phase(
     run_id: str,
 ) -> tuple[Any, str | None]:
     """The run's judge phase (``None`` when the contract has no judge claims) and its mode."""
-    from verifier.judge.setup import default_mode, default_recordings, judges_used, make_judge_phase
+    from verifier.contract.models import claim_kind
+    from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
 
-    if not judges_used(loaded):
+    if not any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
         return None, None
     mode, why = (judge_mode, None) if judge_mode else default_mode(loaded)
     if why:
@@ -468,3 +494,94 @@ def _print_audit(report: Any, fmt: str) -> None:
         click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
         return
     click.echo(report.render_text())
+
+
+@main.command("calibrate")
+@click.option(
+    "--labels",
+    "labels_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Human labels (JSONL): case_id, claim_id, label (pass, fail or a score), rater.",
+)
+@click.option("--run", "run_id", default=None, help="The run to calibrate.  [default: the last]")
+@click.option(
+    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True
+)
+def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str) -> None:
+    """Measure how far a run's judge verdicts agree with human labels, and store the result
+    under each judge's stability triple (`verifier check` warns about judges without one)."""
+    from verifier.compare.calibration import calibrate_run
+    from verifier.compare.calibration_store import CalibrationStore, sqlite_path
+    from verifier.compare.labels import LabelsError, read_labels
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    path = sqlite_path(target)
+    if path is None:
+        _fail("calibrations are kept in SQLite stores; pass --store with a SQLite file")
+    if not Path(path).is_file():
+        _fail(f"{path}: no store found (run `verifier run` first or pass --store)")
+    try:
+        labels = read_labels(labels_path)
+        with open_store(target) as gap_store:
+            report = calibrate_run(gap_store, labels, run_id)
+        stored = 0
+        if report.claims:
+            with CalibrationStore(path) as calibrations:
+                stored = calibrations.save(report)
+    except LabelsError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {problem}", err=True)
+        sys.exit(EXIT_INVALID)
+    except VerifierError as exc:
+        _fail(str(exc))
+    if fmt == "json":
+        import orjson
+
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(report.render_text())
+    if not report.claims:
+        _fail(f"no label matched a judge verdict of run {report.run_id}")
+    click.echo(f"stored {stored} calibration{'s' if stored != 1 else ''} in {path}", err=True)
+
+
+@main.command("compare")
+@click.argument("run_a", metavar="RUN_A")
+@click.argument("run_b", metavar="RUN_B")
+@click.option(
+    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["console", "json", "markdown"]),
+    default="console",
+    show_default=True,
+)
+def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
+    """Is candidate RUN_B better or worse than baseline RUN_A, claim by claim, and is it real?
+    Paired pass rates with 95% intervals, exact McNemar tests with Holm's correction, and
+    the cases needed to detect the difference; exits 1 when a claim is significantly worse."""
+    from verifier.compare.analysis import compare_runs
+    from verifier.compare.report import write_report
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    if "://" not in target and not Path(target).exists():
+        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    try:
+        with open_store(target) as gap_store:
+            comparison = compare_runs(gap_store, run_a, run_b)
+    except VerifierError as exc:
+        _fail(str(exc))
+    for warning in comparison.paired.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    write_report(comparison, fmt, sys.stdout)
+    sys.exit(EXIT_FAILED if comparison.worse else EXIT_OK)

@@ -148,7 +148,8 @@ def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict
 
 
 class UnavailableModelPhase:
-    """Phase 2 when no judge provider is wired in: honest error rows, no calls."""
+    """Phase 2 without judges: deterministic comparisons are made; a claim that needs a
+    judge becomes an honest error row (no call is made)."""
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
@@ -156,21 +157,27 @@ class UnavailableModelPhase:
     async def evaluate(
         self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
     ) -> list[dict[str, ClaimResult]]:
+        from verifier.compare.claims import check_deterministic
+        from verifier.contract.models import CompareClaim
+
         out: list[dict[str, ClaimResult]] = []
-        for results in prior:
+        for line, results in zip(chunk, prior, strict=True):
             case_out: dict[str, ClaimResult] = {}
             merged = dict(results)
             for planned in self.plan.model:
                 reason = skip_reason(planned, merged)
+                claim = planned.claim
                 if reason is not None:
                     result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
+                elif isinstance(claim, CompareClaim) and claim.compare != "pairwise":
+                    result = check_deterministic(claim, line.case or {})
                 else:
                     result = ClaimResult(
                         planned.id,
                         planned.kind,
                         "error",
                         None,
-                        "no judge provider is available in this version; the claim was not checked",
+                        "no judge is configured for this run; the claim was not checked",
                         {},
                     )
                 case_out[planned.id] = merged[planned.id] = result

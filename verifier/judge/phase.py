@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
+from verifier.compare.claims import check_deterministic, combine_orders, pairwise_outputs
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.cache import CachedReply, LayeredCache, entry_for
@@ -30,7 +31,7 @@ from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, Provid
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
-from verifier.results import ClaimResult
+from verifier.results import ClaimResult, RowStatus
 from verifier.runner import skip_reason
 
 JudgeMode = Literal["live", "replay", "record"]
@@ -45,6 +46,8 @@ class JudgeStats:
     cached: int = 0
     failed: int = 0
     retries: int = 0
+    pairwise: int = 0
+    position_flips: int = 0
     usage: Usage = field(default_factory=Usage)
 
     def as_dict(self) -> dict[str, Any]:
@@ -53,6 +56,8 @@ class JudgeStats:
             "cached": self.cached,
             "failed": self.failed,
             "retries": self.retries,
+            "pairwise_comparisons": self.pairwise,
+            "position_flips": self.position_flips,
             **self.usage.as_dict(),
         }
 
@@ -67,6 +72,7 @@ class _Obtained:
     reply: JudgeReply | None
     cached: CachedReply | None
     raw: dict[str, Any] = field(default_factory=dict)
+    winner: str | None = None  # pairwise: "1", "2" or "tie" by position
 
 
 def _levels(claims: Sequence[PlannedClaim]) -> list[list[PlannedClaim]]:
@@ -108,6 +114,7 @@ class JudgePhase:
         # a batch pre-pass with each failed item's reason), by cache key.
         self.replay_reasons: dict[str, str] = {}
         self._limiter: Limiter | None = None
+        self._put_lock = asyncio.Lock()
         self._waves = _levels(plan.model)
         self._templates: dict[tuple[str, str], Template] = {}
         for planned in plan.model:
@@ -142,6 +149,7 @@ class JudgePhase:
         out: list[dict[str, ClaimResult]] = [{} for _ in chunk]
         for wave in self._waves:
             jobs: list[tuple[int, list[PlannedClaim]]] = []
+            pairwise: list[tuple[int, PlannedClaim]] = []
             for index, line in enumerate(chunk):
                 assert line.case is not None
                 for planned in wave:
@@ -154,9 +162,21 @@ class JudgePhase:
                             ClaimResult(planned.id, planned.kind, "skipped", None, reason, {}),
                         )
                     elif isinstance(planned.claim, CompareClaim):
-                        self._put(seen, out, index, _not_yet(planned))
+                        if planned.claim.compare == "pairwise":
+                            pairwise.append((index, planned))
+                        else:
+                            result = check_deterministic(planned.claim, line.case)
+                            self._put(seen, out, index, result)
                 jobs += [(index, group) for group in self._groups(wave, seen[index])]
-            answers = await asyncio.gather(*(self._judge(chunk[i], group) for i, group in jobs))
+            jobs += [(index, [planned]) for index, planned in pairwise]
+            answers = await asyncio.gather(
+                *(
+                    self._pairwise(chunk[i], group[0])
+                    if isinstance(group[0].claim, CompareClaim)
+                    else self._judge(chunk[i], group)
+                    for i, group in jobs
+                )
+            )
             for (index, _), results in zip(jobs, answers, strict=True):
                 for result in results:
                     self._put(seen, out, index, result)
@@ -242,7 +262,12 @@ class JudgePhase:
                 if not isinstance(parsed, VerdictProblem):
                     self.stats.cached += 1
                     return _Obtained(
-                        {v.claim_id: v for v in parsed.claims}, None, request, hit.reply, hit
+                        {v.claim_id: v for v in parsed.claims},
+                        None,
+                        request,
+                        hit.reply,
+                        hit,
+                        winner=parsed.winner,
                     )
         if self.mode == "replay" or spec.provider == "replay":
             ids = ", ".join(c.id for c in claims)
@@ -277,9 +302,89 @@ class JudgePhase:
                 return _Obtained(None, None, request, reply, None)
             if self.cache is not None:
                 # A commit to the store file waits on the disk; in a worker thread it
-                # does not stall the other calls in flight on this loop.
-                await asyncio.to_thread(self.cache.put, entry_for(request, reply, self.run_id))
-            return _Obtained({v.claim_id: v for v in parsed.claims}, None, request, reply, None)
+                # does not stall the other calls in flight on this loop. One put at a
+                # time: recordings append to a file.
+                async with self._put_lock:
+                    await asyncio.to_thread(self.cache.put, entry_for(request, reply, self.run_id))
+            return _Obtained(
+                {v.claim_id: v for v in parsed.claims},
+                None,
+                request,
+                reply,
+                None,
+                winner=parsed.winner,
+            )
+
+    async def _pairwise(self, line: CaseLine, planned: PlannedClaim) -> list[ClaimResult]:
+        """A pairwise claim: the judge is asked in both orders, so position cannot win."""
+        claim = planned.claim
+        assert line.case is not None and isinstance(claim, CompareClaim)
+        outputs, why = pairwise_outputs(claim, line.case)
+        if outputs is None:
+            return [ClaimResult(planned.id, "comparative", "fail", 0.0, why, {})]
+        name = str(claim.judge)
+        spec = self.contract.judges[name]
+        template = self._templates[(name, "pairwise")]
+        a, b = outputs
+        requests = [
+            render_request(
+                spec=spec,
+                template=template,
+                kind="pairwise",
+                claims=[claim],
+                case=line.case,
+                outputs=pair,
+                custom_id=_custom_id(line.case_id, [claim.id, order], 0),
+            )
+            for order, pair in (("ab", (a, b)), ("ba", (b, a)))
+        ]
+        both = await asyncio.gather(
+            *(self._obtain(r, spec, name, [claim], line.case_id) for r in requests)
+        )
+        self.stats.pairwise += 1
+        first = both[0]
+        reply = first.reply
+        triple = {
+            "model_id": (reply.served_model if reply is not None else None) or "",
+            "prompt_sha": first.request.prompt_sha,
+            "sampling_sha": first.request.sampling_sha,
+        }
+        evidence: dict[str, Any] = {
+            "judge": triple,
+            "judge_name": name,
+            "requested_model": spec.model,
+            "provider": spec.provider,
+            "orders": [
+                {"shown_first": shown, "winner": o.winner, "problem": o.problem}
+                for shown, o in zip(("a", "b"), both, strict=True)
+            ],
+        }
+        failed = [o for o in both if o.winner is None or not (o.reply and o.reply.served_model)]
+        missing = missing_parts(triple)
+        if failed or missing:
+            reason = next((o.problem for o in failed if o.problem), None)
+            reason = reason or f"judge reply lacks the stability triple's {', '.join(missing)}"
+            return [ClaimResult(planned.id, "comparative", "error", None, reason, evidence)]
+        outcome, inconsistent = combine_orders(str(both[0].winner), str(both[1].winner))
+        if inconsistent:
+            self.stats.position_flips += 1
+        evidence["preferred"] = outcome
+        evidence["inconsistent"] = inconsistent
+        status: RowStatus
+        if outcome == "b":
+            status, score = "fail", 0.0
+            reason = "the judge preferred output B in both orders"
+        elif outcome == "a":
+            status, score = "pass", 1.0
+            reason = "the judge preferred output A in both orders"
+        else:
+            status, score = "pass", 0.5
+            reason = (
+                "a tie: the judge's choice followed the position, not the content"
+                if inconsistent
+                else "a tie: neither output is better"
+            )
+        return [ClaimResult(planned.id, "comparative", status, score, reason, evidence)]
 
     def _take_retry(self) -> bool:
         assert self._limiter is not None
@@ -388,15 +493,3 @@ class JudgePhase:
 def _custom_id(case_id: str, claim_ids: Sequence[str], sample: int) -> str:
     # Batch custom ids allow [A-Za-z0-9_-]{1,64}; a digest fits any case or claim id.
     return "j" + sha256_hex(f"{case_id}\0{'+'.join(claim_ids)}\0{sample}")[:40]
-
-
-def _not_yet(planned: PlannedClaim) -> ClaimResult:
-    return ClaimResult(
-        planned.id,
-        planned.kind,
-        "error",
-        None,
-        f"comparative claims ({planned.claim.compare}) are not supported by this version; "
-        "the claim was not checked",
-        {},
-    )

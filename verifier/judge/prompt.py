@@ -237,8 +237,13 @@ def _fresh_nonce(texts: Sequence[str]) -> str:
 def _assertions(kind: VerdictKind, claims: Sequence[JudgeClaim | CompareClaim]) -> str:
     entries: list[dict[str, Any]] = []
     for claim in claims:
+        if kind == "pairwise":
+            # Only the instruction: a claim id such as "no_worse_than_baseline" would
+            # tell the judge which response is whose.
+            entries.append({"instruction": claim.instruction})
+            continue
         entry: dict[str, Any] = {"id": claim.id, "instruction": claim.instruction}
-        if kind != "pairwise" and isinstance(claim, JudgeClaim):
+        if isinstance(claim, JudgeClaim):
             entry["criteria"] = list(claim.criteria)
         entries.append(entry)
     return json.dumps(entries, indent=2, ensure_ascii=False)
