@@ -197,6 +197,9 @@ _BATCHES = "/v1/messages/batches"
 class _Handler(BaseHTTPRequestHandler):
     owner: MessagesServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm the body waits for
+    # the client's delayed ACK (about 40 ms on Linux), which would swamp ``latency``.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keeps test output quiet."""

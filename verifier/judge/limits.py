@@ -1,9 +1,10 @@
 """Limits on judge calls: concurrency, requests and tokens per minute, retry budget.
 
-The SDK already retries a failed call a few times with backoff (honouring
-``retry-after``). Beyond that, a run keeps its own budget of extra attempts so a
-provider outage ends the run with error rows in minutes instead of retrying every
-call of a large suite.
+The judge phase makes its providers' SDKs not retry (``max_retries=0``: the SDK would
+sleep as long as any ``retry-after`` asks) and retries itself, honouring
+``retry-after`` up to ``max_wait``. A run keeps a budget of extra attempts, spent by
+those retries and by second tries of unusable verdicts, so a provider outage ends the
+run with error rows in minutes instead of retrying every call of a large suite.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ class CallLimits:
         requests_per_minute: Calls started per minute (``None``: unlimited).
         tokens_per_minute: Estimated input tokens sent per minute (``None``: unlimited).
         timeout: Seconds one call may take before it counts as failed.
-        retries: Extra attempts per call after the SDK's own retries.
-        retry_budget: Extra attempts the whole run may spend.
+        retries: Extra attempts per call after a retryable failure.
+        retry_budget: Extra attempts the whole run may spend (failed calls and
+            unusable verdicts alike).
         max_wait: Longest ``retry-after`` honoured before giving up on a call.
     """
 
