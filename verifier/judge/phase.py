@@ -316,7 +316,19 @@ class JudgePhase:
             )
 
     async def _pairwise(self, line: CaseLine, planned: PlannedClaim) -> list[ClaimResult]:
-        """A pairwise claim: the judge is asked in both orders, so position cannot win."""
+        """A pairwise claim, guarded like ``_judge``: an unforeseen exception becomes
+        this claim's error row, never the loss of the chunk."""
+        try:
+            return await self._pairwise_claim(line, planned)
+        except Exception as exc:
+            self.stats.failed += 1
+            detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            log.error("pairwise comparison failed unexpectedly", error=detail, case_id=line.case_id)
+            reason = f"internal error while comparing: {detail}"
+            return [ClaimResult(planned.id, "comparative", "error", None, reason, {})]
+
+    async def _pairwise_claim(self, line: CaseLine, planned: PlannedClaim) -> list[ClaimResult]:
+        """The judge is asked in both orders, so position cannot win."""
         claim = planned.claim
         assert line.case is not None and isinstance(claim, CompareClaim)
         outputs, why = pairwise_outputs(claim, line.case)

@@ -66,6 +66,11 @@ def make_judge_phase(
     """
     from verifier.judge.providers import make_provider
 
+    if store_path:
+        # The gap store claims its file first (it refuses a file another table made).
+        from verifier.gaps.sqlite import SqliteStore
+
+        SqliteStore(store_path).close()
     store_cache = SqliteJudgeCache(store_path) if store_path else None
     recorded = Recordings(recordings) if recordings is not None else None
     providers: dict[str, JudgeProvider] = {}
