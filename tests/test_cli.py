@@ -237,11 +237,27 @@ def test_example_judge_claims_replay_hand_written_verdicts_offline(tmp_path: Pat
     cases = EXAMPLES / "account-research.cases.jsonl"
     out = tmp_path / "report.json"
     env = {"ANTHROPIC_API_KEY": ""}
-    result = verifier("run", str(contract), "--cases", str(cases), "--format", "json", "--out", str(out), cwd=tmp_path, env=env)
+    result = verifier(
+        "run",
+        str(contract),
+        "--cases",
+        str(cases),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+        env=env,
+    )
     assert result.returncode == 1, result.stderr
     assert "replay" in result.stderr
     report = json.loads(out.read_text(encoding="utf-8"))
-    judged = [r for c in report["cases"] for r in c["results"] if r["id"] in ("gaps_acknowledged", "executive_tone")]
+    judged = [
+        r
+        for c in report["cases"]
+        for r in c["results"]
+        if r["id"] in ("gaps_acknowledged", "executive_tone")
+    ]
     graded = [r for r in judged if r["status"] != "skipped"]
     assert len(graded) == 8 and all(r["status"] in ("pass", "fail") for r in graded)
     for row in graded:

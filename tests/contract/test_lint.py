@@ -261,7 +261,9 @@ def test_temperature_on_an_anthropic_judge_is_rejected(write_contract) -> None:
 
 
 def test_custom_template_without_nonce_is_rejected(write_contract, tmp_path: Path) -> None:
-    (tmp_path / "judge.md").write_text("Judge this.\n<!-- dynamic -->\n{{output}}\n{{assertions}}\n", encoding="utf-8")
+    (tmp_path / "judge.md").write_text(
+        "Judge this.\n<!-- dynamic -->\n{{output}}\n{{assertions}}\n", encoding="utf-8"
+    )
     path = write_contract(
         HEADER + "judges:\n  j:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
         "    prompt: judge.md\nclaims:\n  - id: a\n    judge: j\n    instruction: Polite\n"
@@ -287,7 +289,11 @@ def test_retirement_warning_counts_days_and_spots_retired_models() -> None:
 
     from verifier.contract.judge_lint import parse_retirement, retirement_warning
 
-    table = {"m-old": "January 2nd, 2026", "m-soon": "March 1st, 2026", "m-late": "December 31st, 2027"}
+    table = {
+        "m-old": "January 2nd, 2026",
+        "m-soon": "March 1st, 2026",
+        "m-late": "December 31st, 2027",
+    }
     today = dt.date(2026, 2, 1)
     assert parse_retirement("November 30th, 2026") == dt.date(2026, 11, 30)
     assert "retired on 2026-01-02" in str(retirement_warning("m-old", today=today, table=table))

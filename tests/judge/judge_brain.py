@@ -37,7 +37,11 @@ def brain(request: dict[str, Any]) -> Behaviour:
     failing = "guess" in _output_block(text).lower()
     if tool == "record_scores":
         results = [
-            {"id": claim_id, "score": int(low) if failing else int(high), "reasoning": "scored by rule"}
+            {
+                "id": claim_id,
+                "score": int(low) if failing else int(high),
+                "reasoning": "scored by rule",
+            }
             for claim_id, low, high in _SCALE_IDS.findall(text)
         ]
         # The rule gives 2 to failing outputs, inside any scale that has it.
@@ -51,14 +55,17 @@ def brain(request: dict[str, Any]) -> Behaviour:
     results = []
     for assertion in assertions:
         criteria = [
-            {"criterion": c, "met": not failing, "reasoning": "by rule"} for c in assertion.get("criteria", [])
+            {"criterion": c, "met": not failing, "reasoning": "by rule"}
+            for c in assertion.get("criteria", [])
         ]
         results.append(
             {
                 "id": assertion["id"],
                 "criteria": criteria,
                 "pass": not failing,
-                "reasoning": "The output guesses." if failing else "The output meets the assertion.",
+                "reasoning": "The output guesses."
+                if failing
+                else "The output meets the assertion.",
             }
         )
     return tool_use({"results": results}, usage={"input_tokens": 500, "output_tokens": 60})
