@@ -304,3 +304,47 @@ def test_a_low_sqlite_parameter_limit_shrinks_the_multi_row_insert(tmp_path: Pat
         from verifier.gaps.sqlite import _rows_per_insert
 
         assert _rows_per_insert(store._conn) == 999 // 12
+
+
+def test_appends_are_checkpointed_by_a_background_thread(tmp_path: Path) -> None:
+    path = tmp_path / "gaps.db"
+    with SqliteStore(path) as store:
+        begin(store)
+        empty = path.stat().st_size
+        padding = "x" * 1000
+        store.append([draft(n, reason=padding) for n in range(1, 2001)])
+        conn = sqlite3.connect(path)
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+        conn.close()
+        # Automatic checkpoints are off for the appending connection, so only the
+        # thread can move the rows from the WAL into the database file.
+        deadline = time.monotonic() + 10
+        while path.stat().st_size <= empty + 1_000_000 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert path.stat().st_size > empty + 1_000_000
+        assert len(list(store.iter_rows())) == 2000
+    assert not path.with_name("gaps.db-wal").exists()
+    with SqliteStore(path) as store:
+        assert audit_store(store).ok
+
+
+def test_a_failed_checkpoint_thread_brings_back_automatic_checkpoints(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        begin(store)
+        store.append([draft(1)])
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        assert store._checkpointer is not None
+        store._checkpointer.failed = True
+        store.append([draft(2)])
+        store.append([draft(3)])
+        assert store._checkpointer is None
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+        assert [r.seq for r in store.iter_rows()] == [1, 2, 3]
+
+
+def test_reading_a_store_starts_no_checkpoint_thread(tmp_path: Path) -> None:
+    with filled_store(tmp_path / "gaps.db", rows=3):
+        pass
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        assert len(list(store.iter_rows())) == 3
+        assert store._checkpointer is None

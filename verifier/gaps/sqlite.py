@@ -20,6 +20,7 @@ import orjson
 
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transaction
+from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.store import (
     CHAIN_SUMMARY_KEY,
@@ -32,6 +33,8 @@ from verifier.gaps.store import (
 )
 
 _FETCH = 2000
+_CACHE_KIB = 16 * 1024
+_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, restored if the checkpoint thread fails
 _DUPLICATES_SHOWN = 1000
 _ROW_COLUMNS = (
     "seq, row_id, run_id, case_id, claim_id, kind, status, score, recorded_at, body, "
@@ -68,6 +71,11 @@ class SqliteStore:
         self._path = Path(path)
         self._lock = threading.Lock()
         self._conn = open_store_file(self._path)
+        # Room for a whole chunk's pages: a smaller cache spills dirty pages to the WAL
+        # mid-transaction, and a quarter more is written.
+        self._conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+        self._checkpointer: WalCheckpointer | None = None
+        self._automatic_checkpoints = False
         self._rows_per_insert = _rows_per_insert(self._conn)
         self._insert_many = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES " + ", ".join(
             [_ROW_PLACEHOLDERS] * self._rows_per_insert
@@ -165,7 +173,26 @@ class SqliteStore:
             last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
             sealed = seal(batch, *(last.fetchone() or (0, GENESIS)))
             self._insert(conn, sealed)
+        self._checkpoint_soon()
         return len(sealed)
+
+    def _checkpoint_soon(self) -> None:
+        """Leaves the WAL checkpoint to a thread of its own (see ``_wal_checkpoint``)."""
+        checkpointer = self._checkpointer
+        if checkpointer is None:
+            if self._automatic_checkpoints:
+                return
+            with self._lock, sqlite_errors(self._path):
+                self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+            checkpointer = self._checkpointer = WalCheckpointer(self._path)
+        elif checkpointer.failed:
+            checkpointer.close()
+            self._checkpointer = None
+            self._automatic_checkpoints = True
+            with self._lock, sqlite_errors(self._path):
+                self._conn.execute(f"PRAGMA wal_autocheckpoint = {_AUTOCHECKPOINT_PAGES}")
+            return
+        checkpointer.request()
 
     def _insert(self, conn: sqlite3.Connection, sealed: list[SealedRow]) -> None:
         size = self._rows_per_insert
@@ -273,6 +300,8 @@ class SqliteStore:
 
     def close(self) -> None:
         """Closes the file; further calls fail."""
+        if self._checkpointer is not None:
+            self._checkpointer.close()
         self._conn.close()
 
     def __enter__(self) -> Self:
