@@ -34,6 +34,8 @@ _EXPORTS = {
     "GapRow": "verifier.gaps.row",
     "open_store": "verifier.gaps.store",
     "audit_store": "verifier.gaps.audit",
+    "compare_runs": "verifier.compare.analysis",
+    "RunComparison": "verifier.compare.analysis",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

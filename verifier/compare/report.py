@@ -1,0 +1,318 @@
+"""Rendering a run comparison: console table, JSON, and Markdown for a pull request.
+
+Differences are printed in percentage points, candidate minus baseline. A p-value in
+brackets is the Holm-adjusted one; a dash there means the claim had too few
+discordant pairs to be tested at all (see ``analysis``).
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+from verifier.compare.analysis import ClaimComparison, RunComparison
+from verifier.compare.runs import RunInfo
+
+__all__ = [
+    "METHODS",
+    "as_json",
+    "overall_verdict",
+    "render_console",
+    "render_markdown",
+    "summary_line",
+    "write_report",
+]
+
+METHODS: dict[str, str] = {
+    "pairing": "rows matched on (case_id, claim_id); error and skipped pairs left out",
+    "difference_interval": "Newcombe (1998) square-and-add interval for paired proportions "
+    "(method 10)",
+    "test": "exact McNemar test (binomial test of the discordant pairs)",
+    "correction": "Holm (1979) step-down across claims and whole cases; claims whose "
+    "discordant pairs cannot reach alpha are left out (Tarone 1990)",
+    "graded_scores": "Wilcoxon signed-rank test on paired score differences, zeros dropped",
+    "cases_needed": "Connor (1987) sample size for McNemar's test from the observed "
+    "discordant proportions",
+}
+
+
+def _run_json(info: RunInfo) -> dict[str, Any]:
+    return {
+        "run_id": info.run_id,
+        "contract": {
+            "id": info.contract_id,
+            "version": info.contract_version,
+            "sha256": info.contract_sha256,
+        },
+        "status": info.status,
+    }
+
+
+def _claim_json(c: ClaimComparison) -> dict[str, Any]:
+    t = c.table
+    scores = None
+    if c.scores is not None:
+        scores = {
+            "test": "wilcoxon signed-rank",
+            "nonzero": c.scores.nonzero,
+            "statistic": c.scores.statistic,
+            "median_difference": c.scores.median_difference,
+            "p_value": c.scores.p_value,
+            "p_adjusted": c.scores.p_adjusted,
+        }
+    return {
+        "claim": c.name,
+        "pairs": t.pairs,
+        "baseline": {"passed": t.baseline_passed, "pass_rate": t.baseline_rate},
+        "candidate": {"passed": t.candidate_passed, "pass_rate": t.candidate_rate},
+        "discordant": {"baseline_only": t.baseline_only, "candidate_only": t.candidate_only},
+        "difference": t.difference,
+        "ci95": list(c.interval),
+        "p_value": c.p_value,
+        "p_adjusted": c.p_adjusted,
+        "verdict": c.verdict,
+        "cases_needed": c.cases_needed,
+        "excluded": {"error": c.errors, "skipped": c.skipped},
+        "scores": scores,
+    }
+
+
+def overall_verdict(comparison: RunComparison) -> str:
+    """``worse`` if anything is significantly worse, else ``better`` if anything is
+    significantly better, else ``no detectable change``."""
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    if any(c.verdict == "worse" for c in every):
+        return "worse"
+    if any(c.verdict == "better" for c in every):
+        return "better"
+    return "no detectable change"
+
+
+def as_json(comparison: RunComparison) -> dict[str, Any]:
+    """The comparison as a JSON-ready dict (``verifier compare --format json``)."""
+    paired = comparison.paired
+    return {
+        "baseline": _run_json(paired.baseline),
+        "candidate": _run_json(paired.candidate),
+        "verdict": overall_verdict(comparison),
+        "worse": [c.name for c in comparison.worse],
+        "alpha": comparison.alpha,
+        "power": comparison.power,
+        "cases": {
+            "paired": paired.paired_cases,
+            "only_in_baseline": paired.cases_only_in_baseline,
+            "only_in_candidate": paired.cases_only_in_candidate,
+        },
+        "claims_only_in_baseline": list(paired.claims_only_in_baseline),
+        "claims_only_in_candidate": list(paired.claims_only_in_candidate),
+        "duplicate_rows": dict(paired.duplicate_rows),
+        "claims": [_claim_json(c) for c in comparison.claims],
+        "overall": _claim_json(comparison.overall) if comparison.overall else None,
+        "warnings": list(paired.warnings),
+        "methods": METHODS,
+    }
+
+
+def _pct(rate: float) -> str:
+    return f"{rate:.1%}"
+
+
+def _diff(c: ClaimComparison) -> str:
+    lo, hi = c.interval
+    return f"{c.table.difference * 100:+.1f} pp [{lo * 100:+.1f}, {hi * 100:+.1f}]"
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def _needed(c: ClaimComparison) -> str:
+    return "—" if c.cases_needed is None else str(c.cases_needed)
+
+
+def _left_out(comparison: RunComparison) -> list[str]:
+    """One line per member with pairs left out, and the unpaired cases and claims."""
+    paired = comparison.paired
+    lines = [
+        f"{paired.paired_cases} paired cases; left out: {paired.cases_only_in_baseline} "
+        f"only in the baseline, {paired.cases_only_in_candidate} only in the candidate"
+    ]
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    for c in every:
+        if c.errors or c.skipped:
+            lines.append(
+                f"{c.name}: {c.errors} pairs with an error row and {c.skipped} with a "
+                "skipped row left out"
+            )
+    if paired.claims_only_in_baseline:
+        lines.append("claims only in the baseline: " + ", ".join(paired.claims_only_in_baseline))
+    if paired.claims_only_in_candidate:
+        lines.append("claims only in the candidate: " + ", ".join(paired.claims_only_in_candidate))
+    for side, count in paired.duplicate_rows.items():
+        if count:
+            lines.append(f"{count} duplicate rows in the {side} ignored (the first was used)")
+    return lines
+
+
+def summary_line(comparison: RunComparison) -> str:
+    """One sentence: what is significantly worse or better, or that nothing is."""
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    worse = [c.name for c in every if c.verdict == "worse"]
+    better = [c.name for c in every if c.verdict == "better"]
+    parts = []
+    if worse:
+        parts.append("significantly worse: " + ", ".join(worse))
+    if better:
+        parts.append("significantly better: " + ", ".join(better))
+    if not parts:
+        return (
+            f"no detectable change at alpha {comparison.alpha:g} (Holm-adjusted); see "
+            "'cases needed' for what this comparison could have detected"
+        )
+    return "; ".join(parts) + f" (alpha {comparison.alpha:g}, Holm-adjusted)"
+
+
+def render_console(comparison: RunComparison, out: IO[str]) -> None:
+    """Prints the comparison as rich tables."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(file=out, width=None if out.isatty() else 140)
+    paired = comparison.paired
+    base, cand = paired.baseline, paired.candidate
+    table = Table(
+        title=f"{base.contract_id}: baseline {base.run_id} → candidate {cand.run_id}",
+        title_justify="left",
+    )
+    table.add_column("claim")
+    for name in ("pairs", "baseline", "candidate", "difference [95% CI]", "p (Holm)"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("cases needed", justify="right")
+    styles = {"worse": "bold red", "better": "bold green", "no detectable change": "dim"}
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    for i, c in enumerate(every):
+        table.add_row(
+            Text(c.name, style="italic" if c is comparison.overall else ""),
+            str(c.table.pairs),
+            _pct(c.table.baseline_rate),
+            _pct(c.table.candidate_rate),
+            _diff(c),
+            f"{_p(c.p_value)} ({_p(c.p_adjusted)})",
+            Text(c.verdict, style=styles[c.verdict]),
+            _needed(c),
+            end_section=i == len(comparison.claims) - 1,
+        )
+    console.print(table)
+    graded = [c for c in every if c.scores is not None]
+    if graded:
+        scores = Table(title="Graded scores (Wilcoxon signed-rank)", title_justify="left")
+        scores.add_column("claim")
+        for name in ("pairs that moved", "median difference", "p", "p Holm"):
+            scores.add_column(name, justify="right")
+        for c in graded:
+            assert c.scores is not None
+            scores.add_row(
+                Text(c.name),
+                str(c.scores.nonzero),
+                f"{c.scores.median_difference:+.3f}",
+                _p(c.scores.p_value),
+                _p(c.scores.p_adjusted),
+            )
+        console.print(scores)
+    for line in _left_out(comparison):
+        console.print(Text(line, style="dim"))
+    console.print(
+        Text(
+            f"cases needed: paired cases to detect the observed difference with "
+            f"{comparison.power:.0%} power at alpha {comparison.alpha:g} (Connor 1987)",
+            style="dim",
+        )
+    )
+    worse = bool(comparison.worse)
+    console.print(Text(summary_line(comparison), style="bold red" if worse else "bold"))
+    console.file.flush()
+
+
+def _cell(text: str) -> str:
+    from verifier.report.markdown import code_span
+
+    return code_span(text)
+
+
+def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
+    """Writes the comparison as Markdown sized for a pull-request comment."""
+    paired = comparison.paired
+    base, cand = paired.baseline, paired.candidate
+    mark = {
+        "worse": "**worse** ❌",
+        "better": "**better** ✅",
+        "no detectable change": "no detectable change",
+    }
+    lines = [
+        f"## verifier compare: {_cell(base.contract_id)}",
+        "",
+        f"Baseline {_cell(base.run_id)} → candidate {_cell(cand.run_id)}: "
+        f"{summary_line(comparison)}.",
+        "",
+    ]
+    lines += [f"> **Warning:** {w}" for w in paired.warnings]
+    if paired.warnings:
+        lines.append("")
+    lines += [
+        f"| claim | pairs | baseline | candidate | difference [95% CI] | p (Holm) | verdict "
+        f"| cases needed ({comparison.power:.0%} power) |",
+        "|---|--:|--:|--:|--:|--:|---|--:|",
+    ]
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    for c in every:
+        name = f"*{c.name}*" if c is comparison.overall else _cell(c.name)
+        lines.append(
+            f"| {name} | {c.table.pairs} | {_pct(c.table.baseline_rate)} | "
+            f"{_pct(c.table.candidate_rate)} | {_diff(c)} | {_p(c.p_value)} "
+            f"({_p(c.p_adjusted)}) | {mark[c.verdict]} | {_needed(c)} |"
+        )
+    graded = [c for c in every if c.scores is not None]
+    if graded:
+        lines += [
+            "",
+            "Graded scores (Wilcoxon signed-rank):",
+            "",
+            "| claim | pairs that moved | median difference | p (Holm) |",
+            "|---|--:|--:|--:|",
+        ]
+        for c in graded:
+            assert c.scores is not None
+            name = f"*{c.name}*" if c is comparison.overall else _cell(c.name)
+            lines.append(
+                f"| {name} | {c.scores.nonzero} | {c.scores.median_difference:+.3f} | "
+                f"{_p(c.scores.p_value)} ({_p(c.scores.p_adjusted)}) |"
+            )
+    lines += ["", *(f"- {line}" for line in _left_out(comparison))]
+    lines += [
+        "",
+        "<sub>Paired design: exact McNemar test on the discordant pairs, Holm-adjusted "
+        f"across claims, alpha {comparison.alpha:g}; interval: Newcombe's paired "
+        "square-and-add. *No detectable change* is not evidence of no change: the last "
+        "column is how many paired cases it would take to detect the observed difference."
+        "</sub>",
+    ]
+    out.write("\n".join(lines) + "\n")
+    out.flush()
+
+
+def write_report(comparison: RunComparison, fmt: str, out: IO[str]) -> None:
+    """Writes the comparison in ``fmt``: ``console``, ``json`` or ``markdown``."""
+    if fmt == "json":
+        import orjson
+
+        out.write(orjson.dumps(as_json(comparison), option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.flush()
+    elif fmt == "markdown":
+        render_markdown(comparison, out)
+    elif fmt == "console":
+        render_console(comparison, out)
+    else:
+        raise ValueError(f"unknown comparison format {fmt!r}")

@@ -1,0 +1,111 @@
+"""Checks on the two runs of a comparison: they exist, they checked one contract, and
+what a reader should be warned about (a changed contract file, an unfinished run, a
+claim judged by a different judge in each run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.errors import VerifierError
+from verifier.gaps.store import GapStore, RunRecord
+
+__all__ = [
+    "CompareError",
+    "RunInfo",
+    "Triple",
+    "check_runs",
+    "judge_warnings",
+    "note_judge",
+    "run_info",
+]
+
+
+class CompareError(VerifierError):
+    """Two runs that cannot be compared (unknown, or of different contracts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """What a comparison says about each of its runs."""
+
+    run_id: str
+    contract_id: str
+    contract_version: int
+    contract_sha256: str
+    status: str
+
+    @classmethod
+    def of(cls, record: RunRecord) -> RunInfo:
+        return cls(
+            record.run_id,
+            record.contract_id,
+            record.contract_version,
+            record.contract_sha256,
+            record.status,
+        )
+
+
+Triple = tuple[str, str, str]
+
+
+def note_judge(judges: dict[str, set[Triple]], body: dict[str, Any], claim_id: str) -> None:
+    """Records the stability triple of a judge verdict under its claim."""
+    if body.get("status") not in ("pass", "fail"):
+        return
+    evidence = body.get("evidence")
+    judge = evidence.get("judge") if isinstance(evidence, dict) else None
+    if isinstance(judge, dict):
+        triple = (
+            str(judge.get("model_id")),
+            str(judge.get("prompt_sha")),
+            str(judge.get("sampling_sha")),
+        )
+        judges.setdefault(claim_id, set()).add(triple)
+
+
+def judge_warnings(
+    claims: list[str], baseline: dict[str, set[Triple]], candidate: dict[str, set[Triple]]
+) -> list[str]:
+    """A warning for each claim judged under different stability triples in the runs."""
+    changed = [
+        c for c in claims if baseline.get(c) and candidate.get(c) and baseline[c] != candidate[c]
+    ]
+    return [
+        f"claim {claim} was judged under different judges (model, prompt or sampling) in "
+        "the two runs: a change may come from the judge rather than the system"
+        for claim in changed
+    ]
+
+
+def run_info(store: GapStore, run_id: str, role: str) -> RunInfo:
+    record = store.run(run_id)
+    if record is None:
+        raise CompareError(f"{role} run {run_id!r} is not in {store.location}")
+    return RunInfo.of(record)
+
+
+def check_runs(baseline: RunInfo, candidate: RunInfo) -> list[str]:
+    if baseline.contract_id != candidate.contract_id:
+        raise CompareError(
+            f"run {baseline.run_id} checked contract {baseline.contract_id!r} but run "
+            f"{candidate.run_id} checked {candidate.contract_id!r}; only runs of one "
+            "contract can be compared"
+        )
+    warnings: list[str] = []
+    if baseline.run_id == candidate.run_id:
+        warnings.append(f"run {baseline.run_id} is compared with itself")
+    if baseline.contract_sha256 != candidate.contract_sha256:
+        warnings.append(
+            f"the runs checked different versions of contract {baseline.contract_id!r} "
+            f"(v{baseline.contract_version}, sha256 {baseline.contract_sha256[:12]}… and "
+            f"v{candidate.contract_version}, sha256 {candidate.contract_sha256[:12]}…): a "
+            "change may come from the contract rather than the system"
+        )
+    for info in (baseline, candidate):
+        if info.status != "finished":
+            warnings.append(
+                f"run {info.run_id} is {info.status}: only the rows it stored are compared"
+            )
+    return warnings
