@@ -34,6 +34,9 @@ _EXPORTS = {
     "GapRow": "verifier.gaps.row",
     "open_store": "verifier.gaps.store",
     "audit_store": "verifier.gaps.audit",
+    "read_labels": "verifier.compare.labels",
+    "calibrate_run": "verifier.compare.calibration",
+    "CalibrationReport": "verifier.compare.calibration_report",
     "compare_runs": "verifier.compare.analysis",
     "RunComparison": "verifier.compare.analysis",
 }
