@@ -266,3 +266,28 @@ def test_example_judge_claims_replay_hand_written_verdicts_offline(tmp_path: Pat
         assert len(triple["prompt_sha"]) == 64 and len(triple["sampling_sha"]) == 64
         assert row["evidence"]["requested_model"] == "claude-haiku-4-5-20251001"
     assert report["usage"]["calls"] == 0 and report["usage"]["cached"] == 8
+
+
+def test_comparison_example_replays_offline(tmp_path: Path) -> None:
+    contract = EXAMPLES / "answer-comparison.yaml"
+    out = tmp_path / "report.json"
+    result = verifier(
+        "run",
+        str(contract),
+        "--cases",
+        str(EXAMPLES / "answer-comparison.candidate.jsonl"),
+        "--baseline",
+        str(EXAMPLES / "answer-comparison.baseline.jsonl"),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+        env={"ANTHROPIC_API_KEY": ""},
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert (report["passed_cases"], report["failed_cases"]) == (3, 1)
+    assert report["usage"]["calls"] == 0 and report["usage"]["pairwise_comparisons"] == 4
+    pairwise = [r for c in report["cases"] for r in c["results"] if r["id"] == "no_worse_than_baseline"]
+    assert all(r["evidence"]["judge"]["model_id"] == "example/hand-written" for r in pairwise)
