@@ -159,9 +159,9 @@ def test_markdown_report_has_breakdown_table(tmp_path: Path) -> None:
                 "--cases",
                 str(EXTRACTION_CASES),
                 "--store",
-                "postgresql://u:secret@h/db",
+                "postgresql://u:secret@127.0.0.1:1/db",  # nothing listens on port 1
             ),
-            "PostgreSQL",
+            "gap store postgresql://u@127.0.0.1:1/db",
         ),
         (
             ("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--format", "yaml"),

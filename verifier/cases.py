@@ -43,6 +43,14 @@ def _id_of(value: Any) -> str | None:
     return None
 
 
+def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"line {number}: not valid UTF-8 at byte {bad.start}"
+    return f"line {number}: invalid JSON: {exc}"
+
+
 def read_cases(path: Path) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
@@ -62,16 +70,10 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 continue
             fallback = f"line-{number}"
             try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield CaseLine(
-                    number, fallback, None, f"line {number}: not valid UTF-8 at byte {exc.start}"
-                )
-                continue
-            try:
                 value = orjson.loads(raw.rstrip(b"\r\n"))
             except orjson.JSONDecodeError as exc:
-                yield CaseLine(number, fallback, None, f"line {number}: invalid JSON: {exc}")
+                # orjson refuses invalid UTF-8 too; the position in bytes is clearer.
+                yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
                 continue
             if not isinstance(value, dict):
                 kind = type(value).__name__

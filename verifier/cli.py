@@ -98,7 +98,9 @@ def _count_lines(path: Path) -> int | None:
     help="JSONL file of cases.",
 )
 @click.option(
-    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
 )
 @click.option(
     "--format",
@@ -232,6 +234,7 @@ def run(
         _fail(f"{out}: cannot write report: {exc.strerror or exc}")
     try:
         with open_store(target) as gap_store:
+            stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
             total = _count_lines(cases_path) if progress.enabled else None
             if resume_id:
@@ -287,7 +290,7 @@ def run(
     where = f" to {out}" if out else ""
     click.echo(
         f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
-        f"gap rows in {target}{'; report written' + where if out else ''}",
+        f"gap rows in {stored_in}{'; report written' + where if out else ''}",
         err=True,
     )
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
@@ -348,7 +351,8 @@ def _judge_phase(
         sibling = default_recordings(loaded.path)
         recordings = sibling if sibling.exists() or mode == "record" else None
     sqlite_file = "://" not in target or target.startswith("sqlite:")
-    store_path = target.removeprefix("sqlite:///") if sqlite_file else None
+    # A PostgreSQL URL passes through: its cache is a table of the same database.
+    store_path = target.removeprefix("sqlite:///") if sqlite_file else target
     phase = make_judge_phase(
         loaded,
         mode=mode,  # type: ignore[arg-type]
@@ -398,7 +402,9 @@ def _judge_phase(
     help="Recorded judge verdicts (JSONL).",
 )
 @click.option(
-    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
 )
 def evaluate_command(
     evaluation: str,
@@ -418,6 +424,7 @@ def evaluate_command(
 
     from verifier.errors import VerifierError
     from verifier.evaluate import evaluate, read_evaluation
+    from verifier.gaps.store import redacted_target
     from verifier.judge.config import choose_judge
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
@@ -450,7 +457,7 @@ def evaluate_command(
     click.echo(json.dumps(report, indent=2, ensure_ascii=False))
     click.echo(
         f"evaluation {result.run_id}: {report['passed']}/{report['total']} assertions passed; "
-        f"gap rows in {target}",
+        f"gap rows in {redacted_target(target)}",
         err=True,
     )
     sys.exit(EXIT_OK if result.passed else EXIT_FAILED)
@@ -458,7 +465,9 @@ def evaluate_command(
 
 @main.command()
 @click.option(
-    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
 )
 @click.option(
     "--run",
@@ -555,7 +564,9 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
 @click.option(
-    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
 )
 @click.option(
     "--format",

@@ -281,7 +281,7 @@ def evaluate(
         phase = make_judge_phase(
             loaded,
             mode=mode,
-            store_path=store.removeprefix("sqlite:///") if sqlite_file else None,
+            store_path=store.removeprefix("sqlite:///") if sqlite_file else store,
             recordings=recordings,
             limits=CallLimits(),
             run_id=run_id,

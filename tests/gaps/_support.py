@@ -1,4 +1,6 @@
-"""Builders of gap-row drafts and stores, and a way to tamper with a store file."""
+"""Builders of gap-row drafts and stores, and a way to tamper with a store file.
+
+The same tampering in PostgreSQL is in ``_backends.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps.chain import SealedRow, row_hash_of
 from verifier.gaps.sqlite import SqliteStore
-from verifier.gaps.store import DuplicateRowId, RunRecord
+from verifier.gaps.store import DuplicateRowId, GapStore, RunRecord
 
 CONTRACT_SOURCE = "contract: demo\nversion: 3\nclaims:\n  - id: cites\n    rubric: regex\n"
 CONTRACT_SHA = sha256_hex(CONTRACT_SOURCE)
@@ -44,9 +46,7 @@ def draft(n: int, run_id: str = "run-1", **changes: Any) -> dict[str, Any]:
     return row
 
 
-def begin(
-    store: SqliteStore, run_id: str = "run-1", started_at: str = "2026-11-25T10:00:00Z"
-) -> None:
+def begin(store: GapStore, run_id: str = "run-1", started_at: str = "2026-11-25T10:00:00Z") -> None:
     store.begin_run(
         run_id,
         contract_id="demo",
@@ -59,20 +59,25 @@ def begin(
     )
 
 
-def finish(store: SqliteStore, run_id: str = "run-1") -> None:
+def finish(store: GapStore, run_id: str = "run-1") -> None:
     store.finish_run(run_id, status="finished", finished_at="2026-11-25T10:05:00Z", summary={})
 
 
 def filled_store(path: Path, rows: int = 30, *, finished: bool = True) -> SqliteStore:
     """A store at ``path`` with one run of ``rows`` rows, appended in batches of 7."""
     store = SqliteStore(path)
+    fill(store, rows, finished=finished)
+    return store
+
+
+def fill(store: GapStore, rows: int = 30, *, finished: bool = True) -> None:
+    """Gives ``store`` one run of ``rows`` rows, appended in batches of 7."""
     begin(store)
     drafts = [draft(n) for n in range(1, rows + 1)]
     for start in range(0, rows, 7):
         store.append(drafts[start : start + 7])
     if finished:
         finish(store)
-    return store
 
 
 def tamper(path: Path, *statements: tuple[str, tuple[Any, ...]] | str) -> None:

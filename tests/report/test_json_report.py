@@ -4,7 +4,10 @@ import io
 import json
 import tracemalloc
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from verifier.report import make_writer
 from verifier.report.json_report import JsonReportWriter
@@ -216,3 +219,27 @@ def test_case_entries_hold_result_json_of_each_result(mixed_cases: list[CaseResu
         entry = case_json(case)
         assert entry["results"] == [result_json(r) for r in case.results]
         assert entry["passed"] + entry["failed"] + entry["errors"] <= entry["total"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "latin-1", "utf-16"])
+def test_report_written_to_a_file_is_the_same_document_in_any_encoding(
+    tmp_path: Path,
+    encoding: str,
+    make_case: Callable[..., CaseResult],
+    make_claim: Callable[..., ClaimResult],
+    make_summary: Callable[..., RunSummary],
+) -> None:
+    cases = [
+        make_case(f"case-{i}", make_claim("c", "fail", "déjà vu: café", {"span": "é"}), line=i)
+        for i in range(1, 2001)
+    ]
+    expected = render(cases, make_summary(cases))
+    target = tmp_path / "report.json"
+    with target.open("w", encoding=encoding) as out:
+        writer = JsonReportWriter(out)
+        for case in cases:
+            writer.add_case(case)
+        writer.finish(make_summary(cases))
+    text = target.read_text(encoding=encoding)
+    assert text.endswith("]}\n")
+    assert json.loads(text) == expected

@@ -26,6 +26,7 @@ _EXPORTS = {
     "StoreError": "verifier.gaps.store",
     "open_store": "verifier.gaps.store",
     "SqliteStore": "verifier.gaps.sqlite",
+    "PostgresStore": "verifier.gaps.postgres",
     "AuditProblem": "verifier.gaps.audit",
     "AuditReport": "verifier.gaps.audit",
     "audit_store": "verifier.gaps.audit",

@@ -2,7 +2,7 @@
 
 A store keeps runs, the contracts they checked, and the hash-chained rows. It is
 append-only: there is no API to update or delete a row. ``open_store`` turns a target
-(a path, ``sqlite:///path``, later ``postgresql://...``) into a store.
+(a path, ``sqlite:///path`` or ``postgresql://...``) into a store.
 """
 
 from __future__ import annotations
@@ -186,11 +186,28 @@ def open_store(target: str) -> GapStore:
         if not rest.startswith("/") or rest == "/":
             raise StoreError("a SQLite store URL looks like sqlite:///path/to/gaps.db")
         return SqliteStore(rest[1:])
-    if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
-        raise StoreError(
-            "PostgreSQL stores need the PostgreSQL backend, which this version of verifier "
-            "does not have yet; use a SQLite path such as .verifier/gaps.db"
-        )
+    if is_postgres_url(target):
+        from verifier.gaps.postgres import PostgresStore
+
+        return PostgresStore(target)
     raise StoreError(
         f"unknown store scheme {scheme!r}: use a file path, sqlite:///path or postgresql://..."
     )
+
+
+def is_postgres_url(target: str) -> bool:
+    """Whether a store target names a PostgreSQL store (``postgresql://``, ``postgres://``
+    or ``postgresql+driver://``)."""
+    scheme, sep, _ = target.partition("://")
+    scheme = scheme.lower()
+    return bool(sep) and (scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"))
+
+
+def redacted_target(target: str) -> str:
+    """A store target fit for messages: a URL loses its password and query string."""
+    if not is_postgres_url(target):
+        return target
+    scheme, _, rest = target.partition("://")
+    netloc, slash, path = rest.partition("?")[0].partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    return f"{scheme}://{userinfo.partition(':')[0]}{at}{host}{slash}{path}"

@@ -5,7 +5,8 @@ are listed in one place: ``verifier.judge.cache_key`` (``CACHE_KEY_PARTS`` and
 ``EXCLUDED_FROM_CACHE_KEY``). With ``samples: N`` each sample has its own key (the
 sample index is mixed in), so N samples are N calls and a rerun replays all N.
 
-Entries live in the gap store's file, beside the rows they back, and in optional
+Entries live in the gap store, beside the rows they back (a table of the SQLite file,
+or of the PostgreSQL schema: ``verifier.judge.pg_cache``), and in optional
 *recordings* (a JSONL file of entries) that can be committed so CI replays verdicts
 offline. A cached reply keeps the triple of the call that produced it.
 """
@@ -18,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -33,8 +34,8 @@ __all__ = [
     "LayeredCache",
     "Recordings",
     "SqliteJudgeCache",
+    "StoreCache",
 ]
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,16 @@ def entry_for(request: JudgeRequest, reply: JudgeReply, run_id: str) -> CachedRe
 
 class CacheError(VerifierError):
     """A cache or recordings file that cannot be used."""
+
+
+class StoreCache(Protocol):
+    """The judge cache kept in a gap store (``SqliteJudgeCache``, ``PostgresJudgeCache``)."""
+
+    def get(self, key: str) -> CachedReply | None: ...
+
+    def put(self, entry: CachedReply) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class SqliteJudgeCache:
@@ -206,7 +217,7 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
 class LayeredCache:
     """Reads recordings first, then the store's cache; writes to both where present."""
 
-    def __init__(self, store_cache: SqliteJudgeCache | None, recordings: Recordings | None) -> None:
+    def __init__(self, store_cache: StoreCache | None, recordings: Recordings | None) -> None:
         self.store_cache = store_cache
         self.recordings = recordings
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim
-from verifier.judge.cache import LayeredCache, Recordings, SqliteJudgeCache
+from verifier.judge.cache import LayeredCache, Recordings, SqliteJudgeCache, StoreCache
 from verifier.judge.limits import CallLimits
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.judge.types import JudgeProvider
@@ -57,7 +57,8 @@ def make_judge_phase(
         loaded: The contract.
         mode: ``live`` (cache, then call), ``replay`` (cache and recordings only) or
             ``record`` (always call, and write recordings).
-        store_path: The SQLite store file whose cache table is used (``None``: none).
+        store_path: The store whose cache table is used: a SQLite file or a
+            ``postgresql://`` URL (``None``: none).
         recordings: A recordings file read before the cache (and written in
             ``record`` mode).
         limits: Concurrency, rates, timeout and retries.
@@ -66,12 +67,7 @@ def make_judge_phase(
     """
     from verifier.judge.providers import make_provider
 
-    if store_path:
-        # The gap store claims its file first (it refuses a file another table made).
-        from verifier.gaps.sqlite import SqliteStore
-
-        SqliteStore(store_path).close()
-    store_cache = SqliteJudgeCache(store_path) if store_path else None
+    store_cache = store_cache_for(store_path) if store_path else None
     recorded = Recordings(recordings) if recordings is not None else None
     providers: dict[str, JudgeProvider] = {}
     if mode != "replay":
@@ -90,6 +86,21 @@ def make_judge_phase(
         limits=limits,
         run_id=run_id,
     )
+
+
+def store_cache_for(store_path: str) -> StoreCache:
+    """The judge cache kept in the store at ``store_path`` (a file or a URL)."""
+    from verifier.gaps.store import is_postgres_url
+
+    if is_postgres_url(store_path):
+        from verifier.judge.pg_cache import PostgresJudgeCache
+
+        return PostgresJudgeCache(store_path)
+    # The gap store claims its file first (it refuses a file another table made).
+    from verifier.gaps.sqlite import SqliteStore
+
+    SqliteStore(store_path).close()
+    return SqliteJudgeCache(store_path)
 
 
 def describe(options: dict[str, Any]) -> str:

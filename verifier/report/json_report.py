@@ -21,6 +21,7 @@ __all__ = ["JsonReportWriter", "case_json", "result_json"]
 
 _DIGITS = 6
 _COPY_CHUNK = 256 * 1024
+_SPOOL_BUFFER = 1024 * 1024
 _ORJSON_OPTS = orjson.OPT_NON_STR_KEYS
 
 
@@ -33,7 +34,9 @@ class JsonReportWriter:
 
     def __init__(self, out: IO[str]) -> None:
         self._out = out
-        self._spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (open until finish/close)
+        # A large buffer: cases average a couple of kilobytes, and the default 8 KiB
+        # would make a system call every few cases.
+        self._spool: IO[bytes] = tempfile.TemporaryFile(buffering=_SPOOL_BUFFER)  # noqa: SIM115 (open until finish/close)
         self._cases = 0
 
     def add_case(self, case: CaseResult) -> None:
@@ -59,12 +62,33 @@ class JsonReportWriter:
     def _copy_spool(self) -> None:
         self._spool.flush()
         self._spool.seek(0)
+        binary = _utf8_buffer(self._out)
+        if binary is not None:
+            # The spool is UTF-8 already: copy bytes rather than decode and re-encode.
+            self._out.flush()
+            while chunk := self._spool.read(_COPY_CHUNK):
+                binary.write(chunk)
+            binary.flush()
+            return
         # Chunks may end inside a multi-byte character; the incremental decoder
         # carries the partial bytes over to the next chunk.
         decoder = codecs.getincrementaldecoder("utf-8")()
         while chunk := self._spool.read(_COPY_CHUNK):
             self._out.write(decoder.decode(chunk))
         self._out.write(decoder.decode(b"", final=True))
+
+
+def _utf8_buffer(out: IO[str]) -> IO[bytes] | None:
+    """The binary stream under ``out`` when text written to ``out`` becomes UTF-8."""
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is None or not isinstance(encoding, str):
+        return None
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return None
+    return buffer if utf8 else None
 
 
 def case_json(case: CaseResult) -> dict[str, Any]:

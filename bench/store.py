@@ -1,0 +1,217 @@
+"""Gap stores at scale: insert a million rows into SQLite and PostgreSQL, then audit them.
+
+For each backend: appends ``--rows`` rows (default 1,000,000) in batches of
+``--batch`` (default 500, the runner's chunk of cases times one claim) through the
+store's ``append``, which seals every row into the hash chain and writes it in one
+transaction per batch; prints rows per second of appending (building the drafts is
+not timed). Then audits the whole store in a fresh process (``audit_store``: schema,
+columns, judge triples, chain, duplicate ids, run records) and prints its wall time,
+its resident memory once the store is open, its peak, and samples along the way, to
+show that memory stays flat.
+
+    python bench/store.py [--rows 1000000] [--batch 500] [--postgres URL | --no-postgres]
+
+PostgreSQL: ``--postgres URL``, else ``VERIFIER_TEST_POSTGRES_URL``, else a throwaway
+server started like the tests' (``tests/gaps/_postgres.py``). The rows go to a new
+schema, dropped at the end. Targets: SQLite >= 100,000 rows/s, PostgreSQL >= 50,000
+rows/s, the audit of 1M rows < 20 s with flat memory.
+
+CPU seconds are printed beside wall times (this process's, and for a local
+PostgreSQL the server backend's): on a shared machine they show what the work costs
+when other processes hold the cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.gaps._support import begin, draft, finish  # noqa: E402
+from verifier.gaps.store import open_store  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_process(store: object) -> Any:
+    """The PostgreSQL backend serving ``store``'s connection, if it runs on this machine."""
+    import psutil
+
+    conn = getattr(store, "_conn", None)
+    if conn is None or not hasattr(conn, "pgconn"):
+        return None
+    try:
+        backend = psutil.Process(conn.pgconn.backend_pid)
+        return backend if backend.name().startswith("postgres") else None
+    except psutil.Error:
+        return None
+
+
+def insert(target: str, rows: int, batch: int) -> tuple[float, float, float | None]:
+    """Appends ``rows`` rows to a new store.
+
+    Returns:
+        Seconds spent in ``append``, this process's CPU seconds in it, and the
+        PostgreSQL backend's CPU seconds (``None`` for SQLite or a remote server).
+    """
+    spent = cpu = 0.0
+    with open_store(target) as store:
+        server = server_process(store)
+        server_before = sum(server.cpu_times()[:2]) if server else 0.0
+        begin(store, "bench")
+        for start in range(0, rows, batch):
+            drafts = [draft(n, "bench") for n in range(start + 1, min(rows, start + batch) + 1)]
+            began, began_cpu = time.perf_counter(), cpu_seconds()
+            store.append(drafts)
+            spent += time.perf_counter() - began
+            cpu += cpu_seconds() - began_cpu
+        server_cpu = sum(server.cpu_times()[:2]) - server_before if server else None
+        finish(store, "bench")
+    return spent, cpu, server_cpu
+
+
+def audit_here(target: str) -> None:
+    """The child process: audits ``target`` and prints a JSON line of measurements."""
+    import psutil
+
+    from verifier.gaps.audit import audit_store
+
+    me = psutil.Process()
+    samples: list[tuple[float, int]] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.25):
+            samples.append((time.perf_counter(), me.memory_info().rss))
+
+    with open_store(target) as store:
+        opened_rss = me.memory_info().rss
+        sampler = threading.Thread(target=sample, daemon=True)
+        began, began_cpu = time.perf_counter(), cpu_seconds()
+        sampler.start()
+        report = audit_store(store)
+        seconds, cpu = time.perf_counter() - began, cpu_seconds() - began_cpu
+        done.set()
+    by_fraction = {}
+    for fraction in (0.1, 0.5, 0.9):
+        moment = began + seconds * fraction
+        near = min(samples, key=lambda s: abs(s[0] - moment), default=(0.0, opened_rss))
+        by_fraction[f"{int(fraction * 100)}%"] = near[1]
+    print(
+        json.dumps(
+            {
+                "ok": report.ok,
+                "rows": report.chain_rows,
+                "seconds": seconds,
+                "cpu": cpu,
+                "opened_rss": opened_rss,
+                "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                "rss_along": by_fraction,
+            }
+        )
+    )
+
+
+def audit_elsewhere(target: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, __file__, "--audit-only", target],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def mib(n: object) -> str:
+    return f"{int(n) / 2**20:.0f} MiB"  # type: ignore[call-overload]
+
+
+def bench(name: str, target: str, rows: int, batch: int) -> None:
+    seconds, cpu, server_cpu = insert(target, rows, batch)
+    server = "" if server_cpu is None else f", server {server_cpu:.1f} s"
+    print(
+        f"{name:<8} insert: {rows:,} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s"
+        f" (CPU: verifier {cpu:.1f} s{server})"
+    )
+    audit = audit_elsewhere(target)
+    along = ", ".join(f"{k} {mib(v)}" for k, v in audit["rss_along"].items())  # type: ignore[attr-defined]
+    print(
+        f"{name:<8} audit:  {audit['rows']:,} rows in {audit['seconds']:.1f} s"  # type: ignore[str-format]
+        f" (CPU {audit['cpu']:.1f} s, ok={audit['ok']}); RSS once open"  # type: ignore[str-format]
+        f" {mib(audit['opened_rss'])}, along the audit {along}, peak {mib(audit['peak_rss'])}"
+    )
+
+
+@contextmanager
+def postgres_url(given: str | None) -> Iterator[str | None]:
+    """A server URL with a fresh schema for the bench, dropped afterwards."""
+    import psycopg
+
+    from tests.gaps._postgres import ServerUnavailable, start_server, stop_server
+
+    server = given or os.environ.get("VERIFIER_TEST_POSTGRES_URL")
+    directory = None
+    if not server:
+        directory = Path(tempfile.mkdtemp(prefix="verifier-pg-"))
+        try:
+            server = start_server(directory)
+        except ServerUnavailable as exc:
+            print(f"postgres skipped: {exc}")
+            shutil.rmtree(directory, ignore_errors=True)
+            yield None
+            return
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")  # type: ignore[arg-type]
+        separator = "&" if "?" in server else "?"
+        yield f"{server}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")  # type: ignore[arg-type]
+        if directory is not None:
+            stop_server(directory)
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--postgres", default=None, help="server URL (default: see above)")
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--audit-only", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.audit_only:
+        audit_here(args.audit_only)
+        return
+    with tempfile.TemporaryDirectory(prefix="verifier-bench-") as folder:
+        bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch)
+    if args.no_postgres:
+        return
+    with postgres_url(args.postgres) as url:
+        if url is not None:
+            bench("postgres", url, args.rows, args.batch)
+
+
+if __name__ == "__main__":
+    main()

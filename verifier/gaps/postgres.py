@@ -1,0 +1,294 @@
+"""The team gap store: tables in a PostgreSQL database (``postgresql://...``).
+
+Same tables and behaviour as the SQLite store. Every write is one transaction that
+first takes a transaction-level advisory lock on the store's chain, then reads the
+chain's last row, seals and inserts (COPY): several processes appending to one
+database serialise on that lock and build a single valid chain without losing a row.
+Reads stream through a server-side cursor on a connection of their own, so memory does
+not grow with the store and a long read never holds up the store's other calls.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+from verifier.canonical import canonical_json, sha256_hex
+from verifier.gaps._postgres_conn import PostgresTarget, lock_key
+from verifier.gaps._postgres_schema import prepare_store
+from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _run_record
+from verifier.gaps.store import (
+    CHAIN_SUMMARY_KEY,
+    DuplicateRowId,
+    RunRecord,
+    RunStatus,
+    StoredContract,
+    StoredRow,
+    StoreError,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+_FETCH = 2000
+_SEAL_SLICE = 250
+_DUPLICATES_SHOWN = 1000
+_COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
+_COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
+
+
+class PostgresStore:
+    """A gap store in a PostgreSQL database, its schema created or migrated on opening.
+
+    The store lives in the connection's current schema (``public`` unless the URL
+    sets ``options=-csearch_path=...``). Safe for several processes on one database;
+    within a process, calls may come from any thread. Rows can only be appended.
+
+    Args:
+        url: ``postgresql://user:password@host:port/dbname`` (libpq's URL form).
+
+    Raises:
+        StoreError: psycopg is missing, the URL is invalid, the server cannot be
+            reached, or the schema is another program's or a newer verifier's. The
+            message is one line and never holds the password.
+    """
+
+    def __init__(self, url: str) -> None:
+        self._target = PostgresTarget.parse(url, StoreError)
+        self._lock = threading.Lock()
+        self._closed = False
+        self._conn = self._target.connect(autocommit=True, error=self._error)
+        try:
+            with self._target.errors(self._error):
+                schema = prepare_store(self._conn, self.location)
+            self._chain_lock = lock_key(schema, "chain")
+        except BaseException:
+            self._conn.close()
+            raise
+
+    @property
+    def location(self) -> str:
+        """``postgresql://user@host:port/dbname``: the URL without its password."""
+        return self._target.location
+
+    def begin_run(
+        self,
+        run_id: str,
+        *,
+        contract_id: str,
+        contract_version: int,
+        contract_sha256: str,
+        contract_path: str,
+        contract_source: str,
+        started_at: str,
+        options: Mapping[str, Any],
+    ) -> None:
+        """Records a run as running with its contract source; resumes an unfinished run.
+
+        Raises:
+            ValueError: ``contract_source`` does not hash to ``contract_sha256``.
+            StoreError: The run exists with another contract, or has finished.
+        """
+        if sha256_hex(contract_source) != contract_sha256:
+            raise ValueError(
+                f"contract source of {contract_path} does not hash to {contract_sha256}; "
+                "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
+            )
+        options_json = canonical_json(dict(options)).decode("utf-8")
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO contracts (sha256, path, source) VALUES (%s, %s, %s)"
+                " ON CONFLICT (sha256) DO NOTHING",
+                (contract_sha256, contract_path, contract_source),
+            )
+            existing = cur.execute(
+                "SELECT contract_sha256, status FROM runs WHERE run_id = %s", (run_id,)
+            ).fetchone()
+            if existing is None:
+                run = (run_id, contract_id, contract_version, contract_sha256, started_at)
+                cur.execute(
+                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES"
+                    " (%s, %s, %s, %s, %s, NULL, 'running', %s, '{}')",
+                    (*run, options_json),
+                )
+            elif existing[0] != contract_sha256:
+                raise StoreError(f"run {run_id} already exists with another contract")
+            elif existing[1] == "finished":
+                raise StoreError(f"run {run_id} has already finished")
+            else:
+                cur.execute(
+                    "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = %s",
+                    (run_id,),
+                )
+
+    def append(self, drafts: Iterable[Mapping[str, Any]]) -> int:
+        """Seals drafts (``verifier.gaps.chain.DRAFT_FIELDS``) of running runs onto the
+        end of the chain and writes them in one transaction; returns the count.
+
+        Raises:
+            StoreError: A draft's run has not begun or has ended, or PostgreSQL failed.
+            ChainError: A draft has missing or extra keys; nothing is written.
+        """
+        batch = drafts if isinstance(drafts, list) else list(drafts)
+        if not batch:
+            return 0
+        run_ids = list({str(draft.get("run_id")) for draft in batch})
+        with self._write() as cur:
+            cur.execute("SELECT run_id, status FROM runs WHERE run_id = ANY(%s)", (run_ids,))
+            statuses = dict(cur.fetchall())
+            for run_id in run_ids:
+                status = statuses.get(run_id)
+                if status != "running":
+                    state = "has not begun" if status is None else f"is {status}"
+                    raise StoreError(f"cannot append rows: run {run_id} {state}")
+            # Read under the chain lock: another process may have appended since this
+            # one last looked, and none can until this transaction commits.
+            found = cur.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
+            last_seq, last_hash = found.fetchone() or (0, GENESIS)
+            # Sealing a slice at a time lets the server store one slice while the next
+            # is hashed. A draft that cannot be sealed aborts the COPY: nothing is kept.
+            try:
+                with cur.copy(_COPY_ROWS) as copy:
+                    copy.set_types(_COPY_TYPES)
+                    write = copy.write_row
+                    for start in range(0, len(batch), _SEAL_SLICE):
+                        sealed = seal(batch[start : start + _SEAL_SLICE], last_seq, last_hash)
+                        for row in sealed:
+                            write(row)
+                        last_seq, last_hash = sealed[-1].seq, sealed[-1].row_hash
+            except TypeError:  # binary COPY takes no int for a text column, say
+                raise StoreError("cannot append rows: a draft value has the wrong type") from None
+        return len(batch)
+
+    def finish_run(
+        self, run_id: str, *, status: RunStatus, finished_at: str, summary: Mapping[str, Any]
+    ) -> None:
+        """Ends a run, recording its summary plus its row count and last row (the
+        ``chain`` key, which the store writes itself; see ``SqliteStore.finish_run``).
+
+        Raises:
+            ValueError: ``status`` is not ``finished`` or ``interrupted``.
+            StoreError: The run has not begun.
+        """
+        if status not in ("finished", "interrupted"):
+            raise ValueError(f"a run ends as finished or interrupted, not {status!r}")
+        recorded = dict(summary)
+        with self._write() as cur:
+            if cur.execute("SELECT 1 FROM runs WHERE run_id = %s", (run_id,)).fetchone() is None:
+                raise StoreError(f"cannot finish run {run_id}: it has not begun")
+            count = cur.execute("SELECT COUNT(*) FROM rows WHERE run_id = %s", (run_id,))
+            (rows,) = count.fetchone() or (0,)
+            last = cur.execute(
+                "SELECT seq, row_hash FROM rows WHERE run_id = %s ORDER BY seq DESC LIMIT 1",
+                (run_id,),
+            ).fetchone()
+            recorded[CHAIN_SUMMARY_KEY] = {
+                "rows": rows,
+                "last_seq": last[0] if last else None,
+                "last_hash": last[1] if last else None,
+            }
+            cur.execute(
+                "UPDATE runs SET status = %s, finished_at = %s, summary = %s WHERE run_id = %s",
+                (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
+            )
+
+    def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
+        """Streams rows in seq order (all, or one run's) through a server-side cursor.
+
+        The read sees one snapshot: rows appended meanwhile are not part of it.
+        """
+        self._check_open()
+        where, params = ("", ()) if run_id is None else ("WHERE run_id = %s", (run_id,))
+        with (
+            self._target.errors(self._error),
+            self._target.connect(autocommit=False, error=self._error) as conn,
+            conn.cursor(name="gap_rows") as cursor,
+        ):
+            cursor.execute(f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
+            make = SealedRow._make
+            while batch := cursor.fetchmany(_FETCH):
+                yield from map(make, batch)
+
+    def run(self, run_id: str) -> RunRecord | None:
+        """Returns one run, or ``None``."""
+        found = self._runs("WHERE run_id = %s", (run_id,))
+        return found[0] if found else None
+
+    def runs(self) -> list[RunRecord]:
+        """Returns every run, oldest first."""
+        return self._runs("ORDER BY started_at, ordinal", ())
+
+    def last_run(self) -> RunRecord | None:
+        """Returns the most recently started run, or ``None`` for an empty store."""
+        found = self._runs("ORDER BY started_at DESC, ordinal DESC LIMIT 1", ())
+        return found[0] if found else None
+
+    def contract(self, sha256: str) -> StoredContract | None:
+        """Returns the contract source recorded under this hash, or ``None``."""
+        found = self._read(
+            "SELECT sha256, path, source FROM contracts WHERE sha256 = %s", (sha256,)
+        )
+        return StoredContract(*found[0]) if found else None
+
+    def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
+        """Returns row ids held by more than one row (at most 1000 of them).
+
+        Args:
+            run_id: Only ids of which at least one copy belongs to this run.
+        """
+        found = self._read(
+            "SELECT row_id, array_agg(seq ORDER BY seq) FROM rows GROUP BY row_id"
+            " HAVING COUNT(*) > 1 AND (%(run)s::text IS NULL OR bool_or(run_id = %(run)s))"
+            f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}",
+            {"run": run_id},
+        )
+        return [DuplicateRowId(row_id, tuple(seqs)) for row_id, seqs in found]
+
+    def close(self) -> None:
+        """Closes the connection; further calls fail."""
+        self._closed = True
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
+        found = self._read(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)
+        return [_run_record(row) for row in found]
+
+    def _read(self, query: str, params: Any) -> list[tuple[Any, ...]]:
+        self._check_open()
+        with self._lock, self._target.errors(self._error):
+            return self._conn.execute(query, params).fetchall()
+
+    @contextmanager
+    def _write(self) -> Iterator[psycopg.Cursor[Any]]:
+        """One transaction holding the chain lock: writers of this store take turns."""
+        self._check_open()
+        with (
+            self._lock,
+            self._target.errors(self._error),
+            self._conn.transaction(),
+            self._conn.cursor() as cur,
+        ):
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._chain_lock,))
+            yield cur
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"gap store {self.location} is closed")
+
+    def _error(self, message: str) -> StoreError:
+        return StoreError(f"gap store {message}")
