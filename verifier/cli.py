@@ -596,3 +596,70 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
         click.echo(f"warning: {warning}", err=True)
     write_report(comparison, fmt, sys.stdout)
     sys.exit(EXIT_FAILED if comparison.worse else EXIT_OK)
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--token",
+    envvar="VERIFIER_SERVE_TOKEN",
+    show_envvar=True,
+    default=None,
+    help="Bearer token every request must carry; required off loopback (prefer the variable).",
+)
+@click.option(
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
+)
+@click.option(
+    "--contracts",
+    "contracts_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Directory of contracts that POST /v1/runs may name by path.",
+)
+@click.option("--provider", type=click.Choice(["anthropic", "openai", "replay"]), default=None)
+@click.option("--model", default=None, help="The judge's exact, pinned model id.")
+@click.option("--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers).")
+@click.option("--max-tokens", type=click.IntRange(1, 128_000), default=None)
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--judge", "judge_name", default=None, help="The judge of --config to use.")
+@click.option(
+    "--judges",
+    "judge_mode",
+    type=click.Choice(["live", "replay"]),
+    default=None,
+    help="As for `verifier run`.  [default: live when the judge's API key is set, else replay]",
+)
+@click.option("--recordings", type=click.Path(path_type=Path, dir_okay=False), default=None)
+@click.option("--max-body", type=click.IntRange(min=1), default=1 << 20, show_default=True)
+@click.option("--max-runs", type=click.IntRange(min=1), default=4, show_default=True)
+def serve_command(**options: Any) -> None:
+    """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
+    judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""
+    try:
+        from verifier.server.serve import serve, settings_from_options
+    except ImportError:
+        _fail("verifier serve needs FastAPI and uvicorn: pip install 'verifier[serve]'")
+    from verifier.errors import VerifierError
+
+    judge = {
+        "provider": options.pop("provider"),
+        "model": options.pop("model"),
+        "base_url": options.pop("base_url"),
+        "max_tokens": options.pop("max_tokens"),
+        "config": options.pop("config_path"),
+        "name": options.pop("judge_name"),
+    }
+    options["store"] = options["store"] or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    try:
+        settings, notes = settings_from_options(judge_options=judge, **options)
+        for note in notes:
+            click.echo(note, err=True)
+        serve(settings, ready=lambda url: click.echo(f"serving the API on {url}", err=True))
+    except VerifierError as exc:
+        for line in str(exc).splitlines():
+            click.echo(f"error: {line}", err=True)
+        sys.exit(EXIT_INVALID)

@@ -58,6 +58,13 @@ def test_refused_constructs_name_the_line(text: bytes, fragment: str, line: int)
     assert info.value.line == line
 
 
+def test_control_characters_are_refused_with_their_position() -> None:
+    with pytest.raises(YamlProblem) as info:
+        parse_yaml_with_positions(b"a: 1\nb: x\x00y\n")
+    assert (info.value.line, info.value.col) == (2, 5)
+    assert info.value.message == "invalid YAML: control character U+0000 is not allowed"
+
+
 def test_alias_bomb_is_refused_quickly() -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for i in range(1, 10):

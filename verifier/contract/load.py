@@ -194,11 +194,28 @@ def check_contract(path: Path) -> tuple[LoadedContract | None, list[Diagnostic]]
                 1, 1, f"file is larger than {MAX_BYTES} bytes, the limit for contracts"
             )
         source = path.read_bytes()
-        data, positions = parse_yaml_with_positions(source)
     except YamlProblem as problem:
         return None, [Diagnostic(file, problem.line, problem.col, problem.message)]
     except OSError as exc:
         return None, [Diagnostic(file, 0, 0, f"cannot read contract: {exc.strerror or exc}")]
+    return check_contract_source(source, path)
+
+
+def check_contract_source(
+    source: bytes, path: Path, *, name: str | None = None
+) -> tuple[LoadedContract | None, list[Diagnostic]]:
+    """Loads and lints a contract's text as if read from ``path``.
+
+    Args:
+        source: The contract's bytes.
+        path: Where it stands: relative files (prompts, schemas) are found beside it.
+        name: How diagnostics name the file (default: ``path``).
+    """
+    file = str(path) if name is None else name
+    try:
+        data, positions = parse_yaml_with_positions(source)
+    except YamlProblem as problem:
+        return None, [Diagnostic(file, problem.line, problem.col, problem.message)]
     if not isinstance(data, dict):
         return None, [Diagnostic(file, 1, 1, "a contract must be a YAML mapping")]
     diagnostics = lint_document(file, path.parent, data, positions)

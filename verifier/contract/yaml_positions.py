@@ -186,7 +186,14 @@ def parse_yaml_with_positions(raw: bytes) -> tuple[Any, Positions]:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise YamlProblem(line, col, "file is not valid UTF-8") from None
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # the reader refuses control characters right away
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        raise YamlProblem(
+            line, col, f"invalid YAML: control character U+{exc.character:04X} is not allowed"
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:

@@ -1,0 +1,63 @@
+"""A real server on 127.0.0.1 for the API tests: uvicorn in a background thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import uvicorn
+
+from verifier.server.serve import bind, make_server
+from verifier.server.settings import ServerSettings
+
+MODEL = "claude-haiku-4-5-20251001"
+KEY = "sk-ant-api03-serve-test-key-0123456789"
+TOKEN = "serve-test-token-0123456789abcdef"
+
+
+@contextmanager
+def running(settings: ServerSettings, app: Any = None) -> Iterator[str]:
+    """Serves ``settings`` (or any ASGI ``app``) on a free port; yields the base URL.
+
+    The socket is bound on the settings' host (``0.0.0.0`` too) and reached through
+    127.0.0.1.
+    """
+    settings.check()
+    sock = bind(settings)
+    server = (
+        make_server(settings)
+        if app is None
+        else uvicorn.Server(uvicorn.Config(app, log_config=None))
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.01)
+    port = sock.getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+def poll_run(client: httpx.Client, run_id: str, *, timeout: float = 60) -> dict[str, Any]:
+    """``GET /v1/runs/{run_id}`` until the run is no longer running."""
+    deadline = time.monotonic() + timeout
+    while True:
+        response = client.get(f"/v1/runs/{run_id}")
+        assert response.status_code == 200, response.text
+        state: dict[str, Any] = response.json()
+        if state["status"] != "running":
+            return state
+        if time.monotonic() > deadline:
+            raise AssertionError(f"run {run_id} still running after {timeout}s")
+        time.sleep(0.05)

@@ -1,0 +1,30 @@
+"""Fixtures of the HTTP API tests: the local Messages API and the judge's environment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.judge.judge_brain import brain
+from tests.judge.messages_server import MessagesServer
+from tests.server._support import KEY
+
+
+@pytest.fixture
+def judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake key and no other judge or store settings from the environment."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith(("ANTHROPIC_", "OPENAI_", "VERIFIER_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+
+
+@pytest.fixture
+def messages(judge_env: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[MessagesServer]:
+    """The local Messages API, where the anthropic provider sends its calls."""
+    with MessagesServer(default=brain) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        yield server

@@ -1,0 +1,190 @@
+"""The FastAPI application: the PRD's single evaluation, and runs in the background."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import JSONResponse
+
+from verifier.errors import VerifierError
+from verifier.evaluate import EvaluationInput, evaluate
+from verifier.logs import get_logger
+from verifier.server.contracts import ContractRejected, resolve_contract
+from verifier.server.guard import Guard
+from verifier.server.models import (
+    ContractProblems,
+    EvaluationOutput,
+    Problem,
+    RunAccepted,
+    RunRequest,
+    RunState,
+    ValidationProblem,
+)
+from verifier.server.routing import OrjsonRoute
+from verifier.server.runs import RunManager, TooManyRuns
+from verifier.server.settings import ServerSettings
+
+log = get_logger("verifier.server")
+
+EVALUATE_SOURCE: Final = Path("POST /v1/evaluate")
+"""What an evaluation's run records as its source."""
+
+Responses = dict[int | str, dict[str, Any]]
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {"model": Problem, "description": description}
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """Builds the API for ``settings`` (checked already; see :meth:`ServerSettings.check`).
+
+    Args:
+        settings: What the server was started with.
+    """
+    runs = RunManager(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await runs.aclose()
+
+    app = FastAPI(
+        title="verifier",
+        summary="Verify what LLM systems produce: single evaluations and contract runs.",
+        version=_version(),
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.router.route_class = OrjsonRoute
+    common: Responses = {
+        400: _problem("The body is not UTF-8 JSON, or its Content-Length is not a number."),
+        413: _problem(f"The body is larger than {settings.max_body} bytes."),
+        500: _problem("The request could not be completed; the reason is one line."),
+    }
+    if settings.token is not None:
+        common[401] = _problem("No `Authorization: Bearer <token>`, or a wrong token.")
+
+    @app.post(
+        "/v1/evaluate",
+        response_model=EvaluationOutput,
+        summary="Judge one output against a set of assertions",
+        responses={**common, 503: _problem("The server was started without a judge.")},
+    )
+    async def evaluate_output(request: EvaluationInput) -> Any:
+        """The PRD's single evaluation: the assertions judged by the server's judge (in
+        one call unless it groups by claim), each result a gap row in the server's store."""
+        judge = settings.judge
+        if judge is None:
+            raise HTTPException(
+                503, "this server has no judge: start it with --provider and --model, or --config"
+            )
+        try:
+            result = await asyncio.to_thread(
+                evaluate,
+                request,
+                judge,
+                source=EVALUATE_SOURCE,
+                store=settings.store,
+                mode=settings.judge_mode,
+                recordings=settings.recordings,
+                note=lambda text: log.info("evaluate", note=text),
+            )
+        except VerifierError as exc:
+            log.error("evaluation failed", error=str(exc).splitlines()[0])
+            raise HTTPException(
+                500,
+                "the evaluation could not be carried out: the server's store or judge is "
+                "unusable (see the server log)",
+            ) from None
+        return result.as_json()
+
+    @app.post(
+        "/v1/runs",
+        status_code=202,
+        response_model=RunAccepted,
+        summary="Start a run of a contract over cases",
+        responses={
+            **common,
+            422: {
+                "model": ContractProblems | ValidationProblem,
+                "description": "An unusable contract (every problem with its position), "
+                "or a body that does not validate (FastAPI's `detail` list).",
+            },
+            429: _problem("As many runs as the server allows are in progress."),
+        },
+    )
+    async def start_run(request: RunRequest) -> Any:
+        """Checks the contract (as `verifier check` does), then runs it in the background;
+        poll `GET /v1/runs/{run_id}` for the report."""
+        try:
+            resolved = await asyncio.to_thread(
+                resolve_contract, request.contract, settings.contracts_dir
+            )
+        except ContractRejected as exc:
+            return JSONResponse(
+                {"detail": "the contract cannot be used", "diagnostics": exc.diagnostics},
+                status_code=422,
+            )
+        try:
+            entry = runs.start(resolved, request.cases)
+        except TooManyRuns:
+            raise HTTPException(
+                429,
+                f"{settings.max_runs} runs are in progress; retry when one finishes",
+                headers={"Retry-After": "5"},
+            ) from None
+        return {"run_id": entry.run_id, "status": "running"}
+
+    @app.get(
+        "/v1/runs/{run_id}",
+        response_model=RunState,
+        summary="A run's status, and its report once finished",
+        responses={**common, 404: _problem("No run with this id was started here.")},
+    )
+    async def get_run(run_id: str) -> Any:
+        entry = runs.get(run_id)
+        if entry is None:
+            raise HTTPException(404, f"no run {run_id!r} on this server")
+        return entry.as_json()
+
+    if settings.token is not None:
+        _document_bearer(app)
+    app.add_middleware(Guard, token=settings.token, max_body=settings.max_body)
+    return app
+
+
+def _document_bearer(app: FastAPI) -> None:
+    """Declares the bearer scheme in the OpenAPI document for every operation."""
+    from fastapi.openapi.utils import get_openapi
+
+    def schema() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(
+                title=app.title, version=app.version, summary=app.summary, routes=app.routes
+            )
+            components = document.setdefault("components", {})
+            components.setdefault("securitySchemes", {})["bearer"] = {
+                "type": "http",
+                "scheme": "bearer",
+            }
+            document["security"] = [{"bearer": []}]
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = schema  # type: ignore[method-assign]
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("verifier")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,143 @@
+"""Starting the API under uvicorn: settings from command-line options, the socket, the
+server.
+
+The socket is bound here rather than by uvicorn so that a taken port is a one-line
+error and ``--port 0`` can say which port it got. uvicorn's own logging is left off
+(``log_config=None``): its records go through verifier's logging, which redacts
+secrets.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verifier.server.settings import TOKEN_ENV, ServeError, ServerSettings
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from verifier.judge.config import JudgeChoice
+    from verifier.judge.phase import JudgeMode
+
+
+def settings_from_options(
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    store: str,
+    contracts_dir: Path | None,
+    judge_options: dict[str, Any],
+    judge_mode: JudgeMode | None,
+    recordings: Path | None,
+    max_body: int,
+    max_runs: int,
+) -> tuple[ServerSettings, list[str]]:
+    """Checked settings, and lines to show at start (a deprecated judge model, a judge
+    that will replay for want of a key).
+
+    Args:
+        judge_options: ``provider``, ``model``, ``base_url``, ``max_tokens``, ``config``
+            and ``name`` as :func:`verifier.judge.config.choose_judge` takes them; all
+            unset means no judge.
+
+    Raises:
+        VerifierError: The settings or the judge cannot be used.
+    """
+    from verifier.judge.config import choose_judge
+
+    judge = choose_judge(**judge_options) if any(judge_options.values()) else None
+    settings = ServerSettings(
+        host=host,
+        port=port,
+        token=token or os.environ.get(TOKEN_ENV) or None,
+        store=store,
+        contracts_dir=contracts_dir,
+        judge=judge,
+        judge_mode=judge_mode,
+        recordings=recordings,
+        max_body=max_body,
+        max_runs=max_runs,
+    )
+    settings.check()
+    notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]
+    if judge is None:
+        notes.append("note: no judge given, so POST /v1/evaluate answers 503")
+    elif judge_mode is None:
+        notes += [f"note: {why} for POST /v1/evaluate" for why in [_replay_reason(judge)] if why]
+    return settings, notes
+
+
+def _replay_reason(judge: JudgeChoice) -> str | None:
+    """Why evaluations will replay rather than call the judge, if they will."""
+    from verifier.evaluate import Assertion, EvaluationInput, evaluation_contract
+    from verifier.judge.setup import default_mode
+
+    probe = EvaluationInput(
+        agent_input="", agent_output="", assertions=(Assertion(id="a", instruction="a"),)
+    )
+    return default_mode(evaluation_contract(probe, judge, Path("probe")))[1]
+
+
+def bind(settings: ServerSettings) -> socket.socket:
+    """A listening socket on the settings' host and port.
+
+    Raises:
+        ServeError: The address cannot be bound.
+    """
+    host = settings.host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, settings.port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ServeError(
+            f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def make_server(settings: ServerSettings) -> uvicorn.Server:
+    """The uvicorn server of the API (not yet running)."""
+    import uvicorn
+
+    from verifier.server.app import create_app
+
+    config = uvicorn.Config(
+        create_app(settings),
+        log_config=None,
+        server_header=False,
+        timeout_graceful_shutdown=10,
+        lifespan="on",
+    )
+    return uvicorn.Server(config)
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
+
+
+def serve(settings: ServerSettings, *, ready: Callable[[str], None]) -> None:
+    """Serves until interrupted.
+
+    Args:
+        settings: Checked settings.
+        ready: Receives the base URL once the socket is bound.
+
+    Raises:
+        ServeError: The address cannot be bound.
+    """
+    sock = bind(settings)
+    server = make_server(settings)
+    ready(url_of(sock))
+    with sock:
+        server.run(sockets=[sock])

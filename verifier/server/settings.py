@@ -1,0 +1,83 @@
+"""What ``verifier serve`` is started with, checked before anything listens."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from verifier.errors import VerifierError
+from verifier.judge.config import JudgeChoice
+
+if TYPE_CHECKING:
+    from verifier.judge.phase import JudgeMode
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_MAX_BODY: Final = 1 << 20
+MIN_TOKEN_LENGTH: Final = 16
+TOKEN_ENV: Final = "VERIFIER_SERVE_TOKEN"
+
+
+class ServeError(VerifierError):
+    """Settings the server refuses to start with; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the HTTP API serves.
+
+    Attributes:
+        host: Address to bind; anything but loopback needs ``token``.
+        port: TCP port (0: any free port).
+        token: Bearer token every request must carry (``None``: no check, loopback only).
+        store: Gap-row store target, as ``verifier run --store`` takes it.
+        contracts_dir: Directory whose contracts ``POST /v1/runs`` may name by path.
+        judge: The judge of ``POST /v1/evaluate`` (``None``: that endpoint answers 503).
+        judge_mode: ``live``, ``replay`` or ``record``; ``None`` chooses per request as
+            ``verifier run`` does (live when the judge's API key is set).
+        recordings: Recorded verdicts for ``POST /v1/evaluate``.
+        max_body: Largest request body in bytes; larger ones get 413.
+        max_runs: Runs in progress at once; more get 429.
+        kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
+    """
+
+    host: str = DEFAULT_HOST
+    port: int = 8000
+    token: str | None = field(default=None, repr=False)
+    store: str = ".verifier/gaps.db"
+    contracts_dir: Path | None = None
+    judge: JudgeChoice | None = None
+    judge_mode: JudgeMode | None = None
+    recordings: Path | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    max_runs: int = 4
+    kept_runs: int = 256
+
+    def check(self) -> None:
+        """Refuses settings that would expose the API or cannot work.
+
+        Raises:
+            ServeError: The first problem, as one line.
+        """
+        if self.token is not None and len(self.token) < MIN_TOKEN_LENGTH:
+            raise ServeError(f"the token must have at least {MIN_TOKEN_LENGTH} characters")
+        if self.token is None and not is_loopback(self.host):
+            raise ServeError(
+                f"binding {self.host} exposes the API beyond this machine: "
+                f"pass --token or set {TOKEN_ENV}"
+            )
+        if self.max_body < 1 or self.max_runs < 1 or self.kept_runs < 1:
+            raise ServeError("--max-body, --max-runs and kept runs must be at least 1")
+        if self.contracts_dir is not None and not self.contracts_dir.is_dir():
+            raise ServeError(f"{self.contracts_dir}: contracts directory not found")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
