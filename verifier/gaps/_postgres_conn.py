@@ -82,10 +82,15 @@ class PostgresTarget:
         import psycopg
 
         with self.errors(error):
+            given = psycopg.conninfo.conninfo_to_dict(self.url)
             params: dict[str, Any] = {"autocommit": autocommit, "client_encoding": "UTF8"}
-            if "connect_timeout" not in psycopg.conninfo.conninfo_to_dict(self.url):
-                params["connect_timeout"] = _CONNECT_TIMEOUT_S
-            params.setdefault("application_name", "verifier")
+            # Defaults only: what the URL says wins.
+            for name, value in (
+                ("connect_timeout", _CONNECT_TIMEOUT_S),
+                ("application_name", "verifier"),
+            ):
+                if name not in given:
+                    params[name] = value
             return psycopg.connect(self.url, **params)
 
     @contextmanager
