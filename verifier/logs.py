@@ -28,6 +28,7 @@ __all__ = [
     "redact",
     "redact_secrets",
     "redact_text",
+    "route_to_standard_logging",
 ]
 
 LogFormat = Literal["auto", "console", "json"]
@@ -167,6 +168,32 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
         cache_logger_on_first_use=False,
     )
     _route_stdlib_logging(level_no, renderer, timestamper)
+
+
+def route_to_standard_logging() -> None:
+    """Hands every event to a standard-library logger named after the module that
+    logged it, as one redacted ``event key=value ...`` line.
+
+    Handlers and levels stay the host's: under pytest its log capture shows the lines
+    beside a failing test, and ``--log-level`` / ``log_cli`` choose how many.
+    """
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.format_exc_info,
+            redact_secrets,
+            _event_line,
+        ],
+        wrapper_class=structlog.stdlib.BoundLogger,
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        cache_logger_on_first_use=False,
+    )
+
+
+def _event_line(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> str:
+    event = event_dict.pop("event", "")
+    event_dict.pop("logger_name", None)
+    return " ".join([str(event), *(f"{k}={v}" for k, v in event_dict.items())])
 
 
 def get_logger(name: str) -> FilteringBoundLogger:

@@ -250,6 +250,30 @@ class Runner:
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
+        summary = self.begin()
+        if self.progress:
+            self.progress.start(total)
+        status: RunStatus = "interrupted"
+        try:
+            with _gc_frozen():
+                iterator = iter(cases)
+                while chunk := list(islice(iterator, self.options.chunk_size)):
+                    await self.check_chunk(chunk, summary)
+            status = "finished"
+        finally:
+            if self.progress:
+                self.progress.close()
+            await self.end(summary, status=status)
+        for sink in self.sinks:
+            sink.finish(summary)
+        return summary
+
+    def begin(self) -> RunSummary:
+        """Records the run as started in the store and returns its summary, empty so far.
+
+        ``run`` is ``begin``, ``check_chunk`` for every chunk, then ``end``; a caller
+        that receives cases one at a time (the pytest plugin) makes these calls itself.
+        """
         contract = self.loaded.contract
         summary = RunSummary(
             run_id=self.run_id,
@@ -279,44 +303,42 @@ class Runner:
 
             self._stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
             log.info("run resumed", run_id=self.run_id, stored_cases=len(self._stored))
-        if self.progress:
-            self.progress.start(total)
-        status: RunStatus = "interrupted"
-        try:
-            with _gc_frozen():
-                iterator = iter(cases)
-                while chunk := list(islice(iterator, self.options.chunk_size)):
-                    await self._run_chunk(chunk, summary)
-            status = "finished"
-        finally:
-            summary.finished_at = _now()
-            summary.interrupted = status != "finished"
-            stats = getattr(self.model_phase, "stats", None)
-            if stats is not None and self.plan.model:
-                summary.judge_usage = stats.as_dict()
-            if self.progress:
-                self.progress.close()
-            close = getattr(self.model_phase, "aclose", None)
-            if close is not None:
-                await close()
-            self.store.finish_run(
-                self.run_id,
-                status=status,
-                finished_at=summary.finished_at,
-                summary=_summary_record(summary),
-            )
-            log.info(
-                "run " + status,
-                run_id=self.run_id,
-                cases=summary.total_cases,
-                passed=summary.passed_cases,
-                failed=summary.failed_cases,
-            )
-        for sink in self.sinks:
-            sink.finish(summary)
         return summary
 
-    async def _run_chunk(self, chunk: list[CaseLine], summary: RunSummary) -> None:
+    async def end(self, summary: RunSummary, *, status: RunStatus = "finished") -> None:
+        """Closes the judge phase and records the run's end and totals in the store.
+
+        The report sinks are not told: ``run`` finishes them once the run succeeded.
+        """
+        summary.finished_at = _now()
+        summary.interrupted = status != "finished"
+        stats = getattr(self.model_phase, "stats", None)
+        if stats is not None and self.plan.model:
+            summary.judge_usage = stats.as_dict()
+        close = getattr(self.model_phase, "aclose", None)
+        if close is not None:
+            await close()
+        self.store.finish_run(
+            self.run_id,
+            status=status,
+            finished_at=summary.finished_at,
+            summary=_summary_record(summary),
+        )
+        log.info(
+            "run " + status,
+            run_id=self.run_id,
+            cases=summary.total_cases,
+            passed=summary.passed_cases,
+            failed=summary.failed_cases,
+        )
+
+    async def check_chunk(self, chunk: Sequence[CaseLine], summary: RunSummary) -> list[CaseResult]:
+        """Checks one chunk of cases and stores its gap rows before returning.
+
+        Each case is added to ``summary`` and to every sink, and returned: first the
+        cases a resumed run had already stored (as stored), then the others in order.
+        """
+        replayed: list[CaseResult] = []
         if self._stored:
             # Cases an interrupted run already stored are reported, not redone.
             replayed = [c for c in (self._stored.pop(line.case_id, None) for line in chunk) if c]
@@ -330,7 +352,7 @@ class Runner:
                 if self.progress:
                     self.progress.advance(len(replayed))
                 if not chunk:
-                    return
+                    return replayed
         plan = self.plan
         steps = self._steps
         usable = [line for line in chunk if line.case is not None]
@@ -392,6 +414,7 @@ class Runner:
                 sink.add_case(case)
         if self.progress:
             self.progress.advance(len(chunk))
+        return [*replayed, *cases]
 
 
 @contextmanager
