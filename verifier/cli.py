@@ -476,12 +476,30 @@ def evaluate_command(
     help="Check the rows of this run only (the chain is always checked whole).",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["console", "json", "markdown"]),
+    default="console",
+    show_default=True,
 )
-def audit(store: str | None, run_id: str | None, fmt: str) -> None:
-    """Re-check every stored gap row: schema, judge triples and the hash chain."""
+@click.option(
+    "--window",
+    type=click.IntRange(min=3),
+    default=5,
+    show_default=True,
+    help="Earlier runs a run's pass rate is compared with for degradation alerts.",
+)
+@click.option(
+    "--fail-on-alert", is_flag=True, help="Exit 1 on a degradation alert too, not only on damage."
+)
+def audit(
+    store: str | None, run_id: str | None, fmt: str, window: int, fail_on_alert: bool
+) -> None:
+    """Re-check every stored gap row (schema, judge triples, hash chain) and report judge
+    drift, pass-rate trends and degradation alerts."""
     from verifier.errors import VerifierError
-    from verifier.gaps.audit import audit_store
+    from verifier.gaps._history_render import render_history
+    from verifier.gaps.history import audit_history
     from verifier.gaps.store import open_store
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
@@ -489,20 +507,90 @@ def audit(store: str | None, run_id: str | None, fmt: str) -> None:
         _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
     try:
         with open_store(target) as gap_store:
-            report = audit_store(gap_store, run_id=run_id)
+            report = audit_history(gap_store, run_id=run_id, window=window)
     except VerifierError as exc:
         _fail(str(exc))
-    _print_audit(report, fmt)
-    sys.exit(EXIT_OK if report.ok else EXIT_FAILED)
+    click.echo(render_history(report, fmt), nl=False)
+    sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
 
 
-def _print_audit(report: Any, fmt: str) -> None:
-    if fmt == "json":
-        import orjson
+@main.command("export")
+@click.option(
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    default="jsonl",
+    show_default=True,
+    help="JSONL can be imported into another store; Parquet is for analysis.",
+)
+@click.option("--run", "run_id", default=None, help="Export the rows of this run only.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="File to write.  [default: standard output, JSONL only]",
+)
+def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | None) -> None:
+    """Stream gap rows out of a store, each with its row_hash."""
+    from verifier.errors import VerifierError
+    from verifier.gaps.export import write_export
+    from verifier.gaps.store import open_store
 
-        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
-        return
-    click.echo(report.render_text())
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    if "://" not in target and not Path(target).exists():
+        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    try:
+        with open_store(target) as gap_store:
+            summary = write_export(gap_store, fmt, out, run_id=run_id)
+    except ImportError:
+        _fail("a Parquet export needs pyarrow: pip install 'verifier[parquet]'")
+    except (VerifierError, ValueError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{out}: cannot write the export: {exc.strerror or exc}")
+    for warning in summary.warnings:
+        click.echo(f"warning: {warning}; an import of this export will refuse it", err=True)
+    where = f" to {out}" if out else ""
+    click.echo(f"exported {summary.rows} rows of {summary.runs} run(s){where}", err=True)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--store",
+    default=None,
+    help=f"Gap-row store to import into.  [default: {DEFAULT_STORE}]",
+)
+def import_command(file: Path, store: str | None) -> None:
+    """Verify a JSONL export whole (hashes, links, counts), then append it to a store.
+
+    Rows are sealed again into the store's own chain; each keeps its original seq and
+    hashes in evidence.resealed_from. A broken export is refused, nothing imported.
+    """
+    from verifier.errors import VerifierError
+    from verifier.gaps.importer import ExportRefused, import_jsonl
+    from verifier.gaps.store import open_store
+
+    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    try:
+        with open_store(target) as gap_store:
+            summary = import_jsonl(file, gap_store)
+            location = gap_store.location
+    except ExportRefused as exc:
+        _fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}", EXIT_FAILED)
+    except VerifierError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{file}: cannot read: {exc.strerror or exc}")
+    click.echo(
+        f"imported {summary.rows} rows of {len(summary.runs)} run(s) from {file} into "
+        f"{location}, sealed into its chain (original hashes in evidence.resealed_from)"
+    )
 
 
 @main.command("calibrate")

@@ -30,6 +30,23 @@ _EXPORTS = {
     "AuditProblem": "verifier.gaps.audit",
     "AuditReport": "verifier.gaps.audit",
     "audit_store": "verifier.gaps.audit",
+    "RowObserver": "verifier.gaps.audit",
+    "HistoryAudit": "verifier.gaps.history",
+    "audit_history": "verifier.gaps.history",
+    "DriftChange": "verifier.gaps.drift",
+    "JudgeDriftObserver": "verifier.gaps.drift",
+    "ClaimTrend": "verifier.gaps.trends",
+    "DegradationAlert": "verifier.gaps.trends",
+    "PassRateObserver": "verifier.gaps.trends",
+    "PassRateTrends": "verifier.gaps.trends",
+    "degradation_alerts": "verifier.gaps.trends",
+    "ExportSummary": "verifier.gaps.export",
+    "export_jsonl": "verifier.gaps.export",
+    "export_parquet": "verifier.gaps.export",
+    "ExportRefused": "verifier.gaps.importer",
+    "ImportSummary": "verifier.gaps.importer",
+    "import_jsonl": "verifier.gaps.importer",
+    "exported_form": "verifier.gaps._transfer_format",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -33,11 +33,12 @@ class RowSchemaCheck:
         fast = _fast_is_valid(schema)
         self.accelerated = fast is not None
         """Whether the compiled ``jsonschema_rs`` validator answers valid rows."""
-        self._is_valid: Callable[[Any], bool] = fast or self._validator.is_valid
+        self.is_valid: Callable[[Any], bool] = fast or self._validator.is_valid
+        """Whether a row is valid, as fast as the installed validators allow."""
 
     def first_error(self, row: Any) -> str | None:
         """Returns ``None`` for a valid row, else ``"<path>: <what is wrong>"``."""
-        if self._is_valid(row):
+        if self.is_valid(row):
             return None
         error = best_match(self._validator.iter_errors(row))
         if error is None:  # the two validators disagree; trust jsonschema

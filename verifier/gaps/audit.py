@@ -8,23 +8,37 @@ run-record check.
 A chain alone cannot show that rows were cut from its end (what remains is a valid
 chain), so each ended run's row count and last row, recorded by ``finish_run``, are
 compared with what the store holds.
+
+Analyses of the store's history (judge drift, pass-rate trends) ride on the same pass:
+each ``RowObserver`` given to ``audit_store`` sees every row of the store, whatever
+``run_id`` narrows, because history needs the runs before the one in question.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 import orjson
 
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
-from verifier.gaps.chain import GENESIS, verify_link
+from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
 
-__all__ = ["AuditProblem", "AuditReport", "ProblemKind", "audit_store"]
+__all__ = [
+    "OBSERVED_BATCH",
+    "AuditProblem",
+    "AuditReport",
+    "ObservedRows",
+    "ProblemKind",
+    "RowObserver",
+    "audit_store",
+]
 
 # The columns a store copies out of the body, read from the body and from a row.
 _COPIED = (
@@ -41,6 +55,29 @@ _COPIED = (
 )
 _FROM_BODY = itemgetter(*_COPIED)
 _FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in _COPIED))
+# Only rows of these kinds can need a judge triple (see ``needs_triple``); testing the
+# kind first spares the full check on every rubric row.
+_JUDGED_KINDS = frozenset({"judge", "comparative"})
+
+
+ObservedRows: TypeAlias = Sequence[tuple[StoredRow, dict[str, Any] | None]]
+"""Rows in seq order, each with its body parsed (``None`` when not a JSON object)."""
+
+OBSERVED_BATCH = 1000
+"""Rows an observer is handed at a time: a call per batch, not per row, keeps the
+pass fast, and a batch is small enough to keep memory flat."""
+
+
+class RowObserver(Protocol):
+    """Something fed every row of the audit's single pass, in seq order."""
+
+    def observe(self, rows: ObservedRows) -> None:
+        """Takes the next rows of the store, at most ``OBSERVED_BATCH`` of them.
+
+        Must keep no per-row state: an observer's memory may grow with runs and
+        claims, never with rows. The bodies are the audit's own, not to be changed.
+        """
+        ...
 
 
 @dataclass(slots=True)
@@ -51,7 +88,11 @@ class _RunTally:
 
 
 def audit_store(
-    store: GapStore, run_id: str | None = None, *, max_problems: int = 1000
+    store: GapStore,
+    run_id: str | None = None,
+    *,
+    max_problems: int = 1000,
+    observers: Sequence[RowObserver] = (),
 ) -> AuditReport:
     """Checks the integrity of a store, or of one run within it.
 
@@ -64,6 +105,7 @@ def audit_store(
         run_id: Limit the row-level and run-record checks to this run; the chain is
             still verified over the whole store.
         max_problems: How many problems to keep in the report; the rest are counted.
+        observers: Fed every row of the store (not only ``run_id``'s) during the pass.
 
     Returns:
         The report; ``report.ok`` is false on any integrity problem.
@@ -72,7 +114,7 @@ def audit_store(
         StoreError: The store cannot be read, or ``run_id`` names no run at all.
     """
     audit = _Audit(store, run_id, AuditReport(store.location, run_id, max_problems=max_problems))
-    audit.stream()
+    audit.stream(tuple(observers))
     audit.check_runs()
     for duplicate in store.duplicate_row_ids(run_id):
         held_by = ", ".join(str(s) for s in duplicate.seqs)
@@ -94,16 +136,21 @@ class _Audit:
         self.tallies: dict[str, _RunTally] = {}
         self.unknown_runs: set[str] = set()
         self.schema: RowSchemaCheck = packaged_row_schema()
+        self.is_valid = self.schema.is_valid
 
-    def stream(self) -> None:
-        # Locals and one loop: this runs once per row of the store.
-        add, only, loads = self.report.add, self.run_id, orjson.loads
-        tallies, selected = self.tallies, set()
-        expected_seq, prev_hash = 1, GENESIS
+    def stream(self, observers: tuple[RowObserver, ...]) -> None:
+        # Locals and one loop: this runs once per row of the store. Per-run work is
+        # done only when the run changes, which in a chain is rare.
+        add, only, loads, sha256 = self.report.add, self.run_id, orjson.loads, hashlib.sha256
+        tallies, selected, check_row = self.tallies, set(), self.check_row
+        expected_seq, prev_hash, chain_rows, checked = 1, GENESIS, 0, 0
+        tally, current_run, in_scope = _RunTally(), None, False
+        observed: list[tuple[StoredRow, dict[str, Any] | None]] = []
+        keep = observed.append if observers else None
         for row in self.store.iter_rows():
-            seq = row.seq
+            seq, text, row_hash = row.seq, row.body, row.row_hash
             try:
-                body: Any = loads(row.body)
+                body: Any = loads(text)
             except orjson.JSONDecodeError:
                 body = None
             # What was hashed is the body's prev_hash; the column is only a copy.
@@ -112,34 +159,58 @@ class _Audit:
                 linked_to = row.prev_hash
             if seq != expected_seq:
                 add("chain", seq, row.row_id, _gap_message(expected_seq, seq))
+            # verify_link, inlined: a prev_hash that is not ASCII was never produced.
+            try:
+                intact = sha256(linked_to.encode("ascii") + text.encode()).hexdigest() == row_hash
+            except UnicodeEncodeError:
+                intact = False
             # An edited row explains any link mismatch of its own; a link mismatch on
             # a row that hashes correctly means a row was replaced or forged.
-            if not verify_link(linked_to, row.body, row.row_hash):
+            if not intact:
                 message = f"row {seq} was edited: its hash does not match its content"
                 add("chain", seq, row.row_id, message)
             elif linked_to != prev_hash and seq == expected_seq:
                 after = f"row {seq - 1}'s hash" if seq > 1 else "the genesis hash"
                 add("chain", seq, row.row_id, f"row {seq}'s prev_hash does not match {after}")
-            expected_seq, prev_hash = seq + 1, row.row_hash
-            tally = tallies.get(row.run_id)
-            if tally is None:
-                tally = tallies[row.run_id] = _RunTally()
+            expected_seq, prev_hash = seq + 1, row_hash
+            run_id = row.run_id
+            if run_id != current_run:
+                current_run = run_id
+                tally = tallies.get(run_id) or tallies.setdefault(run_id, _RunTally())
+                in_scope = only is None or run_id == only
+                if in_scope:
+                    selected.add(run_id)
+                    self.check_run_known(row)
             tally.rows += 1
-            tally.last_seq, tally.last_hash = seq, row.row_hash
-            if only is None or row.run_id == only:
-                selected.add(row.run_id)
-                self.check_row(row, body)
-            self.report.chain_rows += 1
+            tally.last_seq, tally.last_hash = seq, row_hash
+            if in_scope:
+                checked += 1
+                check_row(row, body)
+            if keep is not None:
+                keep((row, body if type(body) is dict else None))
+                if len(observed) >= OBSERVED_BATCH:
+                    for observer in observers:
+                        observer.observe(observed)
+                    observed.clear()
+            chain_rows += 1
+        if observed:
+            for observer in observers:
+                observer.observe(observed)
+        self.report.chain_rows = chain_rows
+        self.report.rows_checked = checked
         self.report.runs_seen = len(selected)
 
-    def check_row(self, row: StoredRow, body: Any) -> None:
-        add, seq, row_id = self.report.add, row.seq, row.row_id
-        self.report.rows_checked += 1
+    def check_run_known(self, row: StoredRow) -> None:
         if row.run_id not in self.runs and row.run_id not in self.unknown_runs:
             self.unknown_runs.add(row.run_id)
-            add("run", seq, row_id, f"row {seq} is of run {row.run_id}, which has no run record")
+            message = f"row {row.seq} is of run {row.run_id}, which has no run record"
+            self.report.add("run", row.seq, row.row_id, message)
+
+    def check_row(self, row: StoredRow, body: Any) -> None:
         if type(body) is not dict:
-            add("body", seq, row_id, f"row {seq}'s body is not a JSON object")
+            self.report.add(
+                "body", row.seq, row.row_id, f"row {row.seq}'s body is not a JSON object"
+            )
             return
         try:
             differs = _FROM_BODY(body) != _FROM_ROW(row)
@@ -147,23 +218,29 @@ class _Audit:
             differs = True
         if differs:
             names = [n for n in _COPIED if body.get(n) != row[StoredRow._fields.index(n)]]
-            add(
+            self.report.add(
                 "column",
-                seq,
-                row_id,
-                f"row {seq}'s columns disagree with its body: {', '.join(names)}",
+                row.seq,
+                row.row_id,
+                f"row {row.seq}'s columns disagree with its body: {', '.join(names)}",
             )
         body["row_hash"] = row.row_hash  # the schema describes the whole row
-        error = self.schema.first_error(body)
-        if error is not None:
-            add("schema", seq, row_id, f"row {seq} breaks verifier.gap-row.v1 at {error}")
+        if not self.is_valid(body):
+            error = self.schema.first_error(body)
+            if error is not None:
+                message = f"row {row.seq} breaks verifier.gap-row.v1 at {error}"
+                self.report.add("schema", row.seq, row.row_id, message)
         status = body.get("status")
-        if status in TRIPLE_REQUIRED_STATUSES and (missing := missing_triple_parts(body)):
-            add(
+        if (
+            status in TRIPLE_REQUIRED_STATUSES
+            and body.get("kind") in _JUDGED_KINDS
+            and (missing := missing_triple_parts(body))
+        ):
+            self.report.add(
                 "judge_triple",
-                seq,
-                row_id,
-                f"row {seq} is a {status} verdict without the full judge triple (missing "
+                row.seq,
+                row.row_id,
+                f"row {row.seq} is a {status} verdict without the full judge triple (missing "
                 f"{', '.join(missing)}): only an error row may lack it",
             )
 

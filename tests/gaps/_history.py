@@ -1,0 +1,95 @@
+"""Planting runs with chosen pass rates and judge triples, through a store's own API."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tests.gaps._support import TRIPLE, begin, draft
+from verifier.gaps.store import GapStore
+
+REQUESTED = "claude-haiku-4-5"
+
+
+def judge_evidence(
+    *,
+    model_id: str = TRIPLE["model_id"],
+    prompt_sha: str = TRIPLE["prompt_sha"],
+    sampling_sha: str = TRIPLE["sampling_sha"],
+    judge_name: str = "grader",
+    requested_model: str = REQUESTED,
+) -> dict[str, Any]:
+    """Evidence of a judge row as the judge phase records it."""
+    return {
+        "judge": {"model_id": model_id, "prompt_sha": prompt_sha, "sampling_sha": sampling_sha},
+        "judge_name": judge_name,
+        "requested_model": requested_model,
+        "verdict": "yes",
+    }
+
+
+def result(
+    run_id: str,
+    n: int,
+    claim_id: str,
+    status: str,
+    *,
+    evidence: Mapping[str, Any] | None = None,
+    recorded_at: str = "2026-11-25T10:00:00Z",
+) -> dict[str, Any]:
+    """One draft: a judge row when ``evidence`` is given, else a rubric row."""
+    return draft(
+        n,
+        run_id,
+        row_id=f"{run_id}:{n}:{claim_id}",
+        case_id=f"case-{n}",
+        claim_id=claim_id,
+        kind="judge" if evidence is not None else "rubric",
+        status=status,
+        score={"pass": 1.0, "fail": 0.0}.get(status),
+        evidence=dict(evidence) if evidence is not None else {"span": [0, 4]},
+        recorded_at=recorded_at,
+    )
+
+
+def plant_run(
+    store: GapStore,
+    run_id: str,
+    *,
+    started_at: str,
+    passes: Mapping[str, tuple[int, int]],
+    evidence: Mapping[str, Mapping[str, Any]] | None = None,
+    recorded_at: str | None = None,
+    finish: bool = True,
+) -> None:
+    """A run in which each claim passes ``passed`` of ``total`` cases.
+
+    Args:
+        passes: ``claim_id -> (passed, total)``; the passes come first.
+        evidence: Judge evidence of the claims that are judged.
+        recorded_at: The rows' time (default: ``started_at``).
+    """
+    begin(store, run_id, started_at=started_at)
+    drafts = []
+    for claim_id, (passed, total) in passes.items():
+        judged = (evidence or {}).get(claim_id)
+        for n in range(total):
+            status = "pass" if n < passed else "fail"
+            drafts.append(
+                result(
+                    run_id,
+                    len(drafts) + 1,
+                    claim_id,
+                    status,
+                    evidence=judged,
+                    recorded_at=recorded_at or started_at,
+                )
+            )
+    store.append(drafts)
+    if finish:
+        store.finish_run(run_id, status="finished", finished_at=started_at, summary={})
+
+
+def day(n: int, hour: int = 10) -> str:
+    """A UTC time on day ``n`` of November 2026."""
+    return f"2026-11-{n:02d}T{hour:02d}:00:00Z"

@@ -1,0 +1,248 @@
+"""Judge drift: one judge, or one claim, judged under more than one stability triple.
+
+A judge is pinned by its triple (served model, prompt template hash, sampling hash);
+when the triple changes, verdicts before and after are no longer comparable, even if
+nobody edited the contract: a provider may serve another snapshot under the same
+requested name. Drift is a finding, not an integrity failure: the rows are honest
+about who judged; the audit shows where the judge changed.
+
+Two subjects are followed, each within its contract: a judge (``evidence.judge_name``)
+and a claim (``claim_id``). A claim moved to another judge with the same triple has
+not drifted: its verdicts come from the same model, prompt and sampling.
+
+``JudgeDriftObserver`` rides on the audit's single pass and keeps, per subject and
+run, each distinct triple with its first row: memory grows with runs x subjects (x the
+rare triples a run mixes), never with rows. Only rows with a complete triple count:
+a row missing part of it proves nothing about who judged (the audit reports it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from verifier.gaps.audit import ObservedRows
+from verifier.gaps.row import TRIPLE_PARTS
+from verifier.gaps.store import StoredRow
+
+__all__ = ["DriftChange", "DriftScope", "JudgeDriftObserver", "JudgeSetup"]
+
+DriftScope = Literal["judge", "claim"]
+Triple = tuple[str, str, str]
+
+_JUDGED_KINDS = frozenset({"judge", "comparative"})
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSetup:
+    """Who judged: the triple, with the judge's name and the model the contract asked for."""
+
+    model_id: str
+    prompt_sha: str
+    sampling_sha: str
+    judge_name: str | None = None
+    requested_model: str | None = None
+
+    @property
+    def triple(self) -> Triple:
+        return (self.model_id, self.prompt_sha, self.sampling_sha)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model_id": self.model_id,
+            "prompt_sha": self.prompt_sha,
+            "sampling_sha": self.sampling_sha,
+            "judge_name": self.judge_name,
+            "requested_model": self.requested_model,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DriftChange:
+    """The point where a judge or claim went from one triple to another.
+
+    Attributes:
+        scope: Whether ``subject`` is a judge name or a claim id.
+        run_id: The run where the new triple first judged the subject.
+        seq: The first row of the subject under the new triple.
+        recorded_at: That row's time.
+        before_run_id: The run of the previous triple (``run_id`` itself when one run
+            mixed triples).
+    """
+
+    scope: DriftScope
+    contract_id: str
+    subject: str
+    run_id: str
+    seq: int
+    recorded_at: str
+    before_run_id: str
+    before: JudgeSetup
+    after: JudgeSetup
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """The parts of the triple that differ (``model_id`` is the served model)."""
+        return tuple(
+            part
+            for part, old, new in zip(
+                TRIPLE_PARTS, self.before.triple, self.after.triple, strict=True
+            )
+            if old != new
+        )
+
+    @property
+    def within_run(self) -> bool:
+        """Whether one run judged the subject under both triples."""
+        return self.before_run_id == self.run_id
+
+    def describe(self) -> str:
+        """What changed, old to new, in one line (hashes shortened to 12 characters)."""
+        parts = []
+        for part in self.changed:
+            old, new = getattr(self.before, part), getattr(self.after, part)
+            if part == "model_id":
+                parts.append(f"served model {old} -> {new}")
+            else:
+                parts.append(f"{part} {old[:12]} -> {new[:12]}")
+        requested = self.before.requested_model, self.after.requested_model
+        if "model_id" in self.changed and requested[0] and requested[0] == requested[1]:
+            parts.append(f"requested model {requested[0]} unchanged")
+        elif requested[0] != requested[1]:
+            parts.append(f"requested model {requested[0]} -> {requested[1]}")
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "contract_id": self.contract_id,
+            "subject": self.subject,
+            "run_id": self.run_id,
+            "seq": self.seq,
+            "recorded_at": self.recorded_at,
+            "before_run_id": self.before_run_id,
+            "within_run": self.within_run,
+            "changed": list(self.changed),
+            "before": self.before.as_dict(),
+            "after": self.after.as_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Sighting:
+    seq: int
+    recorded_at: str
+    setup: JudgeSetup
+
+
+# (scope, contract_id, subject) -> run_id -> triple -> first row under it in that run
+_Seen = dict[tuple[DriftScope, str, str], dict[str, dict[Triple, _Sighting]]]
+
+
+class JudgeDriftObserver:
+    """Remembers, per judge and per claim, the triples each run judged them under."""
+
+    def __init__(self) -> None:
+        self._seen: _Seen = {}
+        # Every (run, contract, claim, judge name, triple) already noted: a judged row
+        # costs one tuple and one set lookup unless it brings something new.
+        self._known: set[tuple[Any, ...]] = set()
+
+    def observe(self, rows: ObservedRows) -> None:
+        """Takes rows (see ``RowObserver``); only judged rows are looked into."""
+        known = self._known
+        for row, body in rows:
+            if body is None or row.kind not in _JUDGED_KINDS:
+                continue
+            evidence = body.get("evidence")
+            if type(evidence) is not dict:
+                continue
+            judge = evidence.get("judge")
+            if type(judge) is not dict:
+                continue
+            get = judge.get
+            key = (
+                row.run_id,
+                body.get("contract_id"),
+                row.claim_id,
+                evidence.get("judge_name"),
+                get("model_id"),
+                get("prompt_sha"),
+                get("sampling_sha"),
+            )
+            if key not in known:
+                known.add(key)
+                self._note_row(key, row, evidence)
+
+    def _note_row(self, key: tuple[Any, ...], row: StoredRow, evidence: dict[str, Any]) -> None:
+        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha = key
+        if not all(type(p) is str and p.strip() for p in (model_id, prompt_sha, sampling_sha)):
+            return
+        contract_id = contract if type(contract) is str else "?"
+        judge_name = name if type(name) is str and name else None
+        requested = evidence.get("requested_model")
+        setup = JudgeSetup(
+            model_id,
+            prompt_sha,
+            sampling_sha,
+            judge_name=judge_name,
+            requested_model=requested if type(requested) is str else None,
+        )
+        sighting = _Sighting(row.seq, row.recorded_at, setup)
+        self._note(("claim", contract_id, claim_id), run_id, setup.triple, sighting)
+        if judge_name is not None:
+            self._note(("judge", contract_id, judge_name), run_id, setup.triple, sighting)
+
+    def _note(
+        self, subject: tuple[DriftScope, str, str], run_id: str, triple: Triple, seen: _Sighting
+    ) -> None:
+        triples = self._seen.setdefault(subject, {}).setdefault(run_id, {})
+        triples.setdefault(triple, seen)
+
+    def changes(self, run_order: Sequence[str]) -> list[DriftChange]:
+        """Every change of triple, judges first, each in history order.
+
+        Args:
+            run_order: Run ids, oldest first; a run missing from it is placed after
+                them all, by its first row.
+        """
+        position = {run_id: n for n, run_id in enumerate(run_order)}
+        last = len(position)
+        found: list[DriftChange] = []
+        for (scope, contract_id, subject), runs in self._seen.items():
+            history = sorted(
+                runs.items(),
+                key=lambda item: (
+                    position.get(item[0], last),
+                    min(s.seq for s in item[1].values()),
+                ),
+            )
+            previous: tuple[str, _Sighting] | None = None
+            for run_id, triples in history:
+                for triple, sighting in triples.items():
+                    if previous is not None and previous[1].setup.triple != triple:
+                        found.append(
+                            DriftChange(
+                                scope,
+                                contract_id,
+                                subject,
+                                run_id,
+                                sighting.seq,
+                                sighting.recorded_at,
+                                previous[0],
+                                previous[1].setup,
+                                sighting.setup,
+                            )
+                        )
+                    previous = (run_id, sighting)
+        found.sort(
+            key=lambda c: (
+                c.scope != "judge",
+                position.get(c.run_id, last),
+                c.seq,
+                c.contract_id,
+                c.subject,
+            )
+        )
+        return found
