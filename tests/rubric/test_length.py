@@ -99,3 +99,38 @@ def test_length_agrees_with_len_and_split(
     )
     expected = len(text) <= max_chars and len(text.split()) <= max_words
     assert (check({"output": text}).status == "pass") == expected
+
+
+_separators = st.sampled_from(
+    [
+        "",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\x0b",
+        "\x0c",
+        "\x1c",
+        "\x1f",
+        "\x85",
+        "\xa0",
+        "\u2003",
+        "x",
+        "é",
+    ]
+)
+
+
+@given(st.lists(st.one_of(st.text(max_size=6), _separators), max_size=12).map("".join))
+def test_count_words_is_the_length_of_split(text: str) -> None:
+    from verifier.rubric._length import count_words
+
+    assert count_words(text) == len(text.split())
+
+
+@pytest.mark.parametrize("text", ["", " ", "a", " a", "a ", "a\x1cb", "a\x1fb\tc", "\n\na  b\r\n"])
+def test_count_words_on_ascii_edges(text: str) -> None:
+    from verifier.rubric._length import count_words
+
+    assert count_words(text) == len(text.split())

@@ -43,6 +43,23 @@ class LengthSpec(PredicateSpec):
         return self
 
 
+# str.split() separates words at these ASCII characters; in the translated copy of an
+# ASCII text they become spaces and every other character an "x".
+_WORD_MARKS = bytes(32 if c < 128 and chr(c).isspace() else 120 for c in range(256))
+
+
+def count_words(text: str) -> int:
+    """``len(text.split())`` without building the list of words.
+
+    For ASCII text (nearly all), a word is an ``x`` that starts the translated copy or
+    follows a space; other text is split the ordinary way.
+    """
+    if not text.isascii():
+        return len(text.split())
+    marks = text.encode("ascii").translate(_WORD_MARKS)
+    return marks.count(b" x") + marks.startswith(b"x")
+
+
 def _outside(count: int, unit: str, low: int | None, high: int | None) -> str | None:
     """Why ``count`` breaks the bounds, or ``None`` when it keeps them."""
     if low is not None and count < low:
@@ -56,8 +73,8 @@ def _prepare(spec: LengthSpec, ctx: PrepareContext) -> Check:
     path = field_path(spec.field)
     min_chars, max_chars = spec.min_chars, spec.max_chars
     min_words, max_words = spec.min_words, spec.max_words
-    # Splitting allocates a list per call; skip it when no word bound is set.
-    count_words = min_words is not None or max_words is not None
+    # Counting words reads the whole text; skip it when no word bound is set.
+    has_word_bounds = min_words is not None or max_words is not None
     limits = {
         k: v
         for k, v in (
@@ -75,14 +92,14 @@ def _prepare(spec: LengthSpec, ctx: PrepareContext) -> Check:
         chars = len(value)
         evidence: dict[str, Any] = {"path": where, "chars": chars, **limits}
         problem = _outside(chars, "char", min_chars, max_chars)
-        if count_words:
-            words = len(value.split())
+        if has_word_bounds:
+            words = count_words(value)
             evidence["words"] = words
             problem = problem or _outside(words, "word", min_words, max_words)
         if problem is not None:
             return failed(f"{where} has {problem}", evidence)
         measured = plural(chars, "char")
-        if count_words:
+        if has_word_bounds:
             measured += ", " + plural(evidence["words"], "word")
         return passed(f"{where} has {measured}, within bounds", evidence)
 
