@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.gaps._backends import Backend
 from tests.gaps._history import day, judge_evidence, plant_run
 from tests.gaps._support import begin, draft, finish
 from verifier.gaps._transfer_format import RESEALED_KEY, exported_form
@@ -300,3 +301,18 @@ def test_parquet_export_is_readable_with_the_fixed_columns(source: Path, tmp_pat
         assert record["row_hash"] == row.row_hash and record["seq"] == row.seq
         assert json.loads(record["evidence"]) == original["evidence"]
         assert record["status"] == original["status"] and record["score"] == original["score"]
+
+
+def test_round_trip_through_either_backend(
+    source: Path, export: Path, store_backend: Backend, tmp_path: Path
+) -> None:
+    out = io.StringIO()
+    with store_backend.open() as store:
+        assert import_jsonl(export, store).rows == 15
+        assert audit_store(store).ok
+        export_jsonl(store, out)
+    back = tmp_path / "back.db"
+    imported(write(tmp_path / "again.jsonl", out.getvalue()), back)
+    for old, new in zip(rows_of(source), rows_of(back), strict=True):
+        hops = body(new)["evidence"][RESEALED_KEY]
+        assert hops[0]["row_hash"] == old.row_hash and len(hops) == 2

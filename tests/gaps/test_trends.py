@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._history import day, plant_run
+from tests.gaps._backends import Backend
+from tests.gaps._history import day, judge_evidence, plant_run
 from verifier.gaps.history import HistoryAudit, audit_history
 from verifier.gaps.sqlite import SqliteStore
 from verifier.gaps.trends import (
@@ -192,3 +193,20 @@ def test_alerts_are_limited_to_the_run_asked_about(tmp_path: Path) -> None:
     assert [a.run_id for a in audited(path, run_id="r6").alerts] == ["r6"]
     assert audited(path, run_id="r7").alerts == ()
     assert len(audited(path, run_id="r7").trends.claims[0].runs) == 7  # trends stay whole
+
+
+def test_history_on_either_backend(store_backend: Backend) -> None:
+    with store_backend.open() as store:
+        for n, rate in enumerate([*STEADY, 0.6], start=1):
+            served = "claude-haiku-4-5-20251001" if n < 4 else "claude-haiku-4-5-20260301"
+            plant_run(
+                store,
+                f"r{n}",
+                started_at=day(n),
+                passes={"cites": (round(rate * 100), 100), "tone": (1, 1)},
+                evidence={"tone": judge_evidence(model_id=served)},
+            )
+        report = audit_history(store)
+    assert report.integrity.ok
+    assert [(a.run_id, a.claim_id) for a in report.alerts] == [("r6", "cites")]
+    assert [(c.scope, c.run_id) for c in report.drift] == [("judge", "r4"), ("claim", "r4")]

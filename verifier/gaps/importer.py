@@ -17,46 +17,21 @@ Runs keep their ids, times, options, status and summary (ADR 0008).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
-
-import orjson
+from typing import Any
 
 from verifier.errors import VerifierError
-from verifier.gaps._schema_check import packaged_row_schema
-from verifier.gaps._transfer_format import (
-    CONTRACT_SCHEMA,
-    END_SCHEMA,
-    EXPORT_SCHEMA,
-    RESEALED_KEY,
-    ROW_SCHEMA,
-    RUN_SCHEMA,
-    canonical_body,
-    resealed_evidence,
-    split_row_line,
-)
-from verifier.gaps.chain import CHAIN_FIELDS, GENESIS, verify_link
-from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps._export_check import ExportRefused, numbered_lines, read_row, verify_export
+from verifier.gaps._transfer_format import resealed_evidence
+from verifier.gaps.chain import CHAIN_FIELDS
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, GapStore, StoreError
 
 __all__ = ["ExportRefused", "ImportSummary", "import_jsonl"]
 
 APPEND_BATCH = 2000
-
-# The order of line kinds an export keeps; a kind may not come back after a later one.
-_ORDER = {EXPORT_SCHEMA: 0, ROW_SCHEMA: 1, CONTRACT_SCHEMA: 2, RUN_SCHEMA: 3, END_SCHEMA: 4}
-
-
-class ExportRefused(VerifierError):
-    """An export that cannot be imported; ``line`` is the first bad line (1-based)."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}")
-        self.line = line
-        self.reason = reason
 
 
 @dataclass(slots=True)
@@ -65,23 +40,6 @@ class ImportSummary:
 
     rows: int = 0
     runs: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class _Run:
-    line: int
-    record: dict[str, Any]
-    held: int = 0
-    last_hash: str | None = None
-    first_row_line: int | None = None
-
-
-@dataclass(slots=True)
-class _Staged:
-    scope: str
-    contracts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    runs: dict[str, _Run] = field(default_factory=dict)
-    rows: int = 0
 
 
 def import_jsonl(path: Path, store: GapStore, *, batch: int = APPEND_BATCH) -> ImportSummary:
@@ -101,7 +59,7 @@ def import_jsonl(path: Path, store: GapStore, *, batch: int = APPEND_BATCH) -> I
         StoreError: The store failed while writing; the runs begun are marked
             interrupted, with the reason in their summary.
     """
-    staged = _verify(path, store)
+    staged = verify_export(path, store)
     summary = ImportSummary(runs=list(staged.runs))
     begun: list[str] = []
     try:
@@ -167,210 +125,10 @@ def _draft(row: dict[str, Any]) -> dict[str, Any]:
 def _row_lines(path: Path) -> Iterator[dict[str, Any]]:
     """Every row of the file, its hash verified again (the file may have changed)."""
     with path.open("rb") as file:
-        for number, line in _lines(file):
-            parsed = _row(number, line)
+        for number, line in numbered_lines(file):
+            parsed = read_row(number, line)
             if parsed is not None:
                 yield parsed
-
-
-def _verify(path: Path, store: GapStore) -> _Staged:
-    schema = packaged_row_schema()
-    staged: _Staged | None = None
-    stage = -1
-    previous: tuple[int, str] | None = None  # (seq, row_hash) of the last row
-    ended = False
-    last = 0
-    with path.open("rb") as file:
-        for number, line in _lines(file):
-            last = number
-            if ended:
-                raise ExportRefused(number, "a line after the end line")
-            row = _row(number, line)
-            value = row if row is not None else _object(number, line)
-            kind = value.get("schema")
-            kind = kind if isinstance(kind, str) else ""
-            if staged is None and kind != EXPORT_SCHEMA:
-                raise ExportRefused(number, "not a verifier export: it has no header line")
-            if kind not in _ORDER:
-                raise ExportRefused(number, f"not a line of a verifier export: schema {kind!r}")
-            if _ORDER[kind] < stage or (kind == EXPORT_SCHEMA and staged is not None):
-                raise ExportRefused(number, f"a {kind} line out of place")
-            stage = _ORDER[kind]
-            if kind == EXPORT_SCHEMA:
-                scope = value.get("scope")
-                if scope not in ("store", "run"):
-                    raise ExportRefused(number, f"unknown export scope {scope!r}")
-                staged = _Staged(scope)
-            elif row is not None:
-                assert staged is not None
-                _check_row(number, row, previous, staged, schema.first_error)
-                previous = (row["seq"], row["row_hash"])
-            elif kind == CONTRACT_SCHEMA:
-                assert staged is not None
-                _check_contract(number, value, staged)
-            elif kind == RUN_SCHEMA:
-                assert staged is not None
-                _check_run(number, value, staged, store)
-            else:
-                assert staged is not None
-                _check_end(number, value, staged, previous)
-                ended = True
-    if staged is None:
-        raise ExportRefused(1, "the file is empty")
-    if not ended:
-        raise ExportRefused(last + 1, "the export ends without its end line: it was cut short")
-    return staged
-
-
-def _check_row(
-    number: int,
-    row: dict[str, Any],
-    previous: tuple[int, str] | None,
-    staged: _Staged,
-    schema_error: Callable[[Any], str | None],
-) -> None:
-    seq = row.get("seq")
-    if not isinstance(seq, int) or isinstance(seq, bool):
-        raise ExportRefused(number, "a row without an integer seq")
-    if previous is None:
-        if staged.scope == "store" and (seq != 1 or row.get("prev_hash") != GENESIS):
-            raise ExportRefused(number, f"a store export starts at seq 1, not at seq {seq}")
-    elif seq <= previous[0]:
-        raise ExportRefused(number, f"row {seq} is out of place after row {previous[0]}")
-    elif seq == previous[0] + 1 and row.get("prev_hash") != previous[1]:
-        raise ExportRefused(number, f"row {seq}'s prev_hash does not match row {seq - 1}'s hash")
-    elif staged.scope == "store" and seq != previous[0] + 1:
-        raise ExportRefused(number, f"rows {previous[0] + 1}-{seq - 1} are missing")
-    error = schema_error(row)
-    if error is not None:
-        raise ExportRefused(number, f"row {seq} breaks verifier.gap-row.v1 at {error}")
-    status = row["status"]
-    if status in TRIPLE_REQUIRED_STATUSES and (missing := missing_triple_parts(row)):
-        raise ExportRefused(number, f"row {seq} is a {status} verdict without {missing[0]}")
-    if not isinstance(row["evidence"].get(RESEALED_KEY, []), list):
-        raise ExportRefused(number, f"row {seq}'s evidence.{RESEALED_KEY} is not a list")
-    run = staged.runs.get(row["run_id"])
-    if run is None:
-        run = staged.runs[row["run_id"]] = _Run(0, {}, first_row_line=number)
-    run.held += 1
-    run.last_hash = row["row_hash"]
-    staged.rows += 1
-
-
-def _check_contract(number: int, value: dict[str, Any], staged: _Staged) -> None:
-    from verifier.canonical import sha256_hex
-
-    sha, source, where = value.get("sha256"), value.get("source"), value.get("path")
-    if not (isinstance(sha, str) and isinstance(source, str) and isinstance(where, str)):
-        raise ExportRefused(number, "a contract line needs sha256, path and source")
-    if sha256_hex(source) != sha:
-        raise ExportRefused(number, f"contract {sha[:12]}'s source does not hash to it")
-    staged.contracts[sha] = value
-
-
-_RUN_FIELDS = {
-    "run_id": str,
-    "contract_id": str,
-    "contract_version": int,
-    "contract_sha256": str,
-    "started_at": str,
-    "status": str,
-    "options": dict,
-    "summary": dict,
-    "rows": int,
-}
-
-
-def _check_run(number: int, value: dict[str, Any], staged: _Staged, store: GapStore) -> None:
-    for name, kind in _RUN_FIELDS.items():
-        if not isinstance(value.get(name), kind):
-            raise ExportRefused(number, f"a run line without a valid {name}")
-    run_id = value["run_id"]
-    run = staged.runs.get(run_id)
-    if run is not None and run.line:
-        raise ExportRefused(number, f"run {run_id} is described twice")
-    if run is None:
-        run = staged.runs[run_id] = _Run(number, value)
-    run.line, run.record = number, value
-    if value["status"] not in ("running", "finished", "interrupted"):
-        raise ExportRefused(number, f"run {run_id} has an unknown status {value['status']!r}")
-    if value["contract_sha256"] not in staged.contracts:
-        raise ExportRefused(number, f"run {run_id}'s contract is not in the export")
-    if run.held != value["rows"] or run.last_hash != value.get("last_hash"):
-        raise ExportRefused(
-            number,
-            f"run {run_id} was exported with {value['rows']} rows ending in "
-            f"{str(value.get('last_hash'))[:12]}; the file holds {run.held}"
-            + (f" ending in {run.last_hash[:12]}" if run.last_hash else ""),
-        )
-    if store.run(run_id) is not None:
-        raise ExportRefused(
-            number,
-            f"run {run_id} is already in {store.location}; importing it twice "
-            "would hold its rows twice",
-        )
-
-
-def _check_end(
-    number: int, value: dict[str, Any], staged: _Staged, previous: tuple[int, str] | None
-) -> None:
-    orphans = [r for r in staged.runs.values() if not r.line]
-    if orphans:
-        first = min(r.first_row_line or 0 for r in orphans)
-        raise ExportRefused(first, "a row of a run the export has no run line for")
-    last_hash = previous[1] if previous else None
-    if value.get("rows") != staged.rows or value.get("last_hash") != last_hash:
-        raise ExportRefused(
-            number,
-            f"the export says it holds {value.get('rows')} rows; the file holds {staged.rows}",
-        )
-    if value.get("runs") != len(staged.runs):
-        raise ExportRefused(
-            number,
-            f"the export says it holds {value.get('runs')} runs; the file holds {len(staged.runs)}",
-        )
-
-
-def _row(number: int, line: bytes) -> dict[str, Any] | None:
-    """A row line parsed and its hash verified; ``None`` for another kind of line."""
-    split = split_row_line(line)
-    if split is not None:
-        body, row_hash = split
-        row = _object(number, body)
-    else:
-        row = _object(number, line)
-        found = row.get("row_hash")
-        if not isinstance(found, str):
-            if row.get("schema") == ROW_SCHEMA:
-                raise ExportRefused(number, "a row without its row_hash")
-            return None
-        body, row_hash = canonical_body(row), found
-    if row.get("schema") != ROW_SCHEMA:
-        raise ExportRefused(number, f"a line with a row_hash but schema {row.get('schema')!r}")
-    prev_hash = row.get("prev_hash")
-    if not isinstance(prev_hash, str) or not verify_link(prev_hash, body, row_hash):
-        raise ExportRefused(
-            number, f"row {row.get('seq')} was edited: its hash does not match its content"
-        )
-    row["row_hash"] = row_hash
-    return row
-
-
-def _object(number: int, text: bytes) -> dict[str, Any]:
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        raise ExportRefused(number, "not JSON") from None
-    if not isinstance(value, dict):
-        raise ExportRefused(number, "not a JSON object")
-    return value
-
-
-def _lines(file: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    for number, raw in enumerate(file, start=1):
-        line = raw.rstrip(b"\r\n")
-        if line.strip():
-            yield number, line
 
 
 def _now() -> str:
