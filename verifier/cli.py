@@ -14,6 +14,9 @@ from typing import IO, Any, NoReturn
 
 import click
 
+from verifier._cli_group import DefaultCommandGroup
+from verifier.integrations.promptfoo_cli import promptfoo_import_command
+
 DEFAULT_STORE = ".verifier/gaps.db"
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
@@ -523,10 +526,11 @@ def audit(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["jsonl", "parquet"]),
+    type=click.Choice(["jsonl", "parquet", "promptfoo"]),
     default="jsonl",
     show_default=True,
-    help="JSONL can be imported into another store; Parquet is for analysis.",
+    help="JSONL can be imported into another store; Parquet is for analysis; promptfoo "
+    "writes one GradingResult JSON line per row.",
 )
 @click.option("--run", "run_id", default=None, help="Export the rows of this run only.")
 @click.option(
@@ -544,6 +548,10 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
     if "://" not in target and not Path(target).exists():
         _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    if fmt == "promptfoo":
+        from verifier.integrations.promptfoo_cli import export_promptfoo
+
+        return export_promptfoo(target, out, run_id)
     try:
         with open_store(target) as gap_store:
             summary = write_export(gap_store, fmt, out, run_id=run_id)
@@ -559,7 +567,16 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
     click.echo(f"exported {summary.rows} rows of {summary.runs} run(s){where}", err=True)
 
 
-@main.command("import")
+@main.group("import", cls=DefaultCommandGroup, default_command="jsonl")
+def import_group() -> None:
+    """Import results: a verifier JSONL export (the default: `verifier import FILE`), or
+    one promptfoo assertion result (`verifier import promptfoo FILE`)."""
+
+
+import_group.add_command(promptfoo_import_command)
+
+
+@import_group.command("jsonl")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option(
     "--store",
