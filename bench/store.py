@@ -7,7 +7,8 @@ transaction per batch; prints rows per second of appending (building the drafts 
 not timed). Then audits the whole store in a fresh process (``audit_store``: schema,
 columns, judge triples, chain, duplicate ids, run records) and prints its wall time,
 its resident memory once the store is open, its peak, and samples along the way, to
-show that memory stays flat.
+show that memory stays flat; then again with the history analyses that ``verifier
+audit`` adds in the same pass (``audit_history``: judge drift, trends, alerts).
 
     python bench/store.py [--rows 1000000] [--batch 500] [--postgres URL | --no-postgres]
 
@@ -88,11 +89,12 @@ def insert(target: str, rows: int, batch: int) -> tuple[float, float, float | No
     return spent, cpu, server_cpu
 
 
-def audit_here(target: str) -> None:
+def audit_here(target: str, history: bool) -> None:
     """The child process: audits ``target`` and prints a JSON line of measurements."""
     import psutil
 
     from verifier.gaps.audit import audit_store
+    from verifier.gaps.history import audit_history
 
     me = psutil.Process()
     samples: list[tuple[float, int]] = []
@@ -107,7 +109,7 @@ def audit_here(target: str) -> None:
         sampler = threading.Thread(target=sample, daemon=True)
         began, began_cpu = time.perf_counter(), cpu_seconds()
         sampler.start()
-        report = audit_store(store)
+        report = audit_history(store).integrity if history else audit_store(store)
         seconds, cpu = time.perf_counter() - began, cpu_seconds() - began_cpu
         done.set()
     by_fraction = {}
@@ -130,9 +132,9 @@ def audit_here(target: str) -> None:
     )
 
 
-def audit_elsewhere(target: str) -> dict[str, object]:
+def audit_elsewhere(target: str, history: bool) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, __file__, "--audit-only", target],
+        [sys.executable, __file__, "--audit-only", target, *(["--history"] if history else [])],
         capture_output=True,
         text=True,
         check=True,
@@ -152,13 +154,15 @@ def bench(name: str, target: str, rows: int, batch: int) -> None:
         f"{name:<8} insert: {rows:,} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s"
         f" (CPU: verifier {cpu:.1f} s{server})"
     )
-    audit = audit_elsewhere(target)
-    along = ", ".join(f"{k} {mib(v)}" for k, v in audit["rss_along"].items())  # type: ignore[attr-defined]
-    print(
-        f"{name:<8} audit:  {audit['rows']:,} rows in {audit['seconds']:.1f} s"  # type: ignore[str-format]
-        f" (CPU {audit['cpu']:.1f} s, ok={audit['ok']}); RSS once open"  # type: ignore[str-format]
-        f" {mib(audit['opened_rss'])}, along the audit {along}, peak {mib(audit['peak_rss'])}"
-    )
+    for history in (False, True):
+        audit = audit_elsewhere(target, history)
+        along = ", ".join(f"{k} {mib(v)}" for k, v in audit["rss_along"].items())  # type: ignore[attr-defined]
+        print(
+            f"{name:<8} {'+history' if history else 'audit:  '} {audit['rows']:,} rows in"
+            f" {audit['seconds']:.1f} s (CPU {audit['cpu']:.1f} s, ok={audit['ok']});"  # type: ignore[str-format]
+            f" RSS once open {mib(audit['opened_rss'])}, along the audit {along},"
+            f" peak {mib(audit['peak_rss'])}"
+        )
 
 
 @contextmanager
@@ -200,9 +204,10 @@ def main() -> None:
     parser.add_argument("--postgres", default=None, help="server URL (default: see above)")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--audit-only", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--history", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.audit_only:
-        audit_here(args.audit_only)
+        audit_here(args.audit_only, args.history)
         return
     with tempfile.TemporaryDirectory(prefix="verifier-bench-") as folder:
         bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch)

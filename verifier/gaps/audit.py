@@ -63,9 +63,10 @@ _JUDGED_KINDS = frozenset({"judge", "comparative"})
 ObservedRows: TypeAlias = Sequence[tuple[StoredRow, dict[str, Any] | None]]
 """Rows in seq order, each with its body parsed (``None`` when not a JSON object)."""
 
-OBSERVED_BATCH = 1000
-"""Rows an observer is handed at a time: a call per batch, not per row, keeps the
-pass fast, and a batch is small enough to keep memory flat."""
+OBSERVED_BATCH = 32
+"""Rows an observer is handed at a time. A call per batch rather than per row keeps
+the pass fast; a small batch lets its rows die young, so the cycle collector does
+not scan them again and again (1000 rows a batch cost 5% more in all)."""
 
 
 class RowObserver(Protocol):
