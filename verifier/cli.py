@@ -476,7 +476,8 @@ def evaluate_command(
     "--run",
     "run_id",
     default=None,
-    help="Check the rows of this run only (the chain is always checked whole).",
+    help="Check the rows, drift and alerts of this run only (the chain is always checked "
+    "whole, and trends cover every run).",
 )
 @click.option(
     "--format",
