@@ -18,7 +18,6 @@ its gate fails.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,13 +26,12 @@ from typing import Any
 
 import orjson
 
-from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
 from verifier.contract.models import JudgeClaim
 from verifier.errors import VerifierError
 from verifier.judge.cache import CachedReply, entry_for
-from verifier.judge.phase import JudgePhase, _custom_id
-from verifier.judge.prompt import MissingFieldError, render_request, verdict_kind
+from verifier.judge.phase import JudgePhase
+from verifier.judge.prompt import MissingFieldError
 from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
 from verifier.logs import get_logger
 from verifier.runner import check_rubric, skip_reason
@@ -101,27 +99,11 @@ def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, JudgeReq
     ]
     out: list[tuple[str, JudgeRequest]] = []
     for group in phase._groups(wanted, {}):
-        claims = [p.claim for p in group]
-        name = str(claims[0].judge)
-        spec = phase.contract.judges[name]
-        kind = verdict_kind(claims[0])
-        for sample in range(spec.samples):
-            try:
-                request = render_request(
-                    spec=spec,
-                    template=phase._templates[(name, kind)],
-                    kind=kind,
-                    claims=claims,
-                    case=line.case,
-                    custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
-                )
-            except MissingFieldError:
-                break  # the run's own pass records the missing field
-            if spec.samples > 1:
-                request = dataclasses.replace(
-                    request, cache_key=sha256_hex(f"{request.cache_key}:sample:{sample}")
-                )
-            out.append((name, request))
+        try:
+            requests = phase.render_group(line, group)
+        except MissingFieldError:
+            continue  # the run's own pass records the missing field
+        out += [(str(group[0].claim.judge), request) for request in requests]
     return out
 
 

@@ -215,7 +215,15 @@ class JudgePhase:
             reason = f"internal error while judging: {detail}"
             return [ClaimResult(p.id, p.kind, "error", None, reason, {}) for p in group]
 
-    async def _judge_group(self, line: CaseLine, group: list[PlannedClaim]) -> list[ClaimResult]:
+    def render_group(self, line: CaseLine, group: Sequence[PlannedClaim]) -> list[JudgeRequest]:
+        """The requests for one group of claims on one case, one per sample.
+
+        Each sample has its own cache key, so N samples are N calls and a rerun replays
+        all N. Used by the phase and by the batch pre-pass, so both ask the same thing.
+
+        Raises:
+            MissingFieldError: The judged field is absent from the case.
+        """
         claims = [p.claim for p in group]
         name = str(claims[0].judge)
         spec = self.contract.judges[name]
@@ -224,28 +232,34 @@ class JudgePhase:
         assert line.case is not None
         requests: list[JudgeRequest] = []
         for sample in range(spec.samples):
-            try:
-                request = render_request(
-                    spec=spec,
-                    template=template,
-                    kind=kind,
-                    claims=claims,
-                    case=line.case,
-                    custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
-                )
-            except MissingFieldError as exc:
-                # No judge was asked, so there is no triple, and a judge row without one
-                # is an error (DESIGN §2; `verifier audit` rejects such a pass or fail).
-                reason = f"field {exc.path} is missing, so the judge was not asked"
-                return [
-                    ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path})
-                    for p in group
-                ]
+            request = render_request(
+                spec=spec,
+                template=template,
+                kind=kind,
+                claims=claims,
+                case=line.case,
+                custom_id=_custom_id(line.case_id, [c.id for c in claims], sample),
+            )
             if spec.samples > 1:
                 request = dataclasses.replace(
                     request, cache_key=sha256_hex(f"{request.cache_key}:sample:{sample}")
                 )
             requests.append(request)
+        return requests
+
+    async def _judge_group(self, line: CaseLine, group: list[PlannedClaim]) -> list[ClaimResult]:
+        claims = [p.claim for p in group]
+        name = str(claims[0].judge)
+        spec = self.contract.judges[name]
+        try:
+            requests = self.render_group(line, group)
+        except MissingFieldError as exc:
+            # No judge was asked, so there is no triple, and a judge row without one
+            # is an error (DESIGN §2; `verifier audit` rejects such a pass or fail).
+            reason = f"field {exc.path} is missing, so the judge was not asked"
+            return [
+                ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path}) for p in group
+            ]
         # Samples are independent calls: in flight together, within the same limits.
         samples = await asyncio.gather(
             *(self._obtain(r, spec, name, claims, line.case_id) for r in requests)
