@@ -132,3 +132,30 @@ def join_baseline(cases: Iterator[CaseLine], baseline: Path) -> Iterator[CaseLin
         joined = dict(line.case)
         joined["baseline"] = index.get(line.case_id, {})
         yield CaseLine(line.line, line.case_id, joined, line.error)
+
+
+def sample_cases(cases: Iterator[CaseLine], fraction: float, seed: int) -> Iterator[CaseLine]:
+    """Keeps a reproducible random sample of about ``fraction`` of ``cases``.
+
+    Whether a line is kept depends only on ``seed`` and its id (the case id, or for
+    an unusable line the ``line-N`` it is reported under): a keyed hash of the two,
+    read as a number in [0, 1), is compared with ``fraction``. So the same seed picks
+    the same cases whatever their order, however the stream is split or resumed, and
+    a larger fraction with the same seed keeps every case a smaller one kept.
+    Unusable lines are sampled like the others, so the sample's share of them
+    estimates the stream's.
+    """
+    if not 0 < fraction <= 1:
+        raise ValueError(f"sample fraction must be in (0, 1], not {fraction}")
+    if fraction == 1:
+        yield from cases
+        return
+    limit = int(fraction * _SAMPLE_SCALE)
+    key = seed.to_bytes(16, "big", signed=True)
+    for line in cases:
+        digest = hashlib.blake2b(line.case_id.encode("utf-8"), digest_size=8, key=key).digest()
+        if int.from_bytes(digest, "big") < limit:
+            yield line
+
+
+_SAMPLE_SCALE = 1 << 64

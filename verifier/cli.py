@@ -186,6 +186,21 @@ def _count_lines(path: Path) -> int | None:
     metavar="RUN_ID",
     help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
 )
+@click.option(
+    "--sample",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    metavar="FRACTION",
+    help="Check a reproducible random sample of about FRACTION of the cases "
+    "(e.g. 0.05 of production traffic); which cases depends only on --seed and case ids.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="Seed of --sample; the same seed picks the same cases.  [default: a random one, "
+    "printed and recorded with the run]",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -204,9 +219,11 @@ def run(
     batch_poll: float,
     baseline: Path | None,
     resume_id: str | None,
+    sample: float | None,
+    seed: int | None,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row."""
-    from verifier.cases import join_baseline, read_cases
+    from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
@@ -225,8 +242,13 @@ def run(
     if baseline is not None and not baseline.is_file():
         _fail(f"{baseline}: baseline cases file not found")
 
+    if seed is not None and sample is None:
+        _fail("--seed chooses the sample of --sample; give --sample FRACTION too")
+
     def open_cases() -> Any:
         stream = read_cases(cases_path)
+        if sample is not None and seed is not None:
+            stream = sample_cases(stream, sample, seed)
         return join_baseline(stream, baseline) if baseline is not None else stream
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
@@ -239,11 +261,23 @@ def run(
         with open_store(target) as gap_store:
             stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
-            total = _count_lines(cases_path) if progress.enabled else None
             if resume_id:
                 from verifier.resume import check_resumable
 
-                check_resumable(gap_store, resume_id, loaded.sha256)
+                record = check_resumable(gap_store, resume_id, loaded.sha256)
+                sample, seed = _resumed_sample(record.options, sample, seed)
+            if sample is not None and seed is None:
+                import secrets
+
+                seed = secrets.randbelow(2**31)
+            if sample is not None:
+                click.echo(
+                    f"sampling about {sample:.4g} of the cases with seed {seed} "
+                    f"(--sample {sample:g} --seed {seed} picks the same cases again)",
+                    err=True,
+                )
+            # A sample's size is known only once read; the bar then counts without a total.
+            total = _count_lines(cases_path) if progress.enabled and sample is None else None
             run_id = resume_id or new_run_id()
             limits = CallLimits(
                 concurrency=concurrency,
@@ -270,6 +304,7 @@ def run(
                         "format": fmt,
                         "judges": mode,
                         "batch": batch,
+                        **({"sample": sample, "seed": seed} if sample is not None else {}),
                     },
                 ),
             )
@@ -297,6 +332,29 @@ def run(
         err=True,
     )
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+def _resumed_sample(
+    recorded: dict[str, Any], sample: float | None, seed: int | None
+) -> tuple[float | None, int | None]:
+    """The sample a resumed run goes on with: the one it started with.
+
+    Options left out are taken from the run's record; options that contradict it
+    are refused, as the resumed run would check another set of cases.
+    """
+    was_sample, was_seed = recorded.get("sample"), recorded.get("seed")
+    if was_sample is None:
+        if sample is not None:
+            _fail("the run being resumed checked every case; resume it without --sample")
+        return None, None
+    if (sample is not None and sample != was_sample) or (seed is not None and seed != was_seed):
+        _fail(
+            f"the run being resumed sampled --sample {was_sample:g} --seed {was_seed}; "
+            "resume it with the same sample (or without --sample/--seed)"
+        )
+    if not isinstance(was_seed, int):
+        _fail("the run being resumed recorded a sample without its seed; it cannot be resumed")
+    return float(was_sample), was_seed
 
 
 def _run_with_batch(

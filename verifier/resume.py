@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from verifier.errors import VerifierError
-from verifier.gaps.store import GapStore
+from verifier.gaps.store import GapStore, RunRecord
 from verifier.plan import Plan
 from verifier.results import CaseResult, ClaimResult
 
@@ -22,8 +22,12 @@ class ResumeError(VerifierError):
     """A run that cannot be resumed (unknown, finished, or of another contract)."""
 
 
-def check_resumable(store: GapStore, run_id: str, contract_sha256: str) -> None:
-    """Raises ``ResumeError`` unless ``run_id`` is an unfinished run of this contract."""
+def check_resumable(store: GapStore, run_id: str, contract_sha256: str) -> RunRecord:
+    """The record of ``run_id``, an unfinished run of this contract.
+
+    Raises:
+        ResumeError: The run is unknown, finished, or of another contract version.
+    """
     record = store.run(run_id)
     if record is None:
         raise ResumeError(f"run {run_id} is not in {store.location}")
@@ -34,6 +38,7 @@ def check_resumable(store: GapStore, run_id: str, contract_sha256: str) -> None:
             f"run {run_id} used another version of the contract "
             f"(sha256 {record.contract_sha256[:12]}…); resume it with that file"
         )
+    return record
 
 
 def stored_cases(
