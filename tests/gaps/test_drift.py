@@ -154,3 +154,67 @@ def test_drift_is_in_the_json_report(tmp_path: Path) -> None:
     assert judge["changed"] == ["model_id"]
     assert judge["before"]["model_id"] == SERVED_OLD and judge["after"]["model_id"] == "x"
     assert judge["after"]["requested_model"] == REQUESTED
+
+
+PROMPT_SCALE = "e" * 64
+
+
+def test_one_judge_giving_binary_and_scale_verdicts_has_not_drifted(tmp_path: Path) -> None:
+    # The two kinds are asked with different templates, hence different prompt shas.
+    binary = {**judge_evidence(), "verdict_kind": "binary"}
+    scale = {**judge_evidence(prompt_sha=PROMPT_SCALE), "verdict_kind": "scale"}
+    plant(tmp_path / "gaps.db", {"tone": binary, "depth": scale}, {"tone": binary, "depth": scale})
+    assert audited(tmp_path / "gaps.db").drift == ()
+
+
+def test_rows_from_before_verdict_kind_was_recorded_are_told_apart_by_shape(
+    tmp_path: Path,
+) -> None:
+    binary = {**judge_evidence(), "verdict": {"pass": True, "reasoning": "ok", "criteria": []}}
+    scale = {
+        **judge_evidence(prompt_sha=PROMPT_SCALE),
+        "verdict": {"score": 4, "reasoning": "ok"},
+    }
+    recorded = {**binary, "verdict_kind": "binary"}
+    plant(
+        tmp_path / "gaps.db", {"tone": binary, "depth": scale}, {"tone": recorded, "depth": scale}
+    )
+    assert audited(tmp_path / "gaps.db").drift == ()
+
+
+def test_a_changed_model_names_the_verdict_kind_of_each_judge_change(tmp_path: Path) -> None:
+    def kinds(model_id: str) -> dict[str, dict[str, object]]:
+        return {
+            "tone": {**judge_evidence(model_id=model_id), "verdict_kind": "binary"},
+            "depth": {
+                **judge_evidence(model_id=model_id, prompt_sha=PROMPT_SCALE),
+                "verdict_kind": "scale",
+            },
+        }
+
+    plant(tmp_path / "gaps.db", kinds(SERVED_OLD), kinds(SERVED_NEW))
+    report = audited(tmp_path / "gaps.db")
+    judges = sorted(c.verdict_kind or "" for c in report.drift if c.scope == "judge")
+    assert judges == ["binary", "scale"]
+    text = render_console(report)
+    assert "judge demo/grader (binary verdicts) at run r2" in text
+    assert "judge demo/grader (scale verdicts) at run r2" in text
+    assert report.as_dict()["drift"][0]["verdict_kind"] in ("binary", "scale")
+
+
+def test_the_example_run_twice_shows_no_drift(tmp_path: Path) -> None:
+    # Its judge gives binary and scale verdicts; replayed verdicts keep one triple each.
+    from tests.conftest import EXAMPLES
+    from tests.test_cli import verifier
+
+    contract = EXAMPLES / "account-research.yaml"
+    cases = EXAMPLES / "account-research.cases.jsonl"
+    store = str(tmp_path / "gaps.db")
+    for _ in range(2):
+        run = verifier("run", str(contract), "--cases", str(cases), "--store", store, cwd=tmp_path)
+        assert run.returncode == 1, run.stderr
+    report = audited(tmp_path / "gaps.db")
+    assert report.drift == () and report.integrity.ok
+    with SqliteStore(tmp_path / "gaps.db") as opened:
+        kinds = {row.kind for row in opened.iter_rows()}
+    assert "judge" in kinds

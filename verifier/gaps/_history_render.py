@@ -84,6 +84,8 @@ def render_markdown(audit: HistoryAudit) -> str:
         lines += ["", "| judged | run | first row | change |", "|---|---|---|---|"]
         for change, claims in _folded(audit.drift):
             subject = f"{change.scope} {_code(f'{change.contract_id}/{change.subject}')}"
+            if change.verdict_kind:
+                subject += f" ({change.verdict_kind} verdicts)"
             if claims:
                 subject += " (claims " + ", ".join(_code(c) for c in claims) + ")"
             lines.append(
@@ -146,10 +148,7 @@ def _trends_heading(audit: HistoryAudit) -> str:
 
 def _where(change: DriftChange) -> str:
     within = ", within the run" if change.within_run else ""
-    return (
-        f"{change.scope} {change.contract_id}/{change.subject} at run {change.run_id} "
-        f"(row {change.seq}, {change.recorded_at}{within})"
-    )
+    return f"{change.title} at run {change.run_id} (row {change.seq}, {change.recorded_at}{within})"
 
 
 def _folded(drift: Sequence[DriftChange]) -> list[tuple[DriftChange, list[str]]]:

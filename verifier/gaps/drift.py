@@ -6,9 +6,11 @@ nobody edited the contract: a provider may serve another snapshot under the same
 requested name. Drift is a finding, not an integrity failure: the rows are honest
 about who judged; the audit shows where the judge changed.
 
-Two subjects are followed, each within its contract: a judge (``evidence.judge_name``)
-and a claim (``claim_id``). A claim moved to another judge with the same triple has
-not drifted: its verdicts come from the same model, prompt and sampling.
+Two subjects are followed, each within its contract: a judge (``evidence.judge_name``,
+per kind of verdict it gives: binary, scale and pairwise claims are asked with
+different templates, so one judge rightly holds one prompt sha per kind) and a claim
+(``claim_id``). A claim moved to another judge with the same triple has not drifted:
+its verdicts come from the same model, prompt and sampling.
 
 ``JudgeDriftObserver`` rides on the audit's single pass and keeps, per subject and
 run, each distinct triple with its first row: memory grows with runs x subjects (x the
@@ -26,7 +28,7 @@ from verifier.gaps.audit import ObservedRows
 from verifier.gaps.row import TRIPLE_PARTS
 from verifier.gaps.store import StoredRow
 
-__all__ = ["DriftChange", "DriftScope", "JudgeDriftObserver", "JudgeSetup"]
+__all__ = ["DriftChange", "DriftScope", "JudgeDriftObserver", "JudgeSetup", "verdict_kind"]
 
 DriftScope = Literal["judge", "claim"]
 Triple = tuple[str, str, str]
@@ -69,6 +71,8 @@ class DriftChange:
         recorded_at: That row's time.
         before_run_id: The run of the previous triple (``run_id`` itself when one run
             mixed triples).
+        verdict_kind: For a judge, the kind of verdict (``binary``, ``scale``,
+            ``pairwise``) whose triple changed, when the rows tell it.
     """
 
     scope: DriftScope
@@ -80,6 +84,7 @@ class DriftChange:
     before_run_id: str
     before: JudgeSetup
     after: JudgeSetup
+    verdict_kind: str | None = None
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -91,6 +96,12 @@ class DriftChange:
             )
             if old != new
         )
+
+    @property
+    def title(self) -> str:
+        """``judge CONTRACT/NAME`` or ``claim CONTRACT/ID``, with a judge's verdict kind."""
+        kind = f" ({self.verdict_kind} verdicts)" if self.verdict_kind else ""
+        return f"{self.scope} {self.contract_id}/{self.subject}{kind}"
 
     @property
     def within_run(self) -> bool:
@@ -123,6 +134,7 @@ class DriftChange:
             "recorded_at": self.recorded_at,
             "before_run_id": self.before_run_id,
             "within_run": self.within_run,
+            "verdict_kind": self.verdict_kind,
             "changed": list(self.changed),
             "before": self.before.as_dict(),
             "after": self.after.as_dict(),
@@ -136,8 +148,30 @@ class _Sighting:
     setup: JudgeSetup
 
 
-# (scope, contract_id, subject) -> run_id -> triple -> first row under it in that run
-_Seen = dict[tuple[DriftScope, str, str], dict[str, dict[Triple, _Sighting]]]
+# (scope, contract_id, subject, verdict kind) -> run_id -> triple -> first row in that run
+_Subject = tuple[DriftScope, str, str, str | None]
+_Seen = dict[_Subject, dict[str, dict[Triple, _Sighting]]]
+
+
+def verdict_kind(row_kind: str, evidence: dict[str, Any]) -> str | None:
+    """The kind of verdict a judged row holds: recorded, or read from its verdict.
+
+    Rows recorded before ``verdict_kind`` was written tell it by their shape: a
+    comparative judge row is pairwise, a ``verdict`` with ``pass`` is binary, one with
+    ``score`` is on a scale. ``None`` when nothing says (an old error row).
+    """
+    recorded = evidence.get("verdict_kind")
+    if type(recorded) is str:
+        return recorded
+    if row_kind == "comparative":
+        return "pairwise"
+    verdict = evidence.get("verdict")
+    if type(verdict) is dict:
+        if "pass" in verdict:
+            return "binary"
+        if "score" in verdict:
+            return "scale"
+    return None
 
 
 class JudgeDriftObserver:
@@ -170,13 +204,14 @@ class JudgeDriftObserver:
                 get("model_id"),
                 get("prompt_sha"),
                 get("sampling_sha"),
+                verdict_kind(row.kind, evidence),
             )
             if key not in known:
                 known.add(key)
                 self._note_row(key, row, evidence)
 
     def _note_row(self, key: tuple[Any, ...], row: StoredRow, evidence: dict[str, Any]) -> None:
-        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha = key
+        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha, kind = key
         if not all(type(p) is str and p.strip() for p in (model_id, prompt_sha, sampling_sha)):
             return
         contract_id = contract if type(contract) is str else "?"
@@ -190,13 +225,11 @@ class JudgeDriftObserver:
             requested_model=requested if type(requested) is str else None,
         )
         sighting = _Sighting(row.seq, row.recorded_at, setup)
-        self._note(("claim", contract_id, claim_id), run_id, setup.triple, sighting)
+        self._note(("claim", contract_id, claim_id, None), run_id, setup.triple, sighting)
         if judge_name is not None:
-            self._note(("judge", contract_id, judge_name), run_id, setup.triple, sighting)
+            self._note(("judge", contract_id, judge_name, kind), run_id, setup.triple, sighting)
 
-    def _note(
-        self, subject: tuple[DriftScope, str, str], run_id: str, triple: Triple, seen: _Sighting
-    ) -> None:
+    def _note(self, subject: _Subject, run_id: str, triple: Triple, seen: _Sighting) -> None:
         triples = self._seen.setdefault(subject, {}).setdefault(run_id, {})
         triples.setdefault(triple, seen)
 
@@ -210,7 +243,7 @@ class JudgeDriftObserver:
         position = {run_id: n for n, run_id in enumerate(run_order)}
         last = len(position)
         found: list[DriftChange] = []
-        for (scope, contract_id, subject), runs in self._seen.items():
+        for (scope, contract_id, subject, kind), runs in self._seen.items():
             history = sorted(
                 runs.items(),
                 key=lambda item: (
@@ -233,6 +266,7 @@ class JudgeDriftObserver:
                                 previous[0],
                                 previous[1].setup,
                                 sighting.setup,
+                                kind,
                             )
                         )
                     previous = (run_id, sighting)

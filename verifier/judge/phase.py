@@ -380,6 +380,7 @@ class JudgePhase:
             "judge_name": name,
             "requested_model": spec.model,
             "provider": spec.provider,
+            "verdict_kind": first.request.verdict,
             "orders": [
                 {"shown_first": shown, "winner": o.winner, "problem": o.problem}
                 for shown, o in zip(("a", "b"), both, strict=True)
@@ -468,6 +469,7 @@ class JudgePhase:
             "judge_name": name,
             "requested_model": spec.model,
             "provider": spec.provider,
+            "verdict_kind": request.verdict,
         }
         if reply is not None:
             evidence["usage"] = reply.usage.as_dict()
