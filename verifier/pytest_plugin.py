@@ -22,7 +22,6 @@ error listing every problem as ``FILE:LINE:COL: message``.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,8 +104,12 @@ def pytest_configure(config: pytest.Config) -> None:
     store: str | None = config.getoption("verifier_store")
     if store is not None and "://" not in store:
         store = str((invocation / store).resolve())  # tests may change directory
+    # xdist gives each worker's config its ``workerinput``; the environment variable
+    # would also name the worker of an outer session running this one in-process.
+    worker_input = getattr(config, "workerinput", None)
+    worker = worker_input.get("workerid") if isinstance(worker_input, dict) else None
     config.stash[_RUNS] = PytestRuns(
-        worker_store(store, os.environ.get("PYTEST_XDIST_WORKER")) if store else None,
+        worker_store(store, worker) if store else None,
         judge_mode=config.getoption("verifier_judges"),
     )
 
