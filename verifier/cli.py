@@ -53,7 +53,8 @@ def main(log_format: str, log_level: str) -> None:
 @click.option(
     "--store",
     default=None,
-    help=f"Store holding judge calibrations (SQLite file).  [default: {DEFAULT_STORE}]",
+    help="Store holding judge calibrations (SQLite file or postgresql:// URL).  "
+    f"[default: {DEFAULT_STORE}]",
 )
 def check(contracts: tuple[Path, ...], store: str | None) -> None:
     """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
@@ -369,11 +370,9 @@ def _run_with_batch(
         raise BatchError("--batch needs judge claims; this contract has none")
     if phase.mode == "replay":
         raise BatchError("--batch calls the judges; it cannot be combined with replay mode")
-    if "://" in target and not target.startswith("sqlite:"):
-        raise BatchError("--batch records its batch id in a SQLite store")
 
     async def both() -> Any:
-        ledger = BatchLedger(target.removeprefix("sqlite:///"))
+        ledger = BatchLedger(target)
         try:
             errors = await run_batch_prepass(
                 phase,
@@ -679,7 +678,9 @@ def import_command(file: Path, store: str | None) -> None:
 )
 @click.option("--run", "run_id", default=None, help="The run to calibrate.  [default: the last]")
 @click.option(
-    "--store", default=None, help=f"Gap-row store (SQLite file).  [default: {DEFAULT_STORE}]"
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True
@@ -688,24 +689,24 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
     """Measure how far a run's judge verdicts agree with human labels, and store the result
     under each judge's stability triple (`verifier check` warns about judges without one)."""
     from verifier.compare.calibration import calibrate_run
-    from verifier.compare.calibration_store import CalibrationStore, sqlite_path
+    from verifier.compare.calibration_store import CalibrationStore
     from verifier.compare.labels import LabelsError, read_labels
     from verifier.errors import VerifierError
+    from verifier.gaps.side_tables import sqlite_path
     from verifier.gaps.store import open_store
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
     path = sqlite_path(target)
-    if path is None:
-        _fail("calibrations are kept in SQLite stores; pass --store with a SQLite file")
-    if not Path(path).is_file():
+    if path is not None and not Path(path).is_file():
         _fail(f"{path}: no store found (run `verifier run` first or pass --store)")
     try:
         labels = read_labels(labels_path)
         with open_store(target) as gap_store:
             report = calibrate_run(gap_store, labels, run_id)
+            location = gap_store.location
         stored = 0
         if report.claims:
-            with CalibrationStore(path) as calibrations:
+            with CalibrationStore(target) as calibrations:
                 stored = calibrations.save(report)
     except LabelsError as exc:
         for problem in exc.problems:
@@ -721,7 +722,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
         click.echo(report.render_text())
     if not report.claims:
         _fail(f"no label matched a judge verdict of run {report.run_id}")
-    click.echo(f"stored {stored} calibration{'s' if stored != 1 else ''} in {path}", err=True)
+    click.echo(f"stored {stored} calibration{'s' if stored != 1 else ''} in {location}", err=True)
 
 
 @main.command("compare")

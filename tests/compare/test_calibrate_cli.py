@@ -155,9 +155,15 @@ def test_calibrate_usage_errors_exit_two(judged: Path, tmp_path: Path) -> None:
     missing = verifier(tmp_path, "calibrate", "--labels", str(LABELS))
     assert missing.returncode == 2 and "no store found" in missing.stderr
     postgres = verifier(
-        tmp_path, "calibrate", "--labels", str(LABELS), "--store", "postgresql://u@h/db"
+        tmp_path,
+        "calibrate",
+        "--labels",
+        str(LABELS),
+        "--store",
+        "postgresql://u@nohost.invalid/db",
     )
-    assert postgres.returncode == 2 and "SQLite" in postgres.stderr
+    assert postgres.returncode == 2 and "postgresql://u@nohost.invalid/db" in postgres.stderr
+    assert len(postgres.stderr.strip().splitlines()) == 1
     run = verifier(
         tmp_path, "calibrate", "--labels", str(LABELS), "--store", str(judged), "--run", "nope"
     )

@@ -11,8 +11,9 @@ import pytest
 from tests.conftest import FIXTURES, ROOT
 from verifier.compare.calibrate import Confusion
 from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
-from verifier.compare.calibration_store import CalibrationCheck, CalibrationStore, sqlite_path
+from verifier.compare.calibration_store import CalibrationCheck, CalibrationStore
 from verifier.contract.load import load_contract
+from verifier.gaps.side_tables import sqlite_path
 
 CONTRACT = FIXTURES / "calibrate" / "replies.yaml"
 SERVED = "claude-haiku-4-5-20251001"
@@ -218,6 +219,8 @@ def test_sqlite_path_of_store_targets(target: str, path: str | None) -> None:
     assert sqlite_path(target) == path
 
 
-def test_a_postgres_store_is_noted_not_checked() -> None:
-    found, notes = warnings("postgresql://user@host/db")
-    assert found == [] and "SQLite" in notes[0]
+def test_an_unreachable_postgres_store_is_noted_not_checked() -> None:
+    found, notes = warnings("postgresql://user@nohost.invalid/db")
+    assert found == [] and len(notes) == 1
+    assert notes[0].startswith("calibrations in postgresql://user@nohost.invalid/db: ")
+    assert notes[0].endswith("; judge calibrations not checked")

@@ -16,20 +16,20 @@ template's bytes and the sampling parameters that would be sent.
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final
 
 import orjson
 
+from verifier._closing import Closing
 from verifier.compare.calibrate import landis_koch_band
 from verifier.compare.calibration_report import CalibrationReport
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import JudgeClaim
 from verifier.errors import Diagnostic, VerifierError
+from verifier.gaps.side_tables import SideTables, TableSpec, sqlite_path
 
 __all__ = [
     "MIN_CALIBRATED_CASES",
@@ -38,7 +38,6 @@ __all__ = [
     "CalibrationStore",
     "CalibrationStoreError",
     "StoredCalibration",
-    "sqlite_path",
 ]
 
 MIN_CALIBRATED_CASES: Final = 20
@@ -63,19 +62,38 @@ _COLUMNS: Final = (
     "agreement",
     "statistics",
 )
-_SCHEMA: Final = (
-    "CREATE TABLE IF NOT EXISTS calibrations (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+_CREATE_COLUMNS: Final = (
     " created_at TEXT NOT NULL, run_id TEXT NOT NULL, labels_sha256 TEXT NOT NULL,"
     " contract_id TEXT NOT NULL, claim_id TEXT NOT NULL, model_id TEXT NOT NULL,"
     " requested_model TEXT NOT NULL, prompt_sha TEXT NOT NULL, sampling_sha TEXT NOT NULL,"
-    " n INTEGER NOT NULL, kappa REAL, agreement REAL, statistics TEXT NOT NULL)",
+    " n INTEGER NOT NULL, kappa DOUBLE PRECISION, agreement DOUBLE PRECISION,"
+    " statistics TEXT NOT NULL)"
+)
+_INDEX: Final = (
     "CREATE INDEX IF NOT EXISTS calibrations_triple"
-    " ON calibrations (prompt_sha, sampling_sha, claim_id)",
+    " ON calibrations (prompt_sha, sampling_sha, claim_id)"
+)
+_TABLE: Final = TableSpec(
+    "calibrations",
+    sqlite=(
+        "CREATE TABLE IF NOT EXISTS calibrations (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        + _CREATE_COLUMNS,
+        _INDEX,
+    ),
+    postgres=(
+        "CREATE TABLE IF NOT EXISTS calibrations"
+        " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY," + _CREATE_COLUMNS,
+        _INDEX,
+    ),
 )
 
 
 class CalibrationStoreError(VerifierError):
-    """A store file whose calibrations cannot be read or written."""
+    """A store whose calibrations cannot be read or written."""
+
+
+def _store_error(message: str) -> CalibrationStoreError:
+    return CalibrationStoreError(f"calibrations in {message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,35 +115,21 @@ class StoredCalibration:
     statistics: dict[str, Any]
 
 
-def sqlite_path(target: str) -> str | None:
-    """The file of a SQLite store target (a path or ``sqlite:///...``), else ``None``."""
-    if "://" not in target:
-        return target
-    if target.startswith("sqlite:///"):
-        return target.removeprefix("sqlite:///")
-    return None
-
-
-class CalibrationStore:
-    """The ``calibrations`` table of a SQLite store file, on its own connection.
+class CalibrationStore(Closing):
+    """The ``calibrations`` table of a store (its SQLite file or PostgreSQL schema).
 
     Args:
-        path: The store file.
+        target: The store, as ``--store`` names it.
         read_only: Open without creating the file or the table (for ``verifier check``).
+
+    Raises:
+        CalibrationStoreError: The store cannot be reached or refuses the table.
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
-        self.path = str(path)
-        try:
-            if read_only:
-                uri = Path(path).resolve().as_uri() + "?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
-            else:
-                self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-                for statement in _SCHEMA:
-                    self._conn.execute(statement)
-        except sqlite3.Error as exc:
-            raise CalibrationStoreError(f"{path}: cannot open calibrations: {exc}") from None
+    def __init__(self, target: str | Path, *, read_only: bool = False) -> None:
+        self._db = SideTables.open(str(target), _TABLE, error=_store_error, read_only=read_only)
+        self.location = self._db.location
+        self._table: bool | None = None if read_only else True
 
     def save(self, report: CalibrationReport, *, created_at: str | None = None) -> int:
         """Stores each claim's calibration in ``report``; returns how many were stored."""
@@ -151,15 +155,9 @@ class CalibrationStore:
             for c in report.claims
         ]
         placeholders = ", ".join("?" for _ in _COLUMNS)
-        try:
-            with self._conn:
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.executemany(
-                    f"INSERT INTO calibrations ({', '.join(_COLUMNS)}) VALUES ({placeholders})",
-                    values,
-                )
-        except sqlite3.Error as exc:
-            raise CalibrationStoreError(f"{self.path}: cannot store calibrations: {exc}") from None
+        self._db.execute_many(
+            f"INSERT INTO calibrations ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
+        )
         return len(values)
 
     def latest(
@@ -173,36 +171,25 @@ class CalibrationStore:
             " AND (model_id = ? OR requested_model = ?) ORDER BY id DESC LIMIT 1"
         )
         params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model)
-        try:
-            row = self._conn.execute(query, params).fetchone()
-        except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return None
-            raise CalibrationStoreError(f"{self.path}: cannot read calibrations: {exc}") from None
-        except sqlite3.Error as exc:
-            raise CalibrationStoreError(f"{self.path}: cannot read calibrations: {exc}") from None
-        return _stored(row) if row else None
+        if not self._has_table():
+            return None
+        rows = self._db.fetch(query, params)
+        return _stored(rows[0]) if rows else None
 
     def all(self) -> list[StoredCalibration]:
         """Every stored calibration, oldest first."""
-        rows = self._conn.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM calibrations ORDER BY id"
-        ).fetchall()
+        if not self._has_table():
+            return []
+        rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM calibrations ORDER BY id")
         return [_stored(row) for row in rows]
 
+    def _has_table(self) -> bool:
+        if self._table is None:
+            self._table = self._db.has_table("calibrations")
+        return self._table
+
     def close(self) -> None:
-        self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+        self._db.close()
 
 
 def _stored(row: tuple[Any, ...]) -> StoredCalibration:
@@ -233,9 +220,9 @@ class CalibrationCheck:
     """``verifier check``'s warnings about judges without a trustworthy calibration.
 
     Args:
-        target: The gap store (a SQLite file path or ``sqlite:///`` URL).
+        target: The gap store (a SQLite file, ``sqlite:///`` or ``postgresql://`` URL).
         note: Called once with a line to show when calibrations cannot be checked
-            (no store file, or a store that is not SQLite).
+            (no store file, or a store that cannot be read).
     """
 
     def __init__(self, target: str, note: Callable[[str], None]) -> None:
@@ -254,15 +241,12 @@ class CalibrationCheck:
         if not claims:
             return []
         path = sqlite_path(self.target)
-        if path is None:
-            self._say_once("calibrations are kept in SQLite stores only; judges not checked")
-            return []
-        if not Path(path).is_file():
+        if path is not None and not Path(path).is_file():
             self._say_once(f"no calibration store found at {path}; judge calibrations not checked")
             return []
         out: list[Diagnostic] = []
         try:
-            with CalibrationStore(path, read_only=True) as store:
+            with CalibrationStore(self.target, read_only=True) as store:
                 for index, claim in claims:
                     problem = self._problem(loaded, claim, store)
                     if problem is not None:

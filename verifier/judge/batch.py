@@ -18,7 +18,6 @@ its gate fails.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import orjson
 from verifier.cases import CaseLine
 from verifier.contract.models import JudgeClaim
 from verifier.errors import VerifierError
+from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.judge.cache import CachedReply, entry_for
 from verifier.judge.phase import JudgePhase
 from verifier.judge.prompt import MissingFieldError
@@ -53,39 +53,54 @@ class BatchRecord:
     items: dict[str, dict[str, Any]]  # custom_id -> request identity (for cache entries)
 
 
-class BatchLedger:
-    """The ``judge_batches`` table in the store's SQLite file."""
+_LEDGER_DDL = (
+    "CREATE TABLE IF NOT EXISTS judge_batches (run_id TEXT NOT NULL, judge TEXT NOT NULL,"
+    " batch_id TEXT NOT NULL, status TEXT NOT NULL, items TEXT NOT NULL,"
+    " PRIMARY KEY (run_id, judge))",
+)
+_LEDGER = TableSpec("judge_batches", sqlite=_LEDGER_DDL, postgres=_LEDGER_DDL)
 
-    def __init__(self, path: str | Path) -> None:
-        self._conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS judge_batches (run_id TEXT NOT NULL, judge TEXT NOT NULL,"
-            " batch_id TEXT NOT NULL, status TEXT NOT NULL, items TEXT NOT NULL,"
-            " PRIMARY KEY (run_id, judge))"
-        )
+
+class BatchLedger:
+    """The ``judge_batches`` table of the store (its SQLite file or PostgreSQL schema).
+
+    Args:
+        target: The store, as ``--store`` names it.
+
+    Raises:
+        BatchError: The store cannot be reached or refuses the table.
+    """
+
+    def __init__(self, target: str | Path) -> None:
+        self._db = SideTables.open(str(target), _LEDGER, error=_ledger_error)
 
     def find(self, run_id: str, judge: str) -> BatchRecord | None:
-        row = self._conn.execute(
+        rows = self._db.fetch(
             "SELECT batch_id, items FROM judge_batches WHERE run_id = ? AND judge = ?",
             (run_id, judge),
-        ).fetchone()
-        return BatchRecord(run_id, row[0], judge, orjson.loads(row[1])) if row else None
+        )
+        return BatchRecord(run_id, rows[0][0], judge, orjson.loads(rows[0][1])) if rows else None
 
     def record(self, record: BatchRecord) -> None:
-        self._conn.execute(
-            "INSERT OR REPLACE INTO judge_batches (run_id, judge, batch_id, status, items)"
-            " VALUES (?, ?, ?, 'submitted', ?)",
+        self._db.execute(
+            "INSERT INTO judge_batches (run_id, judge, batch_id, status, items)"
+            " VALUES (?, ?, ?, 'submitted', ?) ON CONFLICT (run_id, judge) DO UPDATE"
+            " SET batch_id = excluded.batch_id, status = excluded.status, items = excluded.items",
             (record.run_id, record.judge, record.batch_id, orjson.dumps(record.items).decode()),
         )
 
     def mark(self, run_id: str, judge: str, status: str) -> None:
-        self._conn.execute(
+        self._db.execute(
             "UPDATE judge_batches SET status = ? WHERE run_id = ? AND judge = ?",
             (status, run_id, judge),
         )
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
+
+
+def _ledger_error(message: str) -> BatchError:
+    return BatchError(f"judge batches: {message}")
 
 
 def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, JudgeRequest]]:

@@ -1,0 +1,163 @@
+"""Tables kept beside a store's gap rows, in the store's own database.
+
+Judge batches waiting to be collected and judge calibrations are not gap rows: they
+are not hash-chained and may be updated. They live in the same SQLite file or
+PostgreSQL schema as the rows, so one ``--store`` names everything a team keeps.
+
+Statements are written once, with ``?`` placeholders and SQL both databases accept
+(``INSERT ... ON CONFLICT``, ``RETURNING``); only the ``CREATE`` statements differ.
+Tables are created on first use, under an advisory lock in PostgreSQL (two processes
+creating a table at once would otherwise race).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier._closing import Closing
+from verifier.gaps.store import is_postgres_url
+
+__all__ = ["SideTables", "TableSpec", "sqlite_path"]
+
+ErrorFactory = Callable[[str], Exception]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A side table: its name and how each database creates it (idempotently)."""
+
+    name: str
+    sqlite: tuple[str, ...]
+    postgres: tuple[str, ...]
+
+
+def sqlite_path(target: str) -> str | None:
+    """The file of a SQLite store target (a path or ``sqlite:///...``), else ``None``."""
+    if "://" not in target:
+        return target
+    if target.startswith("sqlite:///"):
+        return target.removeprefix("sqlite:///")
+    return None
+
+
+class SideTables(Closing):
+    """A connection to a store's database for one side table.
+
+    Use ``SideTables.open``. Every database error leaves as ``error(message)``, one
+    line naming the store (never a password).
+    """
+
+    def __init__(
+        self, conn: Any, *, postgres: bool, location: str, error: ErrorFactory, guard: Any
+    ) -> None:
+        self._conn = conn
+        self.postgres = postgres
+        self.location = location
+        self._error = error
+        self._guard = guard
+
+    @classmethod
+    def open(
+        cls, target: str, table: TableSpec, *, error: ErrorFactory, read_only: bool = False
+    ) -> SideTables:
+        """Connects to the store ``target`` and, unless ``read_only``, creates ``table``.
+
+        Raises:
+            Exception: Built by ``error`` when the store cannot be reached or refuses.
+        """
+        if is_postgres_url(target):
+            return cls._open_postgres(target, table, error=error, read_only=read_only)
+        path = sqlite_path(target)
+        if path is None:
+            raise error(f"{target}: not a SQLite file or postgresql:// URL")
+        try:
+            if read_only:
+                uri = Path(path).resolve().as_uri() + "?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            else:
+                conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+                for statement in table.sqlite:
+                    conn.execute(statement)
+        except sqlite3.Error as exc:
+            raise error(f"{path}: {exc}") from None
+        return cls(conn, postgres=False, location=path, error=error, guard=_sqlite_errors)
+
+    @classmethod
+    def _open_postgres(
+        cls, url: str, table: TableSpec, *, error: ErrorFactory, read_only: bool
+    ) -> SideTables:
+        from verifier.gaps._postgres_conn import PostgresTarget, lock_key
+
+        target = PostgresTarget.parse(url, error)
+        conn = target.connect(autocommit=True, error=error)
+        try:
+            if not read_only:
+                with target.errors(error), conn.transaction():
+                    (schema,) = conn.execute("SELECT current_schema()").fetchone() or ("",)
+                    conn.execute(
+                        "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), table.name),)
+                    )
+                    for statement in table.postgres:
+                        conn.execute(statement)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, postgres=True, location=target.location, error=error, guard=target.errors)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        if self.postgres:
+            with self._guard(self._error):
+                yield
+        else:
+            with self._guard(self._error, self.location):
+                yield
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.postgres else statement
+
+    def has_table(self, name: str) -> bool:
+        """Whether the table exists (a read-only user may find none yet)."""
+        if self.postgres:
+            query = "SELECT to_regclass(?) IS NOT NULL"
+        else:
+            query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return bool(self.fetch(query, (name,))[0][0])
+
+    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows a query returns."""
+        with self._errors():
+            return list(self._conn.execute(self._sql(statement), params).fetchall())
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> None:
+        """Runs one statement in its own transaction."""
+        with self._errors():
+            self._conn.execute(self._sql(statement), params)
+
+    def execute_many(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Runs one statement per row, all in one transaction."""
+        sql = self._sql(statement)
+        with self._errors():
+            if self.postgres:
+                with self._conn.transaction(), self._conn.cursor() as cursor:
+                    cursor.executemany(sql, list(rows))
+            else:
+                with self._conn:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    self._conn.executemany(sql, rows)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+@contextmanager
+def _sqlite_errors(error: ErrorFactory, location: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise error(f"{location}: {exc}") from None
