@@ -20,9 +20,14 @@ Report = Callable[..., None]
 
 def deprecation_table() -> dict[str, str]:
     """Model id -> retirement date text, from the table the anthropic SDK ships."""
+    from verifier.contract._sdk_tables import deprecated_models
+
+    table = deprecated_models()
+    if table is not None:
+        return table
     try:
         from anthropic._data import DEPRECATED_MODELS
-    except ImportError:  # an SDK without the table: nothing to warn about
+    except ImportError:  # no SDK, or one without the table: nothing to warn about
         return {}
     return dict(DEPRECATED_MODELS)
 

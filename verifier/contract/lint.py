@@ -226,15 +226,19 @@ def moving_alias(model: str, provider: Any) -> str | None:
 def _anthropic_dated_snapshot(model: str) -> str | None:
     # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
     # undated id with such a sibling is an alias. Undated ids without one are pinned.
-    try:
-        import typing
+    from verifier.contract._sdk_tables import known_models
 
-        from anthropic.types.model import Model
-    except ImportError:
-        return None
-    known: list[str] = []
-    for arg in typing.get_args(Model):
-        known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
+    known = known_models()
+    if known is None:
+        try:
+            import typing
+
+            from anthropic.types.model import Model
+        except ImportError:
+            return None
+        known = []
+        for arg in typing.get_args(Model):
+            known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
     for candidate in known:
         stem, _, date = candidate.rpartition("-")
         if stem == model and len(date) == 8 and date.isdigit():
