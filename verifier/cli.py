@@ -186,6 +186,27 @@ def _count_lines(path: Path) -> int | None:
     metavar="RUN_ID",
     help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
 )
+@click.option(
+    "--annotations",
+    type=click.Choice(["auto", "github", "none"]),
+    default="auto",
+    show_default=True,
+    help="GitHub annotations (on stderr) for failing claims at their contract line; "
+    "auto: github when GITHUB_ACTIONS=true.",
+)
+@click.option(
+    "--pr-comment",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write a pull-request comment body (Markdown) here.",
+)
+@click.option(
+    "--against",
+    default=None,
+    metavar="BASELINE",
+    help="Baseline for --pr-comment and the step summary: a JSON report file "
+    "(--format json) or a run id in the store.",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -204,8 +225,14 @@ def run(
     batch_poll: float,
     baseline: Path | None,
     resume_id: str | None,
+    annotations: str,
+    pr_comment: Path | None,
+    against: str | None,
 ) -> None:
-    """Check CONTRACT's claims against every case and persist each result as a gap row."""
+    """Check CONTRACT's claims against every case and persist each result as a gap row.
+
+    When GITHUB_STEP_SUMMARY is set, a Markdown summary of the run is appended to it.
+    """
     from verifier.cases import join_baseline, read_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
@@ -230,13 +257,30 @@ def run(
         return join_baseline(stream, baseline) if baseline is not None else stream
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    if against is not None and pr_comment is None and step_summary is None:
+        _fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
     stream: IO[str]
+    comment_stream: IO[str] | None = None
     try:
         stream = out.open("w", encoding="utf-8") if out else sys.stdout
     except OSError as exc:
         _fail(f"{out}: cannot write report: {exc.strerror or exc}")
     try:
+        comment_stream = pr_comment.open("w", encoding="utf-8") if pr_comment else None
+    except OSError as exc:
+        _fail(f"{pr_comment}: cannot write the PR comment: {exc.strerror or exc}")
+    try:
         with open_store(target) as gap_store:
+            ci_sinks = _ci_sinks(
+                loaded,
+                gap_store,
+                cases_path=cases_path,
+                annotations=annotations,
+                step_summary=step_summary,
+                comment_stream=comment_stream,
+                against=against,
+            )
             stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
             total = _count_lines(cases_path) if progress.enabled else None
@@ -257,7 +301,7 @@ def run(
             runner = Runner(
                 loaded,
                 gap_store,
-                sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
+                sinks=[make_writer(fmt, stream), *ci_sinks],  # type: ignore[arg-type]
                 progress=progress,
                 model_phase=phase,
                 options=RunOptions(
@@ -288,6 +332,8 @@ def run(
     finally:
         if out:
             stream.close()
+        if comment_stream is not None:
+            comment_stream.close()
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
@@ -297,6 +343,50 @@ def run(
         err=True,
     )
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+def _ci_sinks(
+    loaded: Any,
+    gap_store: Any,
+    *,
+    cases_path: Path,
+    annotations: str,
+    step_summary: str | None,
+    comment_stream: IO[str] | None,
+    against: str | None,
+) -> list[Any]:
+    """The report sinks a CI asked for: annotations, step summary, PR comment body."""
+    sinks: list[Any] = []
+    if annotations == "github" or (
+        annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
+    ):
+        from verifier.ci.annotations import AnnotationWriter, claim_positions, workspace_path
+
+        sinks.append(
+            AnnotationWriter(
+                sys.stderr, claim_positions(loaded), cases_file=workspace_path(cases_path)
+            )
+        )
+    baseline = None
+    if against is not None:
+        from verifier.ci.baseline import load_baseline
+
+        baseline = load_baseline(against, gap_store)
+    if step_summary is not None:
+        from verifier.ci.step_summary import StepSummaryWriter
+
+        sinks.append(
+            StepSummaryWriter(
+                Path(step_summary),
+                baseline=baseline,
+                warn=lambda text: click.echo(f"warning: {text}", err=True),
+            )
+        )
+    if comment_stream is not None:
+        from verifier.ci.pr_comment import PrCommentWriter
+
+        sinks.append(PrCommentWriter(comment_stream, baseline=baseline))
+    return sinks
 
 
 def _run_with_batch(
