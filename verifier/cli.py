@@ -48,6 +48,22 @@ def main(log_format: str, log_level: str) -> None:
     configure_logging(log_format, log_level)  # type: ignore[arg-type]
 
 
+_ANNOTATIONS_OPTION = click.option(
+    "--annotations",
+    type=click.Choice(["auto", "github", "none"]),
+    default="auto",
+    show_default=True,
+    help="GitHub annotations (on stderr) at the contract lines concerned; "
+    "auto: github when GITHUB_ACTIONS=true.",
+)
+
+
+def _annotating(annotations: str) -> bool:
+    return annotations == "github" or (
+        annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
+    )
+
+
 @main.command()
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -55,7 +71,8 @@ def main(log_format: str, log_level: str) -> None:
     default=None,
     help=f"Store holding judge calibrations (SQLite file).  [default: {DEFAULT_STORE}]",
 )
-def check(contracts: tuple[Path, ...], store: str | None) -> None:
+@_ANNOTATIONS_OPTION
+def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> None:
     """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
     from verifier.compare.calibration_store import CalibrationCheck
     from verifier.contract.load import check_contract
@@ -64,15 +81,24 @@ def check(contracts: tuple[Path, ...], store: str | None) -> None:
         store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE,
         note=lambda text: click.echo(f"note: {text}", err=True),
     )
+    annotate = _annotating(annotations)
+
+    def report(diagnostic: Any) -> None:
+        click.echo(str(diagnostic))
+        if annotate:
+            from verifier.ci.annotations import diagnostic_command
+
+            click.echo(diagnostic_command(diagnostic), err=True)
+
     problems = 0
     for path in contracts:
         loaded, diagnostics = check_contract(path)
         for diagnostic in diagnostics:
-            click.echo(str(diagnostic))
+            report(diagnostic)
         problems += sum(1 for d in diagnostics if d.severity == "error")
         if loaded is not None:
             for warning in calibrations.warnings(loaded):
-                click.echo(str(warning))
+                report(warning)
             contract = loaded.contract
             click.echo(
                 f"{path}: ok: {contract.contract} v{contract.version}, "
@@ -186,14 +212,7 @@ def _count_lines(path: Path) -> int | None:
     metavar="RUN_ID",
     help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
 )
-@click.option(
-    "--annotations",
-    type=click.Choice(["auto", "github", "none"]),
-    default="auto",
-    show_default=True,
-    help="GitHub annotations (on stderr) for failing claims at their contract line; "
-    "auto: github when GITHUB_ACTIONS=true.",
-)
+@_ANNOTATIONS_OPTION
 @click.option(
     "--pr-comment",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -357,9 +376,7 @@ def _ci_sinks(
 ) -> list[Any]:
     """The report sinks a CI asked for: annotations, step summary, PR comment body."""
     sinks: list[Any] = []
-    if annotations == "github" or (
-        annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
-    ):
+    if _annotating(annotations):
         from verifier.ci.annotations import AnnotationWriter, claim_positions, workspace_path
 
         sinks.append(

@@ -209,3 +209,20 @@ def test_annotations_github_without_github_actions(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.count("::error file=") == 9
     assert "::error" not in result.stdout
+
+
+def test_check_annotates_each_problem_at_its_line_and_column(tmp_path: Path) -> None:
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(CONTRACT.read_text().replace("rubric: enum", "rubric: enumm"))
+
+    result = verifier("check", "contract.yaml", cwd=tmp_path, env={"GITHUB_ACTIONS": "true"})
+
+    assert result.returncode == 2
+    commands = [parse_command(line) for line in result.stderr.splitlines() if line.startswith("::")]
+    problems = [(name, props["file"], props["line"], props["col"]) for name, props, _ in commands]
+    assert ("error", "contract.yaml", "30", "13") in problems
+    assert all(line.split(":")[0] == "contract.yaml" for line in result.stdout.splitlines())
+    assert (
+        "unknown predicate 'enumm'" in commands[0][2]
+        or "unknown predicate 'enumm'" in commands[1][2]
+    )

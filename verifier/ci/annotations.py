@@ -10,7 +10,8 @@ be used at all is annotated on its line of the cases file instead of on every cl
 GitHub shows at most 10 error and 10 warning annotations per step; past
 :data:`MAX_PER_LEVEL` of a level the rest are counted in one ``::notice`` so nothing
 vanishes silently. The commands go to stderr, which GitHub reads as it reads stdout,
-so a report on stdout (``--format json``) stays parseable.
+so a report on stdout (``--format json``) stays parseable. ``verifier check`` puts
+each problem it finds on its line and column the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
+from verifier.errors import Diagnostic
 from verifier.report._failures import one_line
 from verifier.results import CaseResult, RowStatus, RunSummary
 
@@ -31,6 +33,7 @@ __all__ = [
     "AnnotationWriter",
     "ClaimPosition",
     "claim_positions",
+    "diagnostic_command",
     "escape_data",
     "escape_property",
     "workflow_command",
@@ -94,6 +97,15 @@ def claim_positions(loaded: LoadedContract) -> dict[str, ClaimPosition]:
         line, col = loaded.positions.of(("claims", index, "id"), key=True)
         positions[claim.id] = ClaimPosition(file, line, col)
     return positions
+
+
+def diagnostic_command(diagnostic: Diagnostic) -> str:
+    """A ``verifier check`` problem as an annotation at its line and column."""
+    level: Level = "error" if diagnostic.severity == "error" else "warning"
+    where: dict[str, str | int] = {"file": workspace_path(Path(diagnostic.file))}
+    if diagnostic.line:
+        where.update(line=diagnostic.line, col=diagnostic.col)
+    return workflow_command(level, diagnostic.message, **where, title="verifier check")
 
 
 @dataclass(slots=True)
