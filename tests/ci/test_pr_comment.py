@@ -14,7 +14,7 @@ from tests.report.conftest import case, claim, summary
 from tests.test_cli import assert_no_traceback, verifier
 from verifier.ci.baseline import BaselineRun, load_baseline
 from verifier.ci.from_store import StoredRunError, replay_stored_run
-from verifier.ci.pr_comment import MAX_CHANGES, PrCommentWriter
+from verifier.ci.pr_comment import MAX_BODY_CHARS, MAX_CHANGES, PrCommentWriter
 from verifier.gaps.store import open_store
 from verifier.results import CaseResult, ClaimTally
 
@@ -205,3 +205,18 @@ def test_rebuilding_an_unknown_run_is_an_error(tmp_path: Path) -> None:
         pytest.raises(StoredRunError, match="run nope is not in"),
     ):
         replay_stored_run(store, "nope", [])
+
+
+def test_comment_stays_under_githubs_size_limit_listing_fewer_cases() -> None:
+    claims = [f"claim_{i}" for i in range(40)]
+    cases = [
+        case(f"case-{n}", *(claim(c, "fail", f"{c} " + "x" * 280) for c in claims))
+        for n in range(25)
+    ]
+
+    body = _comment(cases, None)
+
+    assert len(body) <= MAX_BODY_CHARS
+    listed = body.count("\n- `case-")
+    assert 0 < listed < 25
+    assert f"*…and {25 - listed} more failing cases not listed here" in body

@@ -9,11 +9,14 @@ rows with the run's threshold, and the cases go to the sinks in their line order
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
-from verifier.runner import ReportSink
+
+if TYPE_CHECKING:
+    from verifier.runner import ReportSink
 
 __all__ = ["StoredRunError", "replay_stored_run"]
 

@@ -27,12 +27,17 @@ from verifier.report.markdown import (
 )
 from verifier.results import CaseResult, ClaimTally, RowStatus, RunSummary
 
-__all__ = ["MAX_CHANGES", "PrCommentWriter", "comment_marker"]
+__all__ = ["MAX_BODY_CHARS", "MAX_CHANGES", "PrCommentWriter", "comment_marker"]
 
 MAX_CHANGES = 25
 """New failures (and fixed results) listed at most."""
 
 MAX_FAILING_IN_COMMENT = min(MAX_FAILING_CASES, 25)
+
+MAX_BODY_CHARS = 60_000
+"""Below GitHub's 65,536-character limit on a comment, with room for the marker."""
+
+_CUT_NOTE = "\n\n*…cut here: GitHub limits a comment's size; the JSON report has every result.*\n"
 
 
 def comment_marker(contract_id: str) -> str:
@@ -97,20 +102,31 @@ class PrCommentWriter:
                 self._fixed.add(_Change(case.case_id, result.claim_id, before, ""))
 
     def finish(self, summary: RunSummary) -> None:
-        """Writes the whole comment body."""
+        """Writes the whole comment body, listing fewer failing cases if it is too long."""
+        failures = self._failures
+        body = self._body(summary, failures)
+        while len(body) > MAX_BODY_CHARS and failures.cases:
+            kept = failures.cases[: len(failures.cases) // 2]
+            failures = FailingCaseSample(failures.limit, kept, failures.total)
+            body = self._body(summary, failures)
+        if len(body) > MAX_BODY_CHARS:
+            body = body[: MAX_BODY_CHARS - len(_CUT_NOTE)] + _CUT_NOTE
+        self._out.write(body)
+        self._out.flush()
+
+    def _body(self, summary: RunSummary, failures: FailingCaseSample) -> str:
         lines = [comment_marker(summary.contract_id), *heading_lines(summary)]
         if self._baseline is not None:
             lines += ["", *_against(summary, self._baseline)]
         lines += ["", *_breakdown(summary.breakdown, self._baseline)]
         if self._baseline is not None:
             lines += ["", *self._changes()]
-        if self._failures.total:
-            lines += ["", *failing_case_lines(self._failures)]
+        if failures.total:
+            lines += ["", *failing_case_lines(failures)]
         usage = summary.judge_usage_line()
         if usage:
             lines += ["", f"<sub>{usage}</sub>"]
-        self._out.write("\n".join(lines) + "\n")
-        self._out.flush()
+        return "\n".join(lines) + "\n"
 
     def _changes(self) -> list[str]:
         new, fixed = self._new_failures, self._fixed
