@@ -339,3 +339,10 @@ def test_mismatched_contract_and_cases_lists_fail_with_exit_two(workspace: Path)
     assert run.outputs["run"]["exit-code"] == "2"
     assert "1 contract(s) but 0 cases file(s)" in run.steps["run"].stdout
     assert run.failed_step == "verdict" and run.steps["verdict"].returncode == 2
+
+
+def test_inputs_reach_scripts_only_through_env() -> None:
+    """An expression inside a script is pasted into the shell text: a crafted input
+    (a branch name, a file name) would run as code. Through `env:` it stays data."""
+    scripts = [step["run"] for step in _action()["runs"]["steps"] if "run" in step]
+    assert scripts and not [s for s in scripts if "${{" in s]
