@@ -48,6 +48,22 @@ def main(log_format: str, log_level: str) -> None:
     configure_logging(log_format, log_level)  # type: ignore[arg-type]
 
 
+_ANNOTATIONS_OPTION = click.option(
+    "--annotations",
+    type=click.Choice(["auto", "github", "none"]),
+    default="auto",
+    show_default=True,
+    help="GitHub annotations (on stderr) at the contract lines concerned; "
+    "auto: github when GITHUB_ACTIONS=true.",
+)
+
+
+def _annotating(annotations: str) -> bool:
+    return annotations == "github" or (
+        annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
+    )
+
+
 @main.command()
 @click.argument("contracts", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -56,7 +72,8 @@ def main(log_format: str, log_level: str) -> None:
     help="Store holding judge calibrations (SQLite file or postgresql:// URL).  "
     f"[default: {DEFAULT_STORE}]",
 )
-def check(contracts: tuple[Path, ...], store: str | None) -> None:
+@_ANNOTATIONS_OPTION
+def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> None:
     """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
     from verifier.compare.calibration_store import CalibrationCheck
     from verifier.contract.load import check_contract
@@ -65,15 +82,24 @@ def check(contracts: tuple[Path, ...], store: str | None) -> None:
         store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE,
         note=lambda text: click.echo(f"note: {text}", err=True),
     )
+    annotate = _annotating(annotations)
+
+    def report(diagnostic: Any) -> None:
+        click.echo(str(diagnostic))
+        if annotate:
+            from verifier.ci.annotations import diagnostic_command
+
+            click.echo(diagnostic_command(diagnostic), err=True)
+
     problems = 0
     for path in contracts:
         loaded, diagnostics = check_contract(path)
         for diagnostic in diagnostics:
-            click.echo(str(diagnostic))
+            report(diagnostic)
         problems += sum(1 for d in diagnostics if d.severity == "error")
         if loaded is not None:
             for warning in calibrations.warnings(loaded):
-                click.echo(str(warning))
+                report(warning)
             contract = loaded.contract
             click.echo(
                 f"{path}: ok: {contract.contract} v{contract.version}, "
@@ -202,6 +228,20 @@ def _count_lines(path: Path) -> int | None:
     help="Seed of --sample; the same seed picks the same cases.  [default: a random one, "
     "printed and recorded with the run]",
 )
+@_ANNOTATIONS_OPTION
+@click.option(
+    "--pr-comment",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write a pull-request comment body (Markdown) here.",
+)
+@click.option(
+    "--against",
+    default=None,
+    metavar="BASELINE",
+    help="Baseline for --pr-comment and the step summary: a JSON report file "
+    "(--format json) or a run id in the store.",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -222,8 +262,14 @@ def run(
     resume_id: str | None,
     sample: float | None,
     seed: int | None,
+    annotations: str,
+    pr_comment: Path | None,
+    against: str | None,
 ) -> None:
-    """Check CONTRACT's claims against every case and persist each result as a gap row."""
+    """Check CONTRACT's claims against every case and persist each result as a gap row.
+
+    When GITHUB_STEP_SUMMARY is set, a Markdown summary of the run is appended to it.
+    """
     from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
@@ -253,13 +299,30 @@ def run(
         return join_baseline(stream, baseline) if baseline is not None else stream
 
     target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    if against is not None and pr_comment is None and step_summary is None:
+        _fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
     stream: IO[str]
+    comment_stream: IO[str] | None = None
     try:
         stream = out.open("w", encoding="utf-8") if out else sys.stdout
     except OSError as exc:
         _fail(f"{out}: cannot write report: {exc.strerror or exc}")
     try:
+        comment_stream = pr_comment.open("w", encoding="utf-8") if pr_comment else None
+    except OSError as exc:
+        _fail(f"{pr_comment}: cannot write the PR comment: {exc.strerror or exc}")
+    try:
         with open_store(target) as gap_store:
+            ci_sinks = _ci_sinks(
+                loaded,
+                gap_store,
+                cases_path=cases_path,
+                annotations=annotations,
+                step_summary=step_summary,
+                comment_stream=comment_stream,
+                against=against,
+            )
             stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
             if resume_id:
@@ -292,7 +355,7 @@ def run(
             runner = Runner(
                 loaded,
                 gap_store,
-                sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
+                sinks=[make_writer(fmt, stream), *ci_sinks],  # type: ignore[arg-type]
                 progress=progress,
                 model_phase=phase,
                 options=RunOptions(
@@ -324,6 +387,8 @@ def run(
     finally:
         if out:
             stream.close()
+        if comment_stream is not None:
+            comment_stream.close()
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
@@ -356,6 +421,48 @@ def _resumed_sample(
     if not isinstance(was_seed, int):
         _fail("the run being resumed recorded a sample without its seed; it cannot be resumed")
     return float(was_sample), was_seed
+
+
+def _ci_sinks(
+    loaded: Any,
+    gap_store: Any,
+    *,
+    cases_path: Path,
+    annotations: str,
+    step_summary: str | None,
+    comment_stream: IO[str] | None,
+    against: str | None,
+) -> list[Any]:
+    """The report sinks a CI asked for: annotations, step summary, PR comment body."""
+    sinks: list[Any] = []
+    if _annotating(annotations):
+        from verifier.ci.annotations import AnnotationWriter, claim_positions, workspace_path
+
+        sinks.append(
+            AnnotationWriter(
+                sys.stderr, claim_positions(loaded), cases_file=workspace_path(cases_path)
+            )
+        )
+    baseline = None
+    if against is not None:
+        from verifier.ci.baseline import load_baseline
+
+        baseline = load_baseline(against, gap_store)
+    if step_summary is not None:
+        from verifier.ci.step_summary import StepSummaryWriter
+
+        sinks.append(
+            StepSummaryWriter(
+                Path(step_summary),
+                baseline=baseline,
+                warn=lambda text: click.echo(f"warning: {text}", err=True),
+            )
+        )
+    if comment_stream is not None:
+        from verifier.ci.pr_comment import PrCommentWriter
+
+        sinks.append(PrCommentWriter(comment_stream, baseline=baseline))
+    return sinks
 
 
 def _run_with_batch(

@@ -13,7 +13,14 @@ from typing import IO
 from verifier.report._failures import FailingCase, FailingCaseSample
 from verifier.results import CaseResult, ClaimTally, RunSummary
 
-__all__ = ["MAX_FAILING_CASES", "MarkdownReportWriter", "code_span", "table_cell"]
+__all__ = [
+    "MAX_FAILING_CASES",
+    "MarkdownReportWriter",
+    "code_span",
+    "failing_case_lines",
+    "heading_lines",
+    "table_cell",
+]
 
 MAX_FAILING_CASES = 50
 """Failing cases listed at most; GitHub caps comments and step summaries in size."""
@@ -39,12 +46,12 @@ class MarkdownReportWriter:
 
     def finish(self, summary: RunSummary) -> None:
         """Writes the heading, totals, breakdown table and failing cases."""
-        lines = [*_heading(summary), "", *_breakdown(summary.breakdown)]
+        lines = [*heading_lines(summary), "", *_breakdown(summary.breakdown)]
         usage = summary.judge_usage_line()
         if usage:
             lines += ["", usage]
         if self._failures.total:
-            lines += ["", *_failing_cases(self._failures)]
+            lines += ["", *failing_case_lines(self._failures)]
         self._out.write("\n".join(lines) + "\n")
         self._out.flush()
 
@@ -66,7 +73,8 @@ def code_span(text: str) -> str:
     return f"{fence}{pad}{flat}{pad}{fence}"
 
 
-def _heading(summary: RunSummary) -> list[str]:
+def heading_lines(summary: RunSummary) -> list[str]:
+    """The report's heading (verdict, contract) and its line of totals with the run id."""
     ok = summary.failed_cases == 0 and not summary.interrupted
     title = f"{summary.contract_id} v{summary.contract_version}"
     if ok:
@@ -99,7 +107,8 @@ def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
     return lines
 
 
-def _failing_cases(failures: FailingCaseSample) -> list[str]:
+def failing_case_lines(failures: FailingCaseSample) -> list[str]:
+    """A "Failing cases" section listing the sampled cases and counting the rest."""
     lines = ["### Failing cases", ""]
     for case in failures.cases:
         lines += _failing_case(case)
