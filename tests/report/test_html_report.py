@@ -3,7 +3,9 @@ what it does in headless Chromium."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -201,3 +203,30 @@ def test_markup_in_an_output_does_not_run(store_path: Path, browse: Browse) -> N
     hostile.locator("details summary").click()
     assert INJECTED_EVIDENCE in hostile.locator("details pre").inner_text()
     assert visit.console_errors == []
+
+
+@pytest.mark.parametrize(
+    ("summary", "shown"),
+    [
+        ({"total_cases": 4, "average_score": "high"}, ["4", "—", "—", "—"]),
+        ({"import_failed": "stopped", "usage": {"calls": "many"}}, ["not recorded by this run"]),
+    ],
+)
+def test_a_summary_of_another_shape_shows_what_it_has(
+    tmp_path: Path, summary: dict[str, Any], shown: list[str]
+) -> None:
+    path = tmp_path / "gaps.db"
+    with SqliteStore(path) as store:
+        plant_run(store, "odd", finished=False)
+        store.finish_run(
+            "odd", status="interrupted", finished_at="2026-11-25T11:00:00Z", summary=summary
+        )
+    result, out = report(path)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    cells = re.findall(
+        r'<dd id="(?:total|passed|failed)-cases"[^>]*>([^<]*)<|<dd id="average-score">([^<]*)<',
+        page,
+    )
+    assert ["".join(cell) for cell in cells] == shown
+    assert 'id="judge-usage"' not in page

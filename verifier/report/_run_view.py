@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -23,6 +23,7 @@ __all__ = [
     "EVIDENCE_CHARS",
     "MAX_RESULTS",
     "REASON_CHARS",
+    "CaseTotals",
     "ClaimView",
     "JudgeTriple",
     "ResultView",
@@ -104,17 +105,51 @@ class RunView:
         return self.not_passed - len(self.results)
 
     @property
-    def case_totals(self) -> dict[str, Any] | None:
+    def case_totals(self) -> CaseTotals | None:
         """The case totals the run recorded when it ended, or ``None`` (still running,
-        or killed before it could record them)."""
-        summary = self.record.summary
-        if not isinstance(summary.get("total_cases"), int):
-            return None
-        return summary
+        killed before it could record them, or a run that records none: an import)."""
+        return CaseTotals.of(self.record.summary)
 
     @property
-    def threshold(self) -> Any:
-        return self.record.summary.get("threshold", self.record.options.get("threshold"))
+    def threshold(self) -> float | None:
+        for source in (self.record.summary, self.record.options):
+            value = source.get("threshold")
+            if _is_number(value):
+                return float(value)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseTotals:
+    """What a run's summary says of its cases (a part it lacks is ``None``)."""
+
+    total_cases: int
+    passed_cases: int | None
+    failed_cases: int | None
+    average_score: float | None
+
+    @classmethod
+    def of(cls, summary: dict[str, Any]) -> CaseTotals | None:
+        """The totals in a run's stored summary; ``None`` without a case count."""
+        total = summary.get("total_cases")
+        if not _is_count(total):
+            return None
+        passed, failed = summary.get("passed_cases"), summary.get("failed_cases")
+        average = summary.get("average_score")
+        return cls(
+            total,
+            passed if _is_count(passed) else None,
+            failed if _is_count(failed) else None,
+            float(average) if _is_number(average) else None,
+        )
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def read_run(store: GapStore, record: RunRecord, *, max_results: int = MAX_RESULTS) -> RunView:

@@ -17,6 +17,7 @@ from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import MAX_RESULTS, RunView, read_run
 from verifier.report._svg import STATUS_COLOURS, bar_chart
+from verifier.results import judge_usage_text
 
 __all__ = ["FILTER_SCRIPT", "MAX_RESULTS", "render_run_html", "write_run_html"]
 
@@ -54,7 +55,6 @@ def render_run_html(view: RunView) -> str:
     from importlib.metadata import version
 
     tallies = [(claim.claim_id, claim.tally) for claim in view.claims.values()]
-    usage = view.record.summary.get("usage")
     context: dict[str, Any] = {
         "title": f"verifier run {view.record.run_id} ({view.record.contract_id})",
         "version": version("verifier"),
@@ -62,13 +62,31 @@ def render_run_html(view: RunView) -> str:
         "script": FILTER_SCRIPT,
         "run": view,
         "totals": view.case_totals,
-        "usage": usage if isinstance(usage, dict) else None,
+        "usage": judge_usage_line(view.record.summary.get("usage")),
         "colours": STATUS_COLOURS,
         "chart": bar_chart(tallies),
         "judged": [c for c in view.claims.values() if c.triples or c.missing_triple],
         "failing_claims": sorted({r.claim_id for r in view.results}),
     }
     return environment().get_template("run.html.j2").render(context)
+
+
+_USAGE_KEYS = (
+    "calls",
+    "cached",
+    "failed",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+)
+
+
+def judge_usage_line(usage: Any) -> str | None:
+    """The judge calls and tokens a run recorded, in a line (``None`` when it recorded
+    none, or not in the runner's shape)."""
+    if not isinstance(usage, dict) or not all(isinstance(usage.get(k), int) for k in _USAGE_KEYS):
+        return None
+    return judge_usage_text(usage)
 
 
 def write_run_html(
