@@ -52,9 +52,12 @@ def chromium_executable() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """A headless Chromium browser (Playwright ``Browser``) for the whole session."""
+    """A headless Chromium browser (Playwright ``Browser``) for one test module.
+
+    Not for the session: Playwright's synchronous API keeps an event loop of its own
+    while it is open, which other modules' asyncio tests should never meet."""
     executable = chromium_executable()
     try:
         from playwright.sync_api import Error, sync_playwright
