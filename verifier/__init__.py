@@ -39,6 +39,8 @@ _EXPORTS = {
     "CalibrationReport": "verifier.compare.calibration_report",
     "compare_runs": "verifier.compare.analysis",
     "RunComparison": "verifier.compare.analysis",
+    "write_run_html": "verifier.report.html",
+    "write_trend_html": "verifier.report.html_trend",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -111,14 +111,7 @@ class RunSummary:
 
     def judge_usage_line(self) -> str | None:
         """One line on what the judges cost, or ``None`` for runs without judges."""
-        u = self.judge_usage
-        if u is None:
-            return None
-        return (
-            f"judge calls: {u['calls']} made, {u['cached']} from cache, {u['failed']} failed; "
-            f"tokens: {u['input_tokens']} in, {u['output_tokens']} out, "
-            f"{u['cache_read_input_tokens']} cache-read"
-        )
+        return None if self.judge_usage is None else judge_usage_text(self.judge_usage)
 
     @property
     def average_score(self) -> float:
@@ -133,3 +126,13 @@ class RunSummary:
             self.failed_cases += 1
         for result in case.results:
             self.breakdown.setdefault(result.claim_id, ClaimTally()).add(result.status)
+
+
+def judge_usage_text(usage: dict[str, int]) -> str:
+    """One line on a run's judge calls and tokens, from ``RunSummary.judge_usage``."""
+    u = usage
+    return (
+        f"judge calls: {u['calls']} made, {u['cached']} from cache, {u['failed']} failed; "
+        f"tokens: {u['input_tokens']} in, {u['output_tokens']} out, "
+        f"{u['cache_read_input_tokens']} cache-read"
+    )

@@ -93,3 +93,17 @@ def plant_run(
 def day(n: int, hour: int = 10) -> str:
     """A UTC time on day ``n`` of November 2026."""
     return f"2026-11-{n:02d}T{hour:02d}:00:00Z"
+
+
+def plant_history(store: GapStore, *rates: float) -> None:
+    """Run n (``rn``, on day n) passes ``rate`` of 100 cases of ``cites``; its ``tone``
+    judge passes 2 of 2 and its served model moves at run 3."""
+    for n, rate in enumerate(rates, start=1):
+        served = "claude-haiku-4-5-20251001" if n < 3 else "claude-haiku-4-5-20260301"
+        plant_run(
+            store,
+            f"r{n}",
+            started_at=day(n),
+            passes={"cites": (round(rate * 100), 100), "tone": (2, 2)},
+            evidence={"tone": judge_evidence(model_id=served)},
+        )

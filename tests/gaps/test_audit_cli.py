@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.gaps._history import day, judge_evidence, plant_run
+from tests.gaps._history import plant_history
 from tests.gaps._support import tamper
 from verifier.cli import main
 from verifier.gaps.sqlite import SqliteStore
@@ -24,17 +24,8 @@ def cli(*args: str) -> Result:
 
 
 def history(path: Path, *rates: float) -> Path:
-    """Run n passes ``rate`` of 100 cases of ``cites``; its ``tone`` judge moves at run 3."""
     with SqliteStore(path) as store:
-        for n, rate in enumerate(rates, start=1):
-            served = "claude-haiku-4-5-20251001" if n < 3 else "claude-haiku-4-5-20260301"
-            plant_run(
-                store,
-                f"r{n}",
-                started_at=day(n),
-                passes={"cites": (round(rate * 100), 100), "tone": (2, 2)},
-                evidence={"tone": judge_evidence(model_id=served)},
-            )
+        plant_history(store, *rates)
     return path
 
 

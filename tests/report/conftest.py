@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.report._chromium import browse, chromium  # noqa: F401 (fixtures)
 from verifier.results import CaseResult, ClaimResult, RowStatus, RunSummary
 
 _SCORES: dict[RowStatus, float | None] = {"pass": 1.0, "fail": 0.0, "error": None, "skipped": None}

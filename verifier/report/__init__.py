@@ -7,6 +7,9 @@ header needs totals spool cases to a temporary file and assemble the output in
 
 Writer modules are imported inside :func:`make_writer` so that importing this
 package (and so ``verifier --help``) does not pay for rich, orjson or ElementTree.
+
+The HTML pages (``html``: one run; ``html_trend``: pass rates over time) are written
+by ``verifier report`` from a store rather than during a run (ADR 0010).
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""What both HTML reports share: the Jinja2 environment, the stylesheet, the page's
+content security policy, and writing the file whole or not at all.
+
+Templates autoescape everything: reasons, evidence and case ids are untrusted text
+(an LLM wrote some of it). As a second line, each page carries a content security
+policy that allows no network fetch at all and runs only the one inline script whose
+hash it names, so even markup that slipped through could neither run nor call out.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+__all__ = ["content_security_policy", "environment", "write_atomically"]
+
+
+def environment() -> jinja2.Environment:
+    """The autoescaping environment over the package's ``templates`` folder."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("verifier.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def content_security_policy(script: str | None) -> Markup:
+    """A policy allowing inline styles, ``data:`` images and, if given, exactly ``script``.
+
+    Args:
+        script: The text of the page's one inline script, or ``None`` for no script.
+    """
+    if script is None:
+        scripts = "'none'"
+    else:
+        digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+        scripts = f"'sha256-{digest}'"
+    return Markup(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src {scripts}; base-uri 'none'; form-action 'none'"
+    )
+
+
+def write_atomically(path: Path, chunks: Iterable[str]) -> None:
+    """Writes ``chunks`` to a temporary file beside ``path``, then renames it over
+    ``path``: a report that fails half-way leaves no half file behind.
+
+    Raises:
+        OSError: The folder cannot be written.
+    """
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else "."
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            for chunk in chunks:
+                out.write(chunk)
+        # mkstemp makes the file private; a report is an ordinary file.
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,163 @@
+"""Inline SVG charts for the HTML reports, drawn in Python: no script, no external file.
+
+Every text that comes from a store (claim ids, run ids, alert descriptions) goes
+through ``Markup.format``, which escapes it, so a chart cannot carry markup of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from verifier.results import ClaimTally
+
+__all__ = ["STATUS_COLOURS", "LinePoint", "bar_chart", "line_plot"]
+
+STATUS_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#ef6c00", "skipped": "#9e9e9e"}
+_LABEL_CHARS = 34
+
+_BAR_WIDTH, _BAR_LEFT, _BAR_ROW = 440, 240, 24
+
+
+def bar_chart(tallies: Sequence[tuple[str, ClaimTally]]) -> Markup:
+    """A horizontal bar per claim: its results split into pass, fail, error and skipped,
+    the pass rate written beside it. Each bar is one ``g.claim-bar`` with ``data-claim``."""
+    height = _BAR_ROW * len(tallies) + 8
+    width = _BAR_LEFT + _BAR_WIDTH + 70
+    parts = [
+        Markup(
+            '<svg class="chart pass-rates" role="img" aria-label="pass rate per claim" '
+            'xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+        ).format(w=width, h=height)
+    ]
+    for n, (claim_id, tally) in enumerate(tallies):
+        y = 4 + n * _BAR_ROW
+        parts.append(
+            Markup('<g class="claim-bar" data-claim="{}"><title>{}: {}</title>').format(
+                claim_id, claim_id, _tally_text(tally)
+            )
+        )
+        parts.append(
+            Markup('<text x="{}" y="{}" text-anchor="end">{}</text>').format(
+                _BAR_LEFT - 8, y + 15, _label(claim_id)
+            )
+        )
+        x = float(_BAR_LEFT)
+        for status, count in _segments(tally):
+            if not count:
+                continue
+            w = _BAR_WIDTH * count / tally.total
+            parts.append(
+                Markup(
+                    '<rect class="seg-{}" x="{:.2f}" y="{}" width="{:.2f}" height="18" fill="{}"/>'
+                ).format(status, x, y + 2, w, STATUS_COLOURS[status])
+            )
+            x += w
+        if not tally.total:
+            parts.append(
+                Markup('<rect x="{}" y="{}" width="{}" height="18" fill="#eee"/>').format(
+                    _BAR_LEFT, y + 2, _BAR_WIDTH
+                )
+            )
+        parts.append(
+            Markup('<text class="rate" x="{}" y="{}">{:.1f}%</text></g>').format(
+                _BAR_LEFT + _BAR_WIDTH + 6, y + 15, 100 * tally.pass_rate
+            )
+        )
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class LinePoint:
+    """One point of a line plot: where on the x axis (0-based slot), the rate, a label."""
+
+    slot: int
+    rate: float
+    label: str
+    alert: str | None = None
+    """When set, the point is marked as an alert and this text is its tooltip."""
+
+
+_PLOT_W, _PLOT_H, _PAD_L, _PAD_R, _PAD_T, _PAD_B = 560, 150, 40, 12, 10, 24
+
+
+def line_plot(
+    points: Sequence[LinePoint], *, slots: Sequence[str], claim: str, axis: str
+) -> Markup:
+    """A pass-rate line (0 to 1) over the x positions ``slots`` (labels of the runs or
+    days, the first and last written under the axis), one circle per point and a red
+    ring on each alert."""
+    inner_w, inner_h = _PLOT_W - _PAD_L - _PAD_R, _PLOT_H - _PAD_T - _PAD_B
+
+    def at(point: LinePoint) -> tuple[float, float]:
+        x = _PAD_L + (inner_w * point.slot / (len(slots) - 1) if len(slots) > 1 else inner_w / 2)
+        return x, _PAD_T + inner_h * (1 - point.rate)
+
+    parts = [
+        Markup(
+            '<svg class="chart trend-plot" data-claim="{c}" data-axis="{a}" role="img" '
+            'aria-label="pass rate of {c} per {a}" xmlns="http://www.w3.org/2000/svg" '
+            'width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+        ).format(c=claim, a=axis, w=_PLOT_W, h=_PLOT_H)
+    ]
+    for rate in (0.0, 0.5, 1.0):
+        y = _PAD_T + inner_h * (1 - rate)
+        parts.append(
+            Markup(
+                '<line class="grid" x1="{l}" x2="{r}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                '<text class="tick" x="{t}" y="{ty:.1f}" text-anchor="end">{p:.0f}%</text>'
+            ).format(l=_PAD_L, r=_PLOT_W - _PAD_R, y=y, t=_PAD_L - 4, ty=y + 4, p=rate * 100)
+        )
+    parts.append(
+        Markup(
+            '<text class="tick" x="{l}" y="{y}">{f}</text>'
+            '<text class="tick" x="{r}" y="{y}" text-anchor="end">{z}</text>'
+        ).format(
+            l=_PAD_L, r=_PLOT_W - _PAD_R, y=_PLOT_H - 6, f=_label(slots[0]), z=_label(slots[-1])
+        )
+    )
+    coords = [at(p) for p in points]
+    parts.append(
+        Markup('<polyline class="rate-line" points="{}"/>').format(
+            " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+        )
+    )
+    for point, (x, y) in zip(points, coords, strict=True):
+        parts.append(
+            Markup(
+                '<circle class="point" cx="{:.1f}" cy="{:.1f}" r="3"><title>{}: {:.3f}</title>'
+                "</circle>"
+            ).format(x, y, point.label, point.rate)
+        )
+        if point.alert is not None:
+            parts.append(
+                Markup(
+                    '<circle class="alert-marker" cx="{:.1f}" cy="{:.1f}" r="7">'
+                    "<title>{}</title></circle>"
+                ).format(x, y, point.alert)
+            )
+    parts.append(Markup("</svg>"))
+    return Markup("").join(parts)
+
+
+def _segments(tally: ClaimTally) -> tuple[tuple[str, int], ...]:
+    return (
+        ("pass", tally.passed),
+        ("fail", tally.failed),
+        ("error", tally.errors),
+        ("skipped", tally.skipped),
+    )
+
+
+def _tally_text(tally: ClaimTally) -> str:
+    return (
+        f"{tally.passed} pass, {tally.failed} fail, {tally.errors} error, "
+        f"{tally.skipped} skipped ({100 * tally.pass_rate:.1f}% pass)"
+    )
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
