@@ -186,6 +186,30 @@ def _count_lines(path: Path) -> int | None:
     metavar="RUN_ID",
     help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
 )
+@click.option(
+    "--sut",
+    "sut_option",
+    default=None,
+    metavar="SPEC",
+    help="Produce each case's output with this system instead of reading it: "
+    "exec:COMMAND, python:MODULE:FUNCTION or a YAML mapping of the contract's `sut:` block "
+    "(overrides the contract's).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Runs of the system per case; every output goes to `runs` (consistency claims).",
+)
+@click.option(
+    "--variant",
+    "variant_options",
+    multiple=True,
+    metavar="NAME=SPEC",
+    help="Give twice: both systems run on every case, each stored as its own run; the "
+    "second is compared against the first (pairwise/similarity claims, verifier compare).",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -204,8 +228,15 @@ def run(
     batch_poll: float,
     baseline: Path | None,
     resume_id: str | None,
+    sut_option: str | None,
+    repeat: int,
+    variant_options: tuple[str, ...],
 ) -> None:
-    """Check CONTRACT's claims against every case and persist each result as a gap row."""
+    """Check CONTRACT's claims against every case and persist each result as a gap row.
+
+    With a system under test (the contract's `sut:`, --sut or --variant) each case's
+    input is run through it first and its output checked."""
+    from verifier._cli_sut import ModelChoice, run_variants_sync, sut_plan_of, sut_stage_for
     from verifier.cases import join_baseline, read_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
@@ -224,6 +255,21 @@ def run(
         _fail(f"{cases_path}: cases file not found")
     if baseline is not None and not baseline.is_file():
         _fail(f"{baseline}: baseline cases file not found")
+    try:
+        sut_plan = sut_plan_of(loaded, sut_option, variant_options, repeat)
+    except VerifierError as exc:
+        _fail(str(exc))
+    if sut_plan.specs:
+        variants = bool(sut_plan.variants)
+        conflicts = (
+            ("--batch", batch),
+            ("--baseline", baseline is not None and variants),
+            ("--resume", bool(resume_id) and variants),
+        )
+        for flag, given in conflicts:
+            if given:
+                what = "--variant" if sut_plan.variants else "a system under test"
+                _fail(f"{flag} cannot be combined with {what}")
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
@@ -235,6 +281,7 @@ def run(
         stream = out.open("w", encoding="utf-8") if out else sys.stdout
     except OSError as exc:
         _fail(f"{out}: cannot write report: {exc.strerror or exc}")
+    baseline_summary = None
     try:
         with open_store(target) as gap_store:
             stored_in = gap_store.location  # a URL's password is not repeated
@@ -251,37 +298,64 @@ def run(
                 tokens_per_minute=tpm,
                 timeout=timeout,
             )
-            phase, mode = _judge_phase(loaded, judge_mode, recordings, target, limits, run_id)
-            if phase is not None:
-                progress.set_status(phase.status)
-            runner = Runner(
-                loaded,
-                gap_store,
-                sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
-                progress=progress,
-                model_phase=phase,
-                options=RunOptions(
-                    threshold=threshold,
-                    chunk_size=chunk_size,
-                    run_id=run_id,
-                    resume=bool(resume_id),
-                    options_record={
-                        "cases": str(cases_path),
-                        "format": fmt,
-                        "judges": mode,
-                        "batch": batch,
-                    },
-                ),
-            )
+            choice = ModelChoice(judge_mode, recordings, target, limits)
+            record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
             try:
-                if batch:
-                    summary = _run_with_batch(runner, phase, open_cases, target, batch_poll, total)
+                if sut_plan.variants:
+                    baseline_summary, summary = run_variants_sync(
+                        sut_plan,
+                        loaded,
+                        gap_store,
+                        open_cases(),
+                        sink=make_writer(fmt, stream),  # type: ignore[arg-type]
+                        progress=progress,
+                        total=total,
+                        choice=choice,
+                        options=RunOptions(
+                            threshold=threshold, chunk_size=chunk_size, options_record=record
+                        ),
+                        run_id=run_id,
+                        judge_phase=lambda contract, rid: _judge_phase(
+                            contract, judge_mode, recordings, target, limits, rid
+                        ),
+                    )
                 else:
-                    summary = run_sync(runner, open_cases(), total=total)
+                    phase, mode = _judge_phase(
+                        loaded, judge_mode, recordings, target, limits, run_id
+                    )
+                    if phase is not None:
+                        progress.set_status(phase.status)
+                    sut_stage = None
+                    if sut_plan.specs:
+                        spec, base_dir = sut_plan.specs[0]
+                        record["sut"] = spec.describe()
+                        sut_stage = sut_stage_for(
+                            spec, base_dir, choice, loaded, run_id, repeat, None
+                        )
+                    runner = Runner(
+                        loaded,
+                        gap_store,
+                        sinks=[make_writer(fmt, stream)],  # type: ignore[arg-type]
+                        progress=progress,
+                        model_phase=phase,
+                        sut=sut_stage,
+                        options=RunOptions(
+                            threshold=threshold,
+                            chunk_size=chunk_size,
+                            run_id=run_id,
+                            resume=bool(resume_id),
+                            options_record={**record, "judges": mode},
+                        ),
+                    )
+                    if batch:
+                        summary = _run_with_batch(
+                            runner, phase, open_cases, target, batch_poll, total
+                        )
+                    else:
+                        summary = run_sync(runner, open_cases(), total=total)
             except KeyboardInterrupt:
-                click.echo(
-                    f"interrupted: run {runner.run_id} keeps the rows already stored", err=True
-                )
+                which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
+                click.echo(f"interrupted: {which} keeps the rows already stored", err=True)
                 sys.exit(130)
     except VerifierError as exc:
         _fail(str(exc))
@@ -291,12 +365,28 @@ def run(
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
+    failed = summary.failed_cases
+    if sut_plan.variants:
+        (name_a, _), (name_b, _) = sut_plan.variants
+        if baseline_summary is not None:
+            failed += baseline_summary.failed_cases
+            click.echo(
+                f"variant {name_a}: run {baseline_summary.run_id}: "
+                f"{baseline_summary.passed_cases}/{baseline_summary.total_cases} cases passed",
+                err=True,
+            )
+        click.echo(f"variant {name_b}, compared against {name_a}:", err=True)
     click.echo(
         f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
         f"gap rows in {stored_in}{'; report written' + where if out else ''}",
         err=True,
     )
-    sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+    if sut_plan.variants and baseline_summary is not None:
+        click.echo(
+            f"compare them: verifier compare {baseline_summary.run_id} {summary.run_id}",
+            err=True,
+        )
+    sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)
 
 
 def _run_with_batch(
