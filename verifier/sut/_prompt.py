@@ -192,7 +192,7 @@ class PromptCaller:
             limiter=self._limiter,
             limits=self.limits,
             stats=self.stats,
-            what="sut",
+            what="model",
         )
         if reply is None:
             self.stats.failed += 1

@@ -86,6 +86,8 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
         message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "too_short":
+            message = "must not be empty"
         raise SutError(f"{option}: {where + ': ' if where else ''}{message}") from None
 
 
