@@ -78,7 +78,7 @@ class PromptSut(_Frozen):
     @model_validator(mode="after")
     def _one_template(self) -> PromptSut:
         if (self.template is None) == (self.template_file is None):
-            raise ValueError("a prompt needs exactly one of `template` or `template_file`")
+            raise ValueError("needs exactly one of `template` or `template_file`")
         return self
 
 
@@ -108,9 +108,9 @@ class SutSpec(_Frozen):
         given = [k for k in ("exec", "python", "prompt") if getattr(self, k) is not None]
         if len(given) != 1:
             got = f"got {', '.join(given)}" if given else "got none"
-            raise ValueError(f"sut needs exactly one of `exec`, `python` or `prompt` ({got})")
+            raise ValueError(f"needs exactly one of `exec`, `python` or `prompt` ({got})")
         if self.output in RESERVED_OUTPUT_KEYS:
-            raise ValueError(f"sut output cannot be {self.output!r}: the runner uses that key")
+            raise ValueError(f"output cannot be {self.output!r}: the runner writes that key itself")
         return self
 
     @property
