@@ -35,7 +35,7 @@ class SutPlan:
 
     specs: tuple[tuple[SutSpec, Path], ...] = ()
     variants: tuple[tuple[str, SutSpec], ...] = ()
-    repeat: int = 1
+    repeat: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,10 @@ class ModelChoice:
 
 
 def sut_plan_of(
-    loaded: LoadedContract, sut_option: str | None, variants: tuple[str, ...], repeat: int
+    loaded: LoadedContract,
+    sut_option: str | None,
+    variants: tuple[str, ...],
+    repeat: int | None,
 ) -> SutPlan:
     """The run's systems from the contract and ``--sut`` / ``--variant`` / ``--repeat``.
 
@@ -73,7 +76,7 @@ def sut_plan_of(
         return SutPlan(((parse_sut_option(sut_option, base=declared), Path.cwd()),), (), repeat)
     if declared is not None:
         return SutPlan(((declared, loaded.base_dir),), (), repeat)
-    if repeat > 1:
+    if repeat is not None:
         raise SutError("--repeat needs a system under test (`sut:` in the contract, or --sut)")
     return SutPlan()
 
@@ -108,12 +111,21 @@ def sut_stage_for(
     choice: ModelChoice,
     loaded: LoadedContract,
     run_id: str,
-    repeat: int,
+    repeat: int | None,
     variant: str | None,
 ) -> SutStage:
-    """The stage producing a run's outputs with ``spec``'s system."""
+    """The stage producing a run's outputs with ``spec``'s system (``repeat`` overrides
+    the spec's own)."""
     access = _access(spec, loaded, choice, run_id)
-    return make_stage(spec, base_dir=base_dir, access=access, repeat=repeat, variant=variant)
+    calls = repeat if repeat is not None else spec.repeat
+    return make_stage(
+        spec,
+        base_dir=base_dir,
+        access=access,
+        repeat=calls,
+        variant=variant,
+        contract_dir=loaded.base_dir,
+    )
 
 
 def run_variants_sync(

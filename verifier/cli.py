@@ -198,9 +198,9 @@ def _count_lines(path: Path) -> int | None:
 @click.option(
     "--repeat",
     type=click.IntRange(1, 100),
-    default=1,
-    show_default=True,
-    help="Runs of the system per case; every output goes to `runs` (consistency claims).",
+    default=None,
+    help="Runs of the system per case; every output goes to `runs` (consistency claims). "
+    "[default: the contract's sut.repeat, else 1]",
 )
 @click.option(
     "--variant",
@@ -229,7 +229,7 @@ def run(
     baseline: Path | None,
     resume_id: str | None,
     sut_option: str | None,
-    repeat: int,
+    repeat: int | None,
     variant_options: tuple[str, ...],
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row.

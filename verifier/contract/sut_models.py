@@ -102,6 +102,12 @@ class SutSpec(_Frozen):
         default="text", description="`json`: the output is parsed as JSON."
     )
     timeout: float = Field(default=60.0, gt=0, le=86_400, description="Seconds per call.")
+    repeat: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="Calls per case; every output goes to `runs` (for consistency claims).",
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> SutSpec:

@@ -1,8 +1,9 @@
 """A Python function as the system under test: ``module:function``, called with the
 case's input.
 
-The module is imported when the run starts (the contract's directory first on
-``sys.path``, so a module beside the contract is found), and a missing module or
+The module is imported when the run starts (the directory a relative path is resolved
+from, then the contract's, go first on ``sys.path``, so a module beside the contract
+is found), and a missing module or
 function stops the run before any case. A coroutine function is awaited on the run's
 loop; any other callable runs in a worker thread so calls overlap. A call that exceeds
 the timeout becomes an error for its case; a thread cannot be stopped, so a runaway
@@ -18,23 +19,25 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
 
 
-def resolve_function(target: str, base_dir: Path) -> Callable[..., Any]:
-    """The callable named ``module:function`` (``function`` may be dotted: ``Cls.method``).
+def resolve_function(target: str, search: Sequence[Path]) -> Callable[..., Any]:
+    """The callable named ``module:function`` (``function`` may be dotted: ``Cls.method``),
+    its module looked for in ``search`` first, then on ``sys.path``.
 
     Raises:
         SutError: The module cannot be imported or names no such callable.
     """
     module_name, _, attribute = target.partition(":")
-    where = str(base_dir.resolve())
-    if where not in sys.path:
-        sys.path.insert(0, where)
+    for directory in reversed(search):
+        where = str(directory.resolve())
+        if where not in sys.path:
+            sys.path.insert(0, where)
     try:
         found: Any = importlib.import_module(module_name)
     except Exception as exc:  # an import runs arbitrary code; any failure is the spec's
@@ -54,10 +57,10 @@ def resolve_function(target: str, base_dir: Path) -> Callable[..., Any]:
 class PythonCaller:
     """Calls one function per case."""
 
-    def __init__(self, target: str, *, base_dir: Path, timeout: float) -> None:
+    def __init__(self, target: str, *, search: Sequence[Path], timeout: float) -> None:
         self.target = target
         self.timeout = timeout
-        self.function = resolve_function(target, base_dir)
+        self.function = resolve_function(target, search)
         self.is_async = inspect.iscoroutinefunction(self.function)
         self.mask = SecretMask(os.environ)
 

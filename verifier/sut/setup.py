@@ -107,8 +107,14 @@ def parse_variant_option(text: str, *, base: SutSpec | None) -> tuple[str, SutSp
     return name, parse_sut_option(spec, base=base, option=f"--variant {name}")
 
 
-def make_caller(spec: SutSpec, *, base_dir: Path, access: ModelAccess) -> Caller:
-    """The caller of ``spec``'s system; raises ``SutError`` when it cannot be used."""
+def make_caller(
+    spec: SutSpec, *, base_dir: Path, access: ModelAccess, contract_dir: Path | None = None
+) -> Caller:
+    """The caller of ``spec``'s system; raises ``SutError`` when it cannot be used.
+
+    Relative paths (a command, its ``cwd``, a template file) are resolved from
+    ``base_dir``; a Python module is looked for there, then in ``contract_dir``.
+    """
     if spec.exec is not None:
         from verifier.sut._exec import ExecCaller
 
@@ -116,7 +122,8 @@ def make_caller(spec: SutSpec, *, base_dir: Path, access: ModelAccess) -> Caller
     if spec.python is not None:
         from verifier.sut._python import PythonCaller
 
-        return PythonCaller(spec.python, base_dir=base_dir, timeout=spec.timeout)
+        search = [base_dir, *([contract_dir] if contract_dir is not None else [])]
+        return PythonCaller(spec.python, search=search, timeout=spec.timeout)
     assert spec.prompt is not None
     from verifier.judge.cache import LayeredCache, Recordings
     from verifier.judge.setup import store_cache_for
@@ -143,9 +150,10 @@ def make_stage(
     access: ModelAccess,
     repeat: int = 1,
     variant: str | None = None,
+    contract_dir: Path | None = None,
 ) -> SutStage:
     """The stage that produces a run's outputs with ``spec``'s system."""
-    caller = make_caller(spec, base_dir=base_dir, access=access)
+    caller = make_caller(spec, base_dir=base_dir, access=access, contract_dir=contract_dir)
     return SutStage(
         spec, caller, repeat=repeat, concurrency=access.limits.concurrency, variant=variant
     )
