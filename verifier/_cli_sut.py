@@ -19,9 +19,8 @@ from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions
 from verifier.sut._types import SutError
 from verifier.sut.setup import (
-    ModelAccess,
-    default_sut_mode,
     make_stage,
+    model_access,
     parse_sut_option,
     parse_variant_option,
 )
@@ -81,30 +80,6 @@ def sut_plan_of(
     return SutPlan()
 
 
-def _access(spec: SutSpec, loaded: LoadedContract, choice: ModelChoice, run_id: str) -> ModelAccess:
-    from verifier.judge.setup import default_recordings
-
-    mode = choice.mode
-    if mode is None:
-        mode, why = default_sut_mode(spec)
-        if why:
-            click.echo(f"note: {why} (pass --judges live to call it)", err=True)
-    recordings = choice.recordings
-    if recordings is None and spec.prompt is not None:
-        sibling = default_recordings(loaded.path)
-        recordings = sibling if sibling.exists() or mode == "record" else None
-    target = choice.target
-    sqlite_file = "://" not in target or target.startswith("sqlite:")
-    store_path = target.removeprefix("sqlite:///") if sqlite_file else target
-    return ModelAccess(
-        mode=mode,  # type: ignore[arg-type]
-        store_path=store_path,
-        recordings=recordings,
-        limits=choice.limits,
-        run_id=run_id,
-    )
-
-
 def sut_stage_for(
     spec: SutSpec,
     base_dir: Path,
@@ -116,13 +91,22 @@ def sut_stage_for(
 ) -> SutStage:
     """The stage producing a run's outputs with ``spec``'s system (``repeat`` overrides
     the spec's own)."""
-    access = _access(spec, loaded, choice, run_id)
-    calls = repeat if repeat is not None else spec.repeat
+    access, why = model_access(
+        spec,
+        contract_path=loaded.path,
+        mode=choice.mode,  # type: ignore[arg-type]
+        recordings=choice.recordings,
+        target=choice.target,
+        limits=choice.limits,
+        run_id=run_id,
+    )
+    if why:
+        click.echo(f"note: {why} (pass --judges live to call it)", err=True)
     return make_stage(
         spec,
         base_dir=base_dir,
         access=access,
-        repeat=calls,
+        repeat=repeat,
         variant=variant,
         contract_dir=loaded.base_dir,
     )

@@ -74,3 +74,38 @@ def test_a_module_beside_the_contract_runs_through_the_cli(tmp_path: Path) -> No
     row = stored_rows(tmp_path / "gaps.db")[0]
     assert row["evidence"]["sut"]["kind"] == "python"
     assert row["evidence"]["sut"]["function"] == "beside_bot:reply"
+
+
+def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
+    from tests.conftest import ROOT
+    from tests.sut._support import verifier
+
+    example = "contracts/examples/"
+    store = str(tmp_path / "gaps.db")
+    plain = verifier(
+        ROOT,
+        "run",
+        example + "support-bot.yaml",
+        "--cases",
+        example + "support-bot.cases.jsonl",
+        "--store",
+        store,
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert ": 6/6 cases passed" in plain.stderr
+    variants = verifier(
+        ROOT,
+        "run",
+        example + "support-bot.yaml",
+        "--cases",
+        example + "support-bot.cases.jsonl",
+        "--store",
+        store,
+        "--variant",
+        "current=python:support_bot:answer",
+        "--variant",
+        "brief=python:support_bot:answer_brief",
+    )
+    assert variants.returncode == 1
+    assert "variant current: run " in variants.stderr and ": 6/6 cases passed" in variants.stderr
+    assert "-brief: 4/6 cases passed" in variants.stderr

@@ -148,15 +148,50 @@ def make_stage(
     *,
     base_dir: Path,
     access: ModelAccess,
-    repeat: int = 1,
+    repeat: int | None = None,
     variant: str | None = None,
     contract_dir: Path | None = None,
 ) -> SutStage:
-    """The stage that produces a run's outputs with ``spec``'s system."""
+    """The stage that produces a run's outputs with ``spec``'s system (``repeat``, when
+    given, overrides the spec's)."""
     caller = make_caller(spec, base_dir=base_dir, access=access, contract_dir=contract_dir)
+    calls = repeat if repeat is not None else spec.repeat
     return SutStage(
-        spec, caller, repeat=repeat, concurrency=access.limits.concurrency, variant=variant
+        spec, caller, repeat=calls, concurrency=access.limits.concurrency, variant=variant
     )
+
+
+def model_access(
+    spec: SutSpec,
+    *,
+    contract_path: Path,
+    mode: JudgeMode | None,
+    recordings: Path | None,
+    target: str,
+    limits: CallLimits | None = None,
+    run_id: str = "",
+) -> tuple[ModelAccess, str | None]:
+    """How ``spec`` reaches its model, as judges do: the mode (``None``: ``live`` unless
+    the provider's key is unset), the recordings (default ``NAME.recordings.jsonl``
+    beside the contract, when it exists or is being recorded) and the store's cache.
+    Returns it with a note to show when the mode fell back to replay."""
+    from verifier.judge.setup import default_recordings
+
+    why = None
+    if mode is None:
+        mode, why = default_sut_mode(spec)
+    if recordings is None and spec.prompt is not None:
+        sibling = default_recordings(contract_path)
+        recordings = sibling if sibling.exists() or mode == "record" else None
+    sqlite_file = "://" not in target or target.startswith("sqlite:")
+    access = ModelAccess(
+        mode=mode,
+        store_path=target.removeprefix("sqlite:///") if sqlite_file else target,
+        recordings=recordings,
+        limits=limits or CallLimits(),
+        run_id=run_id,
+    )
+    return access, why
 
 
 def default_sut_mode(spec: SutSpec) -> tuple[JudgeMode, str | None]:
