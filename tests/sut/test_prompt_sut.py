@@ -17,6 +17,7 @@ from tests.sut._support import KEY, MODEL, results, run_report, stored_rows, wri
 from verifier.canonical import params_sha256
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.contract.sut_models import SutSpec
 from verifier.judge.limits import CallLimits
 from verifier.sut.setup import ModelAccess, make_stage
 
@@ -149,3 +150,33 @@ def test_each_repeat_is_its_own_call(
     run_report(tmp_path, contract, cases, "--repeat", "3", base_url=server.base_url)
     assert len(server.model_calls()) == 3
     assert json.dumps(stored_rows(tmp_path / "gaps.db")[-1]["evidence"]["sut"]).count('"hit"') == 3
+
+
+def test_an_openai_compatible_server_answers_a_prompt_sut_in_text(
+    server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    spec = SutSpec.model_validate(
+        {
+            "prompt": {
+                "provider": "openai",
+                "model": "local-model-1",
+                "template": "Q: {{input.q}}",
+                "base_url": server.openai_base_url,
+            },
+            "format": "text",
+        }
+    )
+    stage = make_stage(spec, base_dir=Path.cwd(), access=ModelAccess())
+
+    async def produce() -> list[CaseLine]:
+        try:
+            return await stage.produce([CaseLine(1, "a", {"id": "a", "input": {"q": "why?"}})])
+        finally:
+            await stage.aclose()
+
+    (line,) = asyncio.run(produce())
+    assert line.case is not None and line.case["output"] == "ANSWER: Q: why?"
+    sent = server.model_calls()[0].body
+    assert "tools" not in sent and sent["messages"] == [{"role": "user", "content": "Q: why?"}]
+    assert line.sut is not None and line.sut["triple"]["model_id"] == "local-model-1"
