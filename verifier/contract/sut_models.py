@@ -9,21 +9,28 @@ in the case (its ``output`` by default) before any claim is checked.
 from __future__ import annotations
 
 import shlex
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, WithJsonSchema, field_validator, model_validator
 
 from verifier.contract._base import Sampling, _Frozen
 
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$"
 OUTPUT_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 RESERVED_OUTPUT_KEYS = ("id", "runs", "baseline")
+# A command is a list of arguments or one string split like a shell line.
+_COMMAND_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        {"type": "string", "minLength": 1},
+    ]
+}
 
 
 class ExecSut(_Frozen):
     """A command run once per case: the input on stdin, the output on stdout."""
 
-    command: tuple[str, ...] = Field(
+    command: Annotated[tuple[str, ...], WithJsonSchema(_COMMAND_SCHEMA)] = Field(
         min_length=1,
         description="The program and its arguments; a string is split like a shell "
         "would (no shell is run, so no pipes or expansion).",
