@@ -39,6 +39,10 @@ _EXPORTS = {
     "CalibrationReport": "verifier.compare.calibration_report",
     "compare_runs": "verifier.compare.analysis",
     "RunComparison": "verifier.compare.analysis",
+    "SutSpec": "verifier.contract.sut_models",
+    "SutStage": "verifier.sut.stage",
+    "SutError": "verifier.sut._types",
+    "make_stage": "verifier.sut.setup",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]
