@@ -41,6 +41,10 @@ _EXPORTS = {
     "RunComparison": "verifier.compare.analysis",
     "write_run_html": "verifier.report.html",
     "write_trend_html": "verifier.report.html_trend",
+    "SutSpec": "verifier.contract.sut_models",
+    "SutStage": "verifier.sut.stage",
+    "SutError": "verifier.sut._types",
+    "make_stage": "verifier.sut.setup",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from verifier.gaps.store import GapStore, RunStatus
     from verifier.judge.phase import JudgeMode, JudgePhase
     from verifier.results import CaseResult, RunSummary
-    from verifier.runner import Runner
+    from verifier.runner import OutputSource, Runner
 
 
 @dataclass
@@ -150,6 +150,7 @@ class PytestRuns:
             loaded,
             store,
             model_phase=phase,
+            sut=self._sut_stage(loaded, run_id),
             options=RunOptions(
                 chunk_size=1,
                 run_id=run_id,
@@ -160,6 +161,25 @@ class PytestRuns:
         self._runs[loaded.path] = run
         self.run_ids.append(run_id)
         return run
+
+    def _sut_stage(self, loaded: LoadedContract, run_id: str) -> OutputSource | None:
+        """The contract's system under test, reached as ``verifier run`` reaches it."""
+        from verifier.sut.setup import make_stage, model_access
+
+        spec = loaded.contract.sut
+        if spec is None:
+            return None
+        access, why = model_access(
+            spec,
+            contract_path=loaded.path,
+            mode=self.judge_mode,
+            recordings=None,
+            target=self._target,
+            run_id=run_id,
+        )
+        if why and why not in self.notes:
+            self.notes.append(why)
+        return make_stage(spec, base_dir=loaded.base_dir, access=access)
 
     def _judge_phase(
         self, loaded: LoadedContract, run_id: str

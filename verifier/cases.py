@@ -29,12 +29,15 @@ class CaseLine:
         case_id: The case's id, or ``line-N`` when the line has none usable.
         case: The decoded case, or ``None`` when the line is unusable.
         error: Why the line is unusable, or ``None``.
+        sut: Where the case's output came from when the system under test produced
+            it (recorded in the evidence of every row of the case), or ``None``.
     """
 
     line: int
     case_id: str
     case: dict[str, Any] | None
     error: str | None = None
+    sut: dict[str, Any] | None = None
 
 
 def _id_of(value: Any) -> str | None:

@@ -243,6 +243,30 @@ def _count_lines(path: Path) -> int | None:
     help="Baseline for --pr-comment and the step summary: a JSON report file "
     "(--format json) or a run id in the store.",
 )
+@click.option(
+    "--sut",
+    "sut_option",
+    default=None,
+    metavar="SPEC",
+    help="Produce each case's output with this system instead of reading it: "
+    "exec:COMMAND, python:MODULE:FUNCTION or a YAML mapping of the contract's `sut:` block "
+    "(overrides the contract's).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Runs of the system per case; every output goes to `runs` (consistency claims). "
+    "[default: the contract's sut.repeat, else 1]",
+)
+@click.option(
+    "--variant",
+    "variant_options",
+    multiple=True,
+    metavar="NAME=SPEC",
+    help="Give twice: both systems run on every case, each stored as its own run; the "
+    "second is compared against the first (pairwise/similarity claims, verifier compare).",
+)
 def run(
     contract: Path,
     cases_path: Path,
@@ -266,11 +290,17 @@ def run(
     annotations: str,
     pr_comment: Path | None,
     against: str | None,
+    sut_option: str | None,
+    repeat: int | None,
+    variant_options: tuple[str, ...],
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row.
 
-    When GITHUB_STEP_SUMMARY is set, a Markdown summary of the run is appended to it.
+    With a system under test (the contract's `sut:`, --sut or --variant) each case's
+    input is run through it first and its output checked. When GITHUB_STEP_SUMMARY is
+    set, a Markdown summary of the run is appended to it.
     """
+    from verifier._cli_sut import ModelChoice, run_variants_sync, sut_plan_of, sut_stage_for
     from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
@@ -289,6 +319,21 @@ def run(
         _fail(f"{cases_path}: cases file not found")
     if baseline is not None and not baseline.is_file():
         _fail(f"{baseline}: baseline cases file not found")
+    try:
+        sut_plan = sut_plan_of(loaded, sut_option, variant_options, repeat)
+    except VerifierError as exc:
+        _fail(str(exc))
+    if sut_plan.specs:
+        variants = bool(sut_plan.variants)
+        conflicts = (
+            ("--batch", batch),
+            ("--baseline", baseline is not None and variants),
+            ("--resume", bool(resume_id) and variants),
+        )
+        for flag, given in conflicts:
+            if given:
+                what = "--variant" if sut_plan.variants else "a system under test"
+                _fail(f"{flag} cannot be combined with {what}")
 
     if seed is not None and sample is None:
         _fail("--seed chooses the sample of --sample; give --sample FRACTION too")
@@ -309,6 +354,7 @@ def run(
         stream = out.open("w", encoding="utf-8") if out else sys.stdout
     except OSError as exc:
         _fail(f"{out}: cannot write report: {exc.strerror or exc}")
+    baseline_summary = None
     try:
         comment_stream = pr_comment.open("w", encoding="utf-8") if pr_comment else None
     except OSError as exc:
@@ -329,8 +375,8 @@ def run(
             if resume_id:
                 from verifier.resume import check_resumable
 
-                record = check_resumable(gap_store, resume_id, loaded.sha256)
-                sample, seed = _resumed_sample(record.options, sample, seed)
+                resumed = check_resumable(gap_store, resume_id, loaded.sha256)
+                sample, seed = _resumed_sample(resumed.options, sample, seed)
             if sample is not None and seed is None:
                 import secrets
 
@@ -350,38 +396,67 @@ def run(
                 tokens_per_minute=tpm,
                 timeout=timeout,
             )
-            phase, mode = _judge_phase(loaded, judge_mode, recordings, target, limits, run_id)
-            if phase is not None:
-                progress.set_status(phase.status)
-            runner = Runner(
-                loaded,
-                gap_store,
-                sinks=[make_writer(fmt, stream), *ci_sinks],  # type: ignore[arg-type]
-                progress=progress,
-                model_phase=phase,
-                options=RunOptions(
-                    threshold=threshold,
-                    chunk_size=chunk_size,
-                    run_id=run_id,
-                    resume=bool(resume_id),
-                    options_record={
-                        "cases": str(cases_path),
-                        "format": fmt,
-                        "judges": mode,
-                        "batch": batch,
-                        **({"sample": sample, "seed": seed} if sample is not None else {}),
-                    },
-                ),
-            )
+            choice = ModelChoice(judge_mode, recordings, target, limits)
+            record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
+            if sample is not None:
+                record.update(sample=sample, seed=seed)
+            sinks = [make_writer(fmt, stream), *ci_sinks]  # type: ignore[arg-type]
             try:
-                if batch:
-                    summary = _run_with_batch(runner, phase, open_cases, target, batch_poll, total)
+                if sut_plan.variants:
+                    baseline_summary, summary = run_variants_sync(
+                        sut_plan,
+                        loaded,
+                        gap_store,
+                        open_cases(),
+                        sinks=sinks,
+                        progress=progress,
+                        total=total,
+                        choice=choice,
+                        options=RunOptions(
+                            threshold=threshold, chunk_size=chunk_size, options_record=record
+                        ),
+                        run_id=run_id,
+                        judge_phase=lambda contract, rid: _judge_phase(
+                            contract, judge_mode, recordings, target, limits, rid
+                        ),
+                    )
                 else:
-                    summary = run_sync(runner, open_cases(), total=total)
+                    phase, mode = _judge_phase(
+                        loaded, judge_mode, recordings, target, limits, run_id
+                    )
+                    if phase is not None:
+                        progress.set_status(phase.status)
+                    sut_stage = None
+                    if sut_plan.specs:
+                        spec, base_dir = sut_plan.specs[0]
+                        record["sut"] = spec.describe()
+                        sut_stage = sut_stage_for(
+                            spec, base_dir, choice, loaded, run_id, repeat, None
+                        )
+                    runner = Runner(
+                        loaded,
+                        gap_store,
+                        sinks=sinks,
+                        progress=progress,
+                        model_phase=phase,
+                        sut=sut_stage,
+                        options=RunOptions(
+                            threshold=threshold,
+                            chunk_size=chunk_size,
+                            run_id=run_id,
+                            resume=bool(resume_id),
+                            options_record={**record, "judges": mode},
+                        ),
+                    )
+                    if batch:
+                        summary = _run_with_batch(
+                            runner, phase, open_cases, target, batch_poll, total
+                        )
+                    else:
+                        summary = run_sync(runner, open_cases(), total=total)
             except KeyboardInterrupt:
-                click.echo(
-                    f"interrupted: run {runner.run_id} keeps the rows already stored", err=True
-                )
+                which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
+                click.echo(f"interrupted: {which} keeps the rows already stored", err=True)
                 sys.exit(130)
     except VerifierError as exc:
         _fail(str(exc))
@@ -393,12 +468,28 @@ def run(
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
+    failed = summary.failed_cases
+    if sut_plan.variants:
+        (name_a, _), (name_b, _) = sut_plan.variants
+        if baseline_summary is not None:
+            failed += baseline_summary.failed_cases
+            click.echo(
+                f"variant {name_a}: run {baseline_summary.run_id}: "
+                f"{baseline_summary.passed_cases}/{baseline_summary.total_cases} cases passed",
+                err=True,
+            )
+        click.echo(f"variant {name_b}, compared against {name_a}:", err=True)
     click.echo(
         f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
         f"gap rows in {stored_in}{'; report written' + where if out else ''}",
         err=True,
     )
-    sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+    if sut_plan.variants and baseline_summary is not None:
+        click.echo(
+            f"compare them: verifier compare {baseline_summary.run_id} {summary.run_id}",
+            err=True,
+        )
+    sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)
 
 
 def _resumed_sample(

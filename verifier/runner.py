@@ -45,6 +45,15 @@ class Progress(Protocol):
     def close(self) -> None: ...
 
 
+class OutputSource(Protocol):
+    """Produces the outputs of a chunk of cases (the system under test) before any claim
+    is checked; a case it could not produce comes back as an unusable line."""
+
+    async def produce(self, chunk: Sequence[CaseLine]) -> list[CaseLine]: ...
+
+    async def aclose(self) -> None: ...
+
+
 class ModelPhase(Protocol):
     """Phase 2: judge and comparative claims for one chunk of cases.
 
@@ -230,6 +239,7 @@ class Runner:
         sinks: Sequence[ReportSink] = (),
         progress: Progress | None = None,
         model_phase: ModelPhase | None = None,
+        sut: OutputSource | None = None,
         options: RunOptions = RunOptions(),
     ) -> None:
         self.loaded = loaded
@@ -238,6 +248,7 @@ class Runner:
         self.sinks = sinks
         self.progress = progress
         self.model_phase = model_phase or UnavailableModelPhase(self.plan)
+        self.sut = sut
         self.options = options
         contract = loaded.contract
         self.threshold = options.threshold if options.threshold is not None else contract.threshold
@@ -318,6 +329,8 @@ class Runner:
         close = getattr(self.model_phase, "aclose", None)
         if close is not None:
             await close()
+        if self.sut is not None:
+            await self.sut.aclose()
         self.store.finish_run(
             self.run_id,
             status=status,
@@ -353,6 +366,9 @@ class Runner:
                     self.progress.advance(len(replayed))
                 if not chunk:
                     return replayed
+        if self.sut is not None:
+            # After the resumed cases are set aside: a stored case is not produced again.
+            chunk = await self.sut.produce(chunk)
         plan = self.plan
         steps = self._steps
         usable = [line for line in chunk if line.case is not None]
@@ -386,6 +402,7 @@ class Runner:
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.
             row_prefix = f"{run_id}:{line.line}:"
+            sut = line.sut
             for result in ordered:
                 add_draft(
                     {
@@ -402,7 +419,9 @@ class Runner:
                         "status": result.status,
                         "score": result.score,
                         "reason": result.reason,
-                        "evidence": result.evidence,
+                        "evidence": result.evidence
+                        if sut is None
+                        else {**result.evidence, "sut": sut},
                     }
                 )
         self.store.append(drafts)

@@ -202,6 +202,11 @@ def test_bad_inline_contract_is_422_with_every_diagnostic(tmp_path: Path, judge_
             ),
             "schema_file '../../../etc/hosts': an inline contract cannot name a file outside",
         ),
+        (
+            RUBRIC_ONLY.replace("claims:", "sut:\n  exec: {command: [touch, pwned]}\nclaims:"),
+            "inline.yaml:4:1: sut: the HTTP API checks the outputs sent with the cases and "
+            "never runs a system under test",
+        ),
     ],
 )
 def test_contracts_the_server_refuses_are_422(

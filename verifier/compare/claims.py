@@ -5,8 +5,12 @@ the same system run twice, or a candidate beside a baseline. Where they come fro
 
 - the claim's ``outputs`` paths (two for ``similarity``/``pairwise``; any number, or a
   path with ``*``, for ``consistency``);
+- for ``consistency``, when the case holds ``runs`` (the outputs of every run of the
+  system under test, ``--repeat``), the claim's field in each run: ``runs.*`` for
+  ``output``, ``runs.*.summary`` for ``output.summary``;
 - otherwise ``outputs.a`` and ``outputs.b`` of the case, or, when the run joins a
-  baseline file (``--baseline``), the claim's field in the case and in its baseline.
+  baseline (``--baseline``, ``--variant``), the claim's field in the case and in its
+  baseline.
 """
 
 from __future__ import annotations
@@ -22,12 +26,18 @@ from verifier.results import ClaimResult
 
 BASELINE_KEY = "baseline"
 """Where a joined baseline case is placed inside the case (``--baseline``)."""
+RUNS_KEY = "runs"
+"""Where the outputs of every run of the system under test go (``--repeat``)."""
 
 
 def output_paths(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[str, ...]:
     """The paths whose values are compared, by the rules in the module docstring."""
     if claim.outputs:
         return claim.outputs
+    if claim.compare == "consistency" and RUNS_KEY in case:
+        # Each run holds what the output key holds: the field's first step is replaced.
+        _, dot, rest = claim.field.partition(".")
+        return (f"{RUNS_KEY}.*{dot}{rest}",)
     if BASELINE_KEY in case:
         return (claim.field, f"{BASELINE_KEY}.{claim.field}")
     return ("outputs.a", "outputs.b")

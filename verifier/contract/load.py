@@ -63,6 +63,7 @@ def _field_names() -> list[str]:
         Sampling,
         Scale,
     )
+    from verifier.contract.sut_models import ExecSut, PromptSut, SutSpec
 
     names: set[str] = set(Contract.model_fields)
     models: list[type[BaseModel]] = [
@@ -72,6 +73,9 @@ def _field_names() -> list[str]:
         JudgeSpec,
         Sampling,
         Scale,
+        SutSpec,
+        ExecSut,
+        PromptSut,
     ]
     for model in models:
         names.update(model.model_fields)

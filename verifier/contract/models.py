@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -22,15 +21,14 @@ from pydantic import (
     model_validator,
 )
 
+from verifier.contract._base import Sampling as Sampling
+from verifier.contract._base import _Frozen
+from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import FieldPathError, compile_path
 from verifier.rubric._registry import REGISTRY
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class ClaimCommon(_Frozen):
@@ -72,21 +70,6 @@ class Scale(_Frozen):
         if outside:
             raise ValueError(f"anchors {outside} lie outside the scale [{self.min}, {self.max}]")
         return self
-
-
-class Sampling(_Frozen):
-    """Generation parameters sent to the judge; all of them enter ``sampling_sha``."""
-
-    max_tokens: int = Field(default=1024, ge=1, le=128_000)
-    stop_sequences: tuple[str, ...] = ()
-    thinking: dict[str, Any] | None = Field(default=None, description="Extended thinking settings.")
-    effort: Literal["low", "medium", "high", "max"] | None = None
-    temperature: float | None = Field(
-        default=None, ge=0, le=2, description="Only for providers and models that accept it."
-    )
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    top_k: int | None = Field(default=None, ge=1)
-    seed: int | None = None
 
 
 class JudgeSpec(_Frozen):
@@ -203,6 +186,9 @@ class Contract(_Frozen):
         default=1.0, ge=0, le=1, description="A case passes when its score >= this."
     )
     judges: dict[str, JudgeSpec] = Field(default_factory=dict)
+    sut: SutSpec | None = Field(
+        default=None, description="The system under test: produce outputs instead of reading them."
+    )
     claims: tuple[Claim, ...] = Field(min_length=1)
 
     @field_validator("llm_fields")

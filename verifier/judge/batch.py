@@ -197,7 +197,7 @@ def _entry(item: dict[str, Any], reply: JudgeReply, run_id: str) -> CachedReply:
         model=item["model"],
         system=(),
         user="",
-        tool=None,  # type: ignore[arg-type]
+        tool=None,
         sampling={},
         verdict="binary",
         prompt_sha=item["prompt_sha"],

@@ -22,10 +22,10 @@ CACHE_KEY_PARTS: Final = (
     "base_url",  # an OpenAI-compatible endpoint: another server is another judge
     "prompt_sha",  # the template as committed
     "sampling_sha",  # every generation parameter sent
-    "verdict",  # binary, scale or pairwise
+    "verdict",  # binary, scale, pairwise or generation (a prompt run as the system)
     "system",  # the static part as sent, with its cache marks
     "user",  # the dynamic part as sent, the nonce masked
-    "tool",  # the forced tool: name, description and input schema
+    "tool",  # the forced tool: name, description and input schema (none for generation)
     "data",  # the untrusted values themselves (see below)
 )
 """Every part of the key. ``data`` repeats the untrusted values (input, outputs) as
@@ -59,7 +59,7 @@ def cache_key(
     system: tuple[SystemBlock, ...],
     user: str,
     nonce: str,
-    tool: ToolSpec,
+    tool: ToolSpec | None,
     data: Mapping[str, Any],
 ) -> str:
     """SHA-256 hex over canonical JSON of ``CACHE_KEY_PARTS``, the nonce masked.
@@ -79,7 +79,9 @@ def cache_key(
         "verdict": verdict,
         "system": [{"text": b.text, "cache": b.cache} for b in system],
         "user": user.replace(nonce, NONCE_MASK) if nonce else user,
-        "tool": {
+        "tool": None
+        if tool is None
+        else {
             "name": tool.name,
             "description": tool.description,
             "input_schema": tool.input_schema,

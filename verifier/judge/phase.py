@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,12 +21,13 @@ from verifier.compare.claims import check_deterministic, combine_orders, pairwis
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.cache import CachedReply, LayeredCache, entry_for
-from verifier.judge.limits import CallLimits, Limiter, estimate_tokens
+from verifier.judge.calls import JudgeStats, call_within_limits
+from verifier.judge.limits import CallLimits, Limiter
 from verifier.judge.majority import combine_samples
 from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
 from verifier.judge.template import Template, load_template
 from verifier.judge.triple import missing_parts
-from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, ProviderError, Usage
+from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
@@ -36,30 +36,6 @@ from verifier.runner import skip_reason
 
 JudgeMode = Literal["live", "replay", "record"]
 log = get_logger("verifier.judge")
-
-
-@dataclass(slots=True)
-class JudgeStats:
-    """Counters of a run's judge work (shown by the progress bar and the summary)."""
-
-    calls: int = 0
-    cached: int = 0
-    failed: int = 0
-    retries: int = 0
-    pairwise: int = 0
-    position_flips: int = 0
-    usage: Usage = field(default_factory=Usage)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "cached": self.cached,
-            "failed": self.failed,
-            "retries": self.retries,
-            "pairwise_comparisons": self.pairwise,
-            "position_flips": self.position_flips,
-            **self.usage.as_dict(),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,37 +397,9 @@ class JudgePhase:
         self, provider: JudgeProvider, request: JudgeRequest
     ) -> tuple[JudgeReply | None, str]:
         assert self._limiter is not None
-        limits = self.limits
-        tokens = estimate_tokens(request.user, *(b.text for b in request.system))
-        attempt = 0
-        while True:
-            async with self._limiter:
-                await self._limiter.admit(tokens)
-                try:
-                    reply = await asyncio.wait_for(
-                        provider.complete(request, timeout=limits.timeout), limits.timeout + 5
-                    )
-                except TimeoutError:
-                    error = ProviderError(
-                        f"judge call timed out after {limits.timeout:g} s", retryable=True
-                    )
-                except ProviderError as exc:
-                    error = exc
-                else:
-                    self.stats.calls += 1
-                    self.stats.usage = self.stats.usage + reply.usage
-                    return reply, ""
-            self.stats.calls += 1
-            can_retry = error.retryable and attempt < limits.retries and self._limiter.take_retry()
-            wait = (
-                error.retry_after if error.retry_after is not None else min(8.0, 0.5 * 2**attempt)
-            )
-            if not can_retry or wait > limits.max_wait:
-                log.warning("judge call failed", error=error.message, custom_id=request.custom_id)
-                return None, f"judge call failed: {error.message}"
-            attempt += 1
-            self.stats.retries += 1
-            await asyncio.sleep(wait * (1 + random.random() * 0.1))
+        return await call_within_limits(
+            provider, request, limiter=self._limiter, limits=self.limits, stats=self.stats
+        )
 
     def _result(
         self, planned: PlannedClaim, spec: JudgeSpec, name: str, samples: Sequence[_Obtained]

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 VerdictKind = Literal["binary", "scale", "pairwise"]
+RequestKind = Literal["binary", "scale", "pairwise", "generation"]
+"""What a request asks for: a verdict of a kind, or (``generation``) free text, as a
+prompt run as the system under test does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +43,11 @@ class JudgeRequest:
         model: The requested (pinned) model id from the contract.
         system: Static role and instructions first (cacheable), as blocks.
         user: The dynamic part: delimited input, output and what to judge.
-        tool: The forced tool whose input is the verdict.
+        tool: The forced tool whose input is the verdict (``None``: a plain text
+            answer is asked for, as from a prompt run as the system under test).
         sampling: Every generation parameter sent, exactly as sent
             (``max_tokens``, ``stop_sequences``, ``thinking``, ...).
-        verdict: What kind of verdict the tool returns.
+        verdict: What kind of verdict the tool returns (``generation``: none).
         prompt_sha: SHA-256 of the template bytes, or a ``vendor-managed:`` sentinel.
         sampling_sha: SHA-256 of canonical JSON of ``sampling``.
         custom_id: Stable id of the request within a run (batches map results by it).
@@ -58,9 +62,9 @@ class JudgeRequest:
     model: str
     system: tuple[SystemBlock, ...]
     user: str
-    tool: ToolSpec
+    tool: ToolSpec | None
     sampling: dict[str, Any]
-    verdict: VerdictKind
+    verdict: RequestKind
     prompt_sha: str
     sampling_sha: str
     custom_id: str = ""

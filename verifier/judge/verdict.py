@@ -25,7 +25,7 @@ from verifier.judge.tools import (
     ScoreAnswer,
     verdict_tool,
 )
-from verifier.judge.types import JudgeReply, VerdictKind
+from verifier.judge.types import JudgeReply, RequestKind, VerdictKind
 
 __all__ = [
     "ClaimVerdict",
@@ -132,7 +132,7 @@ def _validation_reason(exc: ValidationError) -> str:
 
 
 def parse_verdict(
-    kind: VerdictKind, reply: JudgeReply, claims: Sequence[JudgeClaim | CompareClaim]
+    kind: RequestKind, reply: JudgeReply, claims: Sequence[JudgeClaim | CompareClaim]
 ) -> ParsedVerdict | VerdictProblem:
     """Validates a judge reply against the claims it was asked about.
 
@@ -144,6 +144,8 @@ def parse_verdict(
     Returns:
         The verdicts, or the problem that prevents them.
     """
+    if kind == "generation":
+        raise ValueError("a generation request asks for text, not a verdict")
     if kind == "scale" and any(getattr(c, "scale", None) is None for c in claims):
         raise ValueError("a scale verdict needs claims that have a scale")
     if reply.stop_reason == "refusal":

@@ -106,6 +106,15 @@ def _checked(source: bytes, path: Path, name: str) -> LoadedContract:
     loaded, diagnostics = check_contract_source(source, path, name=name)
     if loaded is None:
         raise ContractRejected([str(d) for d in diagnostics if d.severity == "error"])
+    if loaded.contract.sut is not None:
+        # Running a command or importing a module named by a request is not this API's
+        # business; it checks the outputs the cases carry.
+        line, col = loaded.positions.of(("sut",), key=True)
+        message = (
+            "sut: the HTTP API checks the outputs sent with the cases and never runs a "
+            "system under test; run this contract with `verifier run`"
+        )
+        raise ContractRejected([str(Diagnostic(name, line, col, message))])
     return loaded
 
 

@@ -62,14 +62,12 @@ def message_params(request: JudgeRequest) -> dict[str, Any]:
     if request.system:
         params["system"] = [_system_block(block.text, block.cache) for block in request.system]
     params["messages"] = [{"role": "user", "content": request.user}]
-    params["tools"] = [
-        {
-            "name": request.tool.name,
-            "description": request.tool.description,
-            "input_schema": request.tool.input_schema,
-        }
-    ]
-    params["tool_choice"] = {"type": "tool", "name": request.tool.name}
+    tool = request.tool
+    if tool is not None:
+        params["tools"] = [
+            {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+        ]
+        params["tool_choice"] = {"type": "tool", "name": tool.name}
     return params
 
 

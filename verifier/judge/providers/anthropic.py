@@ -92,7 +92,8 @@ class AnthropicProvider:
             # ``from None``: the SDK's exception holds the request, and its headers the key.
             raise self._error(exc, timeout) from None
         latency_ms = (time.perf_counter() - started) * 1000
-        return reply_from_message(message, tool_name=request.tool.name, latency_ms=latency_ms)
+        tool_name = request.tool.name if request.tool is not None else None
+        return reply_from_message(message, tool_name=tool_name, latency_ms=latency_ms)
 
     async def submit_batch(self, requests: Sequence[JudgeRequest]) -> str:
         """Creates a Message Batch of ``requests`` and returns its id.

@@ -57,22 +57,16 @@ def chat_body(request: JudgeRequest) -> dict[str, Any]:
         system = "\n\n".join(block.text for block in request.system)
         messages.append({"role": "system", "content": system})
     messages.append({"role": "user", "content": request.user})
-    body: dict[str, Any] = {
-        "model": request.model,
-        **request.sampling,
-        "messages": messages,
-        "tools": [
-            {
-                "type": "function",
-                "function": {
-                    "name": request.tool.name,
-                    "description": request.tool.description,
-                    "parameters": request.tool.input_schema,
-                },
-            }
-        ],
-        "tool_choice": {"type": "function", "function": {"name": request.tool.name}},
-    }
+    body: dict[str, Any] = {"model": request.model, **request.sampling, "messages": messages}
+    tool = request.tool
+    if tool is not None:
+        function = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.input_schema,
+        }
+        body["tools"] = [{"type": "function", "function": function}]
+        body["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
     return body
 
 
@@ -191,7 +185,8 @@ class OpenAICompatProvider:
             raise ProviderError(message, retryable=True, status=response.status_code) from None
         if not isinstance(data, dict):
             raise ProviderError("openai: the response body is not a JSON object", retryable=True)
-        return reply_from_completion(data, tool_name=request.tool.name, latency_ms=latency_ms)
+        tool_name = request.tool.name if request.tool is not None else ""
+        return reply_from_completion(data, tool_name=tool_name, latency_ms=latency_ms)
 
     async def aclose(self) -> None:
         """Closes the HTTP client."""

@@ -1,0 +1,43 @@
+"""Python functions used as the system under test by the tests."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from typing import Any
+
+_calls = itertools.count()
+
+
+def answer(text: str) -> str:
+    """Answers with a cited sentence."""
+    return f"You asked: {text}. [source: Handbook]"
+
+
+async def answer_async(text: str) -> str:
+    await asyncio.sleep(0.01)
+    return f"Async answer to {text}. [source: Handbook]"
+
+
+def structured(question: dict[str, Any]) -> dict[str, Any]:
+    return {"answer": str(question["q"]).upper(), "words": len(str(question["q"]).split())}
+
+
+def explode(text: str) -> str:
+    raise ValueError(f"cannot answer {text!r}")
+
+
+def slow(text: str) -> str:
+    time.sleep(3)
+    return text
+
+
+def drifting(text: str) -> str:
+    """A different answer on every call: a system with no consistency at all."""
+    n = next(_calls)
+    return ["Paris is the capital.", "I would guess Lyon, maybe.", "No idea, sorry!"][n % 3]
+
+
+def not_text(text: str) -> int:
+    return 42

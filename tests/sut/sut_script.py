@@ -1,0 +1,33 @@
+"""A tiny system under test run as a command: reads the input on stdin, answers on stdout.
+
+Inputs steer it: ``crash`` exits 3 with a message on stderr, ``sleep`` hangs, ``leak``
+prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREETING``
+variable, ``bad-json`` prints text that is not JSON, ``json`` prints an object;
+anything else is answered in a sentence.
+"""
+
+import json
+import os
+import sys
+import time
+
+text = sys.stdin.read()
+if text == "crash":
+    print("Traceback: something broke inside the bot", file=sys.stderr)
+    sys.exit(3)
+if text == "sleep":
+    time.sleep(60)
+if text == "leak":
+    print(f"auth failed with token {os.environ.get('SUT_TOKEN', '')}", file=sys.stderr)
+    sys.exit(1)
+if text == "env":
+    print(os.environ.get("GREETING", "unset"))
+    sys.exit(0)
+if text == "bad-json":
+    print("{not json")
+    sys.exit(0)
+if text.startswith("{"):
+    data = json.loads(text)
+    print(json.dumps({"answer": data.get("question", "").upper(), "words": 2}))
+    sys.exit(0)
+print(f"You asked: {text}. [source: Handbook]")

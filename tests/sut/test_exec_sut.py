@@ -1,0 +1,151 @@
+"""A command as the system under test, run for real as a subprocess per case."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.sut._support import SCRIPT, results, run_report, stored_rows, write_cases
+
+CONTRACT = """\
+contract: exec-sut
+version: 1
+llm_fields: [output]
+sut:
+  exec:
+    command: [PYTHON, SCRIPT]
+    env: {GREETING: "hello from the contract", SUT_TOKEN: "${SUT_TEST_TOKEN}"}
+  timeout: 2
+claims:
+  - id: cites
+    rubric: regex
+    field: output
+    pattern: '\\[source: [A-Za-z]+\\]'
+  - id: short
+    rubric: length
+    field: output
+    max_words: 40
+"""
+SECRET = "sk-live-very-secret-token-987654"
+GREETS = "  - {id: greets, rubric: contains, field: output, values: [hello from the contract]}"
+
+
+def contract(tmp_path: Path, text: str = CONTRACT) -> Path:
+    path = tmp_path / "exec.yaml"
+    path.write_text(
+        text.replace("PYTHON", sys.executable).replace("SCRIPT", str(SCRIPT)), encoding="utf-8"
+    )
+    return path
+
+
+def test_exec_outputs_are_checked_and_failures_become_error_rows_for_their_case_only(
+    tmp_path: Path,
+) -> None:
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "ok", "input": "What is the refund window?"},
+        {"id": "crash", "input": "crash"},
+        {"id": "hang", "input": "sleep"},
+        {"id": "no-input", "question": "where is my input"},
+        {"id": "ok-2", "input": "How do I reset my password?"},
+    )
+    result, report = run_report(tmp_path, contract(tmp_path), cases, env={"SUT_TEST_TOKEN": SECRET})
+    assert result.returncode == 1
+    by_case = results(report)
+    assert by_case["ok"]["cites"]["status"] == "pass"
+    assert by_case["ok-2"]["short"]["status"] == "pass"
+    crash = by_case["crash"]["cites"]
+    assert crash["status"] == "error"
+    assert (
+        "exited 3" in crash["reasoning"] and "something broke inside the bot" in crash["reasoning"]
+    )
+    assert "timed out after 2 s" in by_case["hang"]["short"]["reasoning"]
+    assert "case has no 'input'" in by_case["no-input"]["cites"]["reasoning"]
+    rows = {(r["case_id"], r["claim_id"]): r for r in stored_rows(tmp_path / "gaps.db")}
+    sut = rows[("ok", "cites")]["evidence"]["sut"]
+    assert sut["kind"] == "exec" and sut["command"] == [sys.executable, str(SCRIPT)]
+    assert sut["calls"][0]["exit_code"] == 0
+    assert rows[("crash", "cites")]["evidence"]["sut"]["calls"][0]["exit_code"] == 3
+    assert rows[("hang", "cites")]["evidence"]["sut"]["calls"][0]["timed_out"] is True
+
+
+def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_path: Path) -> None:
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "env", "input": "env"},
+        {"id": "leak", "input": "leak"},
+    )
+    result, report = run_report(
+        tmp_path,
+        contract(tmp_path, CONTRACT.replace("claims:", "claims:\n" + GREETS)),
+        cases,
+        env={"SUT_TEST_TOKEN": SECRET},
+    )
+    by_case = results(report)
+    assert by_case["env"]["greets"]["status"] == "pass"
+    leak = by_case["leak"]["cites"]
+    assert leak["status"] == "error" and "auth failed with token ***" in leak["reasoning"]
+    stored = (tmp_path / "gaps.db").read_bytes() + (tmp_path / "report.json").read_bytes()
+    wal = tmp_path / "gaps.db-wal"
+    if wal.exists():
+        stored += wal.read_bytes()
+    assert SECRET.encode() not in stored
+    assert SECRET not in result.stderr
+    env_names = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]["env"]
+    assert env_names == ["GREETING", "SUT_TOKEN"]
+
+
+def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(
+    tmp_path: Path,
+) -> None:
+    text = CONTRACT.replace("  timeout: 2\n", "  timeout: 5\n  format: json\n").split("claims:")[0]
+    text += (
+        "claims:\n"
+        "  - {id: answered, rubric: regex, field: output.answer, pattern: 'REFUND'}\n"
+        "  - {id: counted, rubric: range, field: output.words, min: 1, max: 5}\n"
+    )
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "obj", "input": {"question": "refund?"}},
+        {"id": "bad", "input": "bad-json"},
+    )
+    _, report = run_report(tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": "x"})
+    by_case = results(report)
+    assert by_case["obj"]["answered"]["status"] == "pass"
+    assert by_case["obj"]["counted"]["status"] == "pass"
+    assert by_case["bad"]["answered"]["status"] == "error"
+    assert "output is not JSON" in by_case["bad"]["answered"]["reasoning"]
+
+
+def test_sut_option_runs_a_command_for_a_contract_without_sut(tmp_path: Path) -> None:
+    path = tmp_path / "plain.yaml"
+    path.write_text(
+        "contract: plain\nversion: 1\nclaims:\n"
+        "  - {id: cites, rubric: regex, field: output, pattern: 'source: Handbook'}\n",
+        encoding="utf-8",
+    )
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": "hi", "output": "stale"})
+    result, report = run_report(tmp_path, path, cases, "--sut", f"exec:{sys.executable} {SCRIPT}")
+    assert result.returncode == 0
+    assert results(report)["a"]["cites"]["status"] == "pass"
+
+
+def test_calls_overlap_within_the_concurrency_limit(tmp_path: Path) -> None:
+    # Four one-second sleeps: one at a time they need four seconds.
+    sleeper = tmp_path / "nap.py"
+    sleeper.write_text("import sys, time\ntime.sleep(1)\nprint(sys.stdin.read())\n")
+    path = tmp_path / "plain.yaml"
+    path.write_text(
+        "contract: plain\nversion: 1\nclaims:\n"
+        "  - {id: said, rubric: regex, field: output, pattern: 'x'}\n",
+        encoding="utf-8",
+    )
+    cases = write_cases(tmp_path / "cases.jsonl", *({"id": str(i), "input": "x"} for i in range(4)))
+    import time
+
+    started = time.monotonic()
+    result, report = run_report(
+        tmp_path, path, cases, "--sut", f"exec:{sys.executable} {sleeper}", "--concurrency", "4"
+    )
+    assert result.returncode == 0 and report["passed_cases"] == 4
+    assert time.monotonic() - started < 3.9

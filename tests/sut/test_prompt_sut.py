@@ -1,0 +1,182 @@
+"""A prompt run on a pinned model as the system under test, through the real anthropic
+SDK against the local Messages API server."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.judge import behaviours as b
+from tests.judge.messages_server import MessagesServer
+from tests.sut._support import KEY, MODEL, results, run_report, stored_rows, write_cases
+from verifier.canonical import params_sha256
+from verifier.cases import CaseLine
+from verifier.contract.load import load_contract
+from verifier.contract.sut_models import SutSpec
+from verifier.judge.limits import CallLimits
+from verifier.sut.setup import ModelAccess, make_stage
+
+TEMPLATE = (
+    "You are a support bot. Cite [source: Handbook].\n<!-- dynamic -->\nQuestion: {{input}}\n"
+)
+CONTRACT = f"""\
+contract: prompt-sut
+version: 1
+llm_fields: [output]
+sut:
+  prompt:
+    provider: anthropic
+    model: {MODEL}
+    template_file: bot.md
+    sampling: {{max_tokens: 300}}
+  timeout: 10
+claims:
+  - id: answers
+    rubric: regex
+    field: output
+    pattern: '^ANSWER: Question: '
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[MessagesServer]:
+    from tests.sut._support import model
+
+    with MessagesServer(default=model) as running:
+        yield running
+
+
+@pytest.fixture
+def contract(tmp_path: Path) -> Path:
+    (tmp_path / "bot.md").write_text(TEMPLATE, encoding="utf-8")
+    path = tmp_path / "prompt.yaml"
+    path.write_text(CONTRACT, encoding="utf-8")
+    return path
+
+
+def test_prompt_outputs_carry_their_own_triple(
+    tmp_path: Path, server: MessagesServer, contract: Path
+) -> None:
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": "Where is my parcel?"})
+    result, report = run_report(tmp_path, contract, cases, base_url=server.base_url)
+    assert result.returncode == 0, result.stderr
+    assert results(report)["a"]["answers"]["status"] == "pass"
+    sent = server.model_calls()[0].body
+    assert "tools" not in sent and "tool_choice" not in sent
+    assert sent["system"][0]["text"] == "You are a support bot. Cite [source: Handbook]."
+    assert sent["messages"][0]["content"] == "Question: Where is my parcel?\n"
+    assert sent["max_tokens"] == 300
+    sut = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]
+    assert sut["kind"] == "prompt" and sut["requested_model"] == MODEL
+    assert sut["triple"] == {
+        "model_id": MODEL,
+        "prompt_sha": hashlib.sha256(TEMPLATE.encode()).hexdigest(),
+        "sampling_sha": params_sha256({"max_tokens": 300}),
+    }
+    assert sut["calls"][0]["usage"]["input_tokens"] == 30
+
+
+def test_recorded_outputs_replay_offline(
+    tmp_path: Path, server: MessagesServer, contract: Path
+) -> None:
+    cases = write_cases(
+        tmp_path / "cases.jsonl", {"id": "a", "input": "one"}, {"id": "b", "input": "two"}
+    )
+    recordings = tmp_path / "prompt.recordings.jsonl"
+    run_report(tmp_path, contract, cases, "--judges", "record", base_url=server.base_url)
+    assert len(recordings.read_text().splitlines()) == 2
+    calls = len(server.model_calls())
+    (tmp_path / "gaps.db").unlink()
+    result, report = run_report(tmp_path, contract, cases, "--judges", "replay")
+    assert result.returncode == 0, result.stderr
+    assert report["passed_cases"] == 2 and len(server.model_calls()) == calls
+    sut = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]
+    assert sut["calls"][0]["cache"]["hit"] is True and sut["triple"]["model_id"] == MODEL
+    recordings.unlink()
+    (tmp_path / "gaps.db").unlink()
+    _, missing = run_report(tmp_path, contract, cases, "--judges", "replay")
+    reason = results(missing)["a"]["answers"]["reasoning"]
+    assert "replay: no recorded output for case a" in reason
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "cause"),
+    [
+        (b.Behaviour("text", text="fine answer", model=None), "names no served model"),
+        (b.refusal(), "the model refused"),
+        (b.max_tokens(), "cut off (max_tokens)"),
+        (b.http_error(400, "bad request"), "model call failed: anthropic: HTTP 400"),
+    ],
+)
+def test_unusable_answers_are_errors_of_their_case_naming_the_cause(
+    server: MessagesServer,
+    contract: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    behaviour: b.Behaviour,
+    cause: str,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    server.script(behaviour)
+    loaded = load_contract(contract)
+    assert loaded.contract.sut is not None
+    access = ModelAccess(limits=CallLimits(retries=0), base_url=server.base_url)
+    stage = make_stage(loaded.contract.sut, base_dir=contract.parent, access=access)
+
+    async def produce() -> list[CaseLine]:
+        try:
+            return await stage.produce([CaseLine(1, "a", {"id": "a", "input": "q"})])
+        finally:
+            await stage.aclose()
+
+    (line,) = asyncio.run(produce())
+    assert line.case is None and cause in (line.error or "")
+    assert line.sut is not None and line.sut["kind"] == "prompt"
+
+
+def test_each_repeat_is_its_own_call(
+    tmp_path: Path, server: MessagesServer, contract: Path
+) -> None:
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": "q"})
+    run_report(tmp_path, contract, cases, "--repeat", "3", base_url=server.base_url)
+    assert len(server.model_calls()) == 3
+    sut = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]
+    assert len(sut["calls"]) == 3
+    # A rerun replays all three from the cache: no call.
+    run_report(tmp_path, contract, cases, "--repeat", "3", base_url=server.base_url)
+    assert len(server.model_calls()) == 3
+    assert json.dumps(stored_rows(tmp_path / "gaps.db")[-1]["evidence"]["sut"]).count('"hit"') == 3
+
+
+def test_an_openai_compatible_server_answers_a_prompt_sut_in_text(
+    server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    spec = SutSpec.model_validate(
+        {
+            "prompt": {
+                "provider": "openai",
+                "model": "local-model-1",
+                "template": "Q: {{input.q}}",
+                "base_url": server.openai_base_url,
+            },
+            "format": "text",
+        }
+    )
+    stage = make_stage(spec, base_dir=Path.cwd(), access=ModelAccess())
+
+    async def produce() -> list[CaseLine]:
+        try:
+            return await stage.produce([CaseLine(1, "a", {"id": "a", "input": {"q": "why?"}})])
+        finally:
+            await stage.aclose()
+
+    (line,) = asyncio.run(produce())
+    assert line.case is not None and line.case["output"] == "ANSWER: Q: why?"
+    sent = server.model_calls()[0].body
+    assert "tools" not in sent and sent["messages"] == [{"role": "user", "content": "Q: why?"}]
+    assert line.sut is not None and line.sut["triple"]["model_id"] == "local-model-1"

@@ -1,0 +1,99 @@
+"""Lint rules for the ``sut:`` block: what can be known about the system before a run.
+
+A prompt SUT is pinned like a judge (no moving aliases, no sampling its provider cannot
+send, a template that exists and uses the input); a command's working directory must
+exist and a program not on PATH is worth a warning. A Python SUT is not imported here:
+importing runs the module's code, which checking a contract must never do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from verifier.contract.judge_lint import Report, deprecation_table, retirement_warning
+
+
+def lint_sut(data: dict[str, Any], base_dir: Path, report: Report) -> None:
+    """Reports problems of the contract's ``sut:`` block, if it has one."""
+    sut = data.get("sut")
+    if not isinstance(sut, dict):
+        return
+    command = sut.get("exec", {}).get("command") if isinstance(sut.get("exec"), dict) else None
+    if isinstance(command, (str, list)):
+        _lint_exec(sut["exec"], base_dir, report)
+    if isinstance(sut.get("prompt"), dict):
+        _lint_prompt(sut["prompt"], base_dir, report)
+
+
+def _lint_exec(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
+    cwd = spec.get("cwd")
+    where = base_dir / cwd if isinstance(cwd, str) else base_dir
+    if isinstance(cwd, str) and not where.is_dir():
+        report(("sut", "exec", "cwd"), f"sut exec: cwd {cwd!r} is not a directory")
+        return
+    command = spec["command"]
+    program = command.split()[0] if isinstance(command, str) and command.split() else None
+    if isinstance(command, list) and command and isinstance(command[0], str):
+        program = command[0]
+    if program and "/" not in program and shutil.which(program) is None:
+        report(
+            ("sut", "exec", "command"),
+            f"sut exec: program {program!r} is not on PATH here",
+            severity="warning",
+        )
+
+
+def _lint_prompt(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
+    from verifier.contract.lint import moving_alias
+    from verifier.contract.models import Sampling
+    from verifier.judge.sampling import unsupported_reason, unsupported_sampling
+    from verifier.sut._prompt import PromptTemplate
+    from verifier.sut._types import SutError
+
+    provider, model = spec.get("provider"), spec.get("model")
+    if isinstance(model, str):
+        alias = moving_alias(model, provider)
+        if alias:
+            report(("sut", "prompt", "model"), f"sut prompt: {alias}")
+        if provider == "anthropic":
+            today = dt.datetime.now(dt.UTC).date()
+            warning = retirement_warning(model, today=today, table=deprecation_table())
+            if warning:
+                report(("sut", "prompt", "model"), f"sut prompt: {warning}", severity="warning")
+    sampling = spec.get("sampling", {})
+    if provider in ("anthropic", "openai", "replay") and isinstance(sampling, dict):
+        try:
+            parsed = Sampling.model_validate(sampling)
+        except ValidationError:
+            parsed = None  # the model validation reports it
+        for param in unsupported_sampling(provider, parsed) if parsed else []:
+            report(
+                ("sut", "prompt", "sampling", param),
+                f"sut prompt: {unsupported_reason(provider, param)}",
+                key=True,
+            )
+    text: bytes | None = None
+    key = "template"
+    if isinstance(spec.get("template"), str):
+        text = spec["template"].encode("utf-8")
+    elif isinstance(spec.get("template_file"), str):
+        key = "template_file"
+        path = base_dir / spec["template_file"]
+        try:
+            text = path.read_bytes()
+        except OSError:
+            report(
+                ("sut", "prompt", key),
+                f"sut prompt: template file {spec[key]!r} does not exist "
+                "(relative to the contract)",
+            )
+    if text is not None:
+        try:
+            PromptTemplate(text, source=str(spec[key]) if key == "template_file" else key)
+        except SutError as exc:
+            report(("sut", "prompt", key), str(exc))

@@ -1,0 +1,140 @@
+"""A command as the system under test: the input on stdin, the output on stdout.
+
+The command is started without a shell, in its own process group, so a timeout kills
+it and whatever it started. It inherits the caller's environment plus the spec's
+``env`` (where ``${NAME}`` is the caller's NAME); values of variables named like keys,
+tokens or passwords never reach rows or logs: they are masked in every stderr tail
+and message, and the evidence names the added variables, never their values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from verifier.contract.sut_models import ExecSut
+from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def stdin_bytes(value: Any) -> bytes:
+    """Text goes as it is (UTF-8); anything else as JSON."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+def expand_env(env: dict[str, str], environ: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """``env`` with each ``${NAME}`` replaced by the caller's value, and the values so
+    taken (secrets, by assumption). An unset NAME is a ``SutError``."""
+    taken: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise SutError(f"sut exec env: {name} is not set in the environment")
+        taken.append(environ[name])
+        return environ[name]
+
+    return {key: _VARIABLE.sub(take, value) for key, value in env.items()}, taken
+
+
+class ExecCaller:
+    """Runs ``spec.command`` once per call."""
+
+    def __init__(self, spec: ExecSut, *, base_dir: Path, timeout: float) -> None:
+        self.spec = spec
+        self.timeout = timeout
+        self.cwd = (base_dir / spec.cwd) if spec.cwd else base_dir
+        if not self.cwd.is_dir():
+            raise SutError(f"sut exec cwd {str(self.cwd)!r} is not a directory")
+        environ = dict(os.environ)
+        added, taken = expand_env(dict(spec.env), environ)
+        self.env = {**environ, **added}
+        self.mask = SecretMask(self.env, taken)
+        program = spec.command[0]
+        if os.sep in program:
+            found = self.cwd / program
+            if not (found.is_file() and os.access(found, os.X_OK)):
+                raise SutError(f"sut exec: {program!r} is not an executable file in {self.cwd}")
+        elif shutil.which(program, path=self.env.get("PATH")) is None:
+            raise SutError(f"sut exec: program {program!r} not found on PATH")
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": "exec",
+            "command": list(self.spec.command),
+            "cwd": str(self.cwd),
+            "env": sorted(self.spec.env),
+        }
+
+    async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
+        started = time.perf_counter()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.spec.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return Produced(error=self.mask(f"cannot start {self.spec.command[0]!r}: {exc}"))
+        try:
+            out, err = await asyncio.wait_for(process.communicate(stdin_bytes(value)), self.timeout)
+        except TimeoutError:
+            _kill_group(process)
+            await process.wait()
+            took = _ms(started)
+            return Produced(
+                error=f"timed out after {self.timeout:g} s (killed)",
+                call={"duration_ms": took, "timed_out": True},
+            )
+        finally:
+            if process.returncode is None:  # cancelled: leave nothing running
+                _kill_group(process)
+        call: dict[str, Any] = {"exit_code": process.returncode, "duration_ms": _ms(started)}
+        code = process.returncode
+        if code != 0:
+            what = (
+                f"killed by signal {-code}" if code is not None and code < 0 else f"exited {code}"
+            )
+            tail = one_line_tail(err.decode("utf-8", "replace"), self.mask)
+            call["stderr_tail"] = tail
+            return Produced(error=f"{what}; stderr: {tail or '(empty)'}", call=call)
+        try:
+            text = out.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Produced(error=f"stdout is not valid UTF-8 at byte {exc.start}", call=call)
+        return Produced(value=_chomp(text), call=call)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _chomp(text: str) -> str:
+    """Drops the one line ending a command's output usually has."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

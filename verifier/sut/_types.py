@@ -1,0 +1,70 @@
+"""What every kind of system under test returns for one call, and the secret mask."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from verifier.errors import VerifierError
+
+_TAIL = 400
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+_MIN_SECRET = 6
+
+
+class SutError(VerifierError):
+    """A system under test that cannot be used at all (a bad spec, a missing program or
+    function): the run does not start."""
+
+
+@dataclass(frozen=True, slots=True)
+class Produced:
+    """One call's outcome.
+
+    Attributes:
+        value: What the system returned: text from a command or a model, any value
+            from a Python function (``None`` with an error).
+        error: Why no output was produced, one line, secrets masked.
+        call: What a reviewer needs about the call (duration, exit code, served
+            model and usage), recorded in the rows' evidence.
+    """
+
+    value: Any = None
+    error: str | None = None
+    call: dict[str, Any] = field(default_factory=dict)
+
+
+class Caller(Protocol):
+    """Runs the system under test on one input."""
+
+    def describe(self) -> dict[str, Any]:
+        """The system's identity for the evidence: kind, command, function or model."""
+        ...
+
+    async def call(self, value: Any, *, case_id: str, run: int) -> Produced: ...
+
+    async def aclose(self) -> None: ...
+
+
+class SecretMask:
+    """Replaces secret values (of variables named like keys, tokens or passwords, and
+    any value given explicitly) by ``***`` in text bound for rows and logs."""
+
+    def __init__(self, environ: Mapping[str, str], extra: Iterable[str] = ()) -> None:
+        values = {v for k, v in environ.items() if _SECRET_NAME.search(k)}
+        values.update(extra)
+        # Longest first, so a secret containing another is masked whole.
+        self._values = sorted((v for v in values if len(v) >= _MIN_SECRET), key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for value in self._values:
+            text = text.replace(value, "***")
+        return text
+
+
+def one_line_tail(text: str, mask: SecretMask) -> str:
+    """The end of ``text`` on one line, masked: what is shown of a failing system's stderr."""
+    flat = " ".join(mask(text).split())
+    return flat if len(flat) <= _TAIL else "…" + flat[-_TAIL:]
