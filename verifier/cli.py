@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -20,6 +21,64 @@ from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+_STORE_OPTION = click.option(
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
+)
+
+
+def _single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The options naming the one judge of ``evaluate`` and ``serve``, and its mode."""
+    options = (
+        click.option(
+            "--provider",
+            type=click.Choice(["anthropic", "openai", "replay"]),
+            default=None,
+            help="Judge provider (with --model).",
+        ),
+        click.option("--model", default=None, help="The judge's exact, pinned model id."),
+        click.option(
+            "--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers)."
+        ),
+        click.option(
+            "--max-tokens",
+            type=click.IntRange(1, 128_000),
+            default=None,
+            help="The judge's max_tokens.  [default: 1024]",
+        ),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="YAML file whose `judges:` mapping declares judges as contracts do.",
+        ),
+        click.option("--judge", "judge_name", default=None, help="The judge of --config to use."),
+        click.option(
+            "--judges",
+            "judge_mode",
+            type=click.Choice(list(modes)),
+            default=None,
+            help="As for `verifier run`.  "
+            "[default: live when the judge's API key is set, else replay]",
+        ),
+        click.option(
+            "--recordings",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="Recorded judge verdicts (JSONL).",
+        ),
+    )
+
+    def apply(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
 
 
 def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
@@ -128,11 +187,7 @@ def _count_lines(path: Path) -> int | None:
     type=click.Path(path_type=Path),
     help="JSONL file of cases.",
 )
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--format",
     "fmt",
@@ -625,46 +680,8 @@ def _judge_phase(
 
 @main.command("evaluate")
 @click.argument("evaluation", metavar="FILE")
-@click.option(
-    "--provider",
-    type=click.Choice(["anthropic", "openai", "replay"]),
-    default=None,
-    help="Judge provider (with --model).",
-)
-@click.option("--model", default=None, help="The judge's exact, pinned model id.")
-@click.option("--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers).")
-@click.option(
-    "--max-tokens",
-    type=click.IntRange(1, 128_000),
-    default=None,
-    help="The judge's max_tokens.  [default: 1024]",
-)
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="YAML file whose `judges:` mapping declares judges as contracts do.",
-)
-@click.option("--judge", "judge_name", default=None, help="The judge of --config to use.")
-@click.option(
-    "--judges",
-    "judge_mode",
-    type=click.Choice(["live", "replay", "record"]),
-    default=None,
-    help="As for `verifier run`.  [default: live when the judge's API key is set, else replay]",
-)
-@click.option(
-    "--recordings",
-    type=click.Path(path_type=Path, dir_okay=False),
-    default=None,
-    help="Recorded judge verdicts (JSONL).",
-)
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_single_judge_options(modes=("live", "replay", "record"))
+@_STORE_OPTION
 def evaluate_command(
     evaluation: str,
     provider: str | None,
@@ -723,11 +740,7 @@ def evaluate_command(
 
 
 @main.command()
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--run",
     "run_id",
@@ -775,11 +788,7 @@ def audit(
 
 
 @main.command("export")
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--format",
     "fmt",
@@ -876,11 +885,7 @@ def import_command(file: Path, store: str | None) -> None:
     help="Human labels (JSONL): case_id, claim_id, label (pass, fail or a score), rater.",
 )
 @click.option("--run", "run_id", default=None, help="The run to calibrate.  [default: the last]")
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--format", "fmt", type=click.Choice(["console", "json"]), default="console", show_default=True
 )
@@ -927,11 +932,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
 @main.command("compare")
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--format",
     "fmt",
@@ -964,11 +965,7 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
 
 @main.command("report")
 @click.argument("run_id", metavar="[RUN]", required=False)
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--html",
     "html_path",
@@ -1058,11 +1055,7 @@ def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> st
     default=None,
     help="Bearer token every request must carry; required off loopback (prefer the variable).",
 )
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@_STORE_OPTION
 @click.option(
     "--contracts",
     "contracts_dir",
@@ -1070,22 +1063,21 @@ def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> st
     default=None,
     help="Directory of contracts that POST /v1/runs may name by path.",
 )
-@click.option("--provider", type=click.Choice(["anthropic", "openai", "replay"]), default=None)
-@click.option("--model", default=None, help="The judge's exact, pinned model id.")
-@click.option("--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers).")
-@click.option("--max-tokens", type=click.IntRange(1, 128_000), default=None)
-@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--judge", "judge_name", default=None, help="The judge of --config to use.")
+@_single_judge_options(modes=("live", "replay"))
 @click.option(
-    "--judges",
-    "judge_mode",
-    type=click.Choice(["live", "replay"]),
-    default=None,
-    help="As for `verifier run`.  [default: live when the judge's API key is set, else replay]",
+    "--max-body",
+    type=click.IntRange(min=1),
+    default=1 << 20,
+    show_default=True,
+    help="Largest request body accepted, in bytes (larger ones get 413).",
 )
-@click.option("--recordings", type=click.Path(path_type=Path, dir_okay=False), default=None)
-@click.option("--max-body", type=click.IntRange(min=1), default=1 << 20, show_default=True)
-@click.option("--max-runs", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--max-runs",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Runs (POST /v1/runs) going on at once; more are refused with 429.",
+)
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
     judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""
