@@ -269,6 +269,25 @@ def test_a_comparative_verdict_with_an_incomplete_judge_is_flagged(filled: Backe
     assert kinds(audit(filled)) == ["judge_triple"]
 
 
+def test_a_rubric_verdict_on_a_prompt_systems_output_needs_its_triple(filled: Backend) -> None:
+    # Row 5 is a rubric row; its output came from a prompt run on a model that named
+    # no served model, so the row cannot say which model produced what it checked.
+    sut = {"kind": "prompt", "model": "claude-haiku-4-5-20251001"}
+    _plant(filled, 5, evidence={"sut": {**sut, "triple": {"model_id": "", "prompt_sha": "a"}}})
+    report = audit(filled)
+    assert kinds(report) == ["judge_triple"]
+    assert report.problems[0].seq == 5
+    assert (
+        "missing evidence.sut.triple.model_id, evidence.sut.triple.sampling_sha"
+        in report.problems[0].message
+    )
+
+
+def test_rows_of_other_systems_need_no_triple(filled: Backend) -> None:
+    _plant(filled, 5, evidence={"sut": {"kind": "exec", "command": ["bot"]}})
+    assert audit(filled).ok
+
+
 def test_a_row_breaking_the_schema_is_reported_with_where(filled: Backend) -> None:
     _plant(filled, 6, score=1.5)
     tamper(filled, "UPDATE rows SET score = 1.5 WHERE seq = 6")

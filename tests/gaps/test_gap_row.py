@@ -115,7 +115,7 @@ def test_model_and_schema_both_reject_an_invalid_field(field: str, value: Any) -
 def test_a_judge_verdict_without_the_triple_is_not_a_valid_gap_row() -> None:
     row = sealed_row(4)
     row["evidence"] = {"verdict": "yes"}
-    with pytest.raises(ValidationError, match="judge triple"):
+    with pytest.raises(ValidationError, match="needs its stability triple"):
         GapRow.model_validate(row)
 
 

@@ -79,6 +79,11 @@ def test_prompt_outputs_carry_their_own_triple(
         "sampling_sha": params_sha256({"max_tokens": 300}),
     }
     assert sut["calls"][0]["usage"]["input_tokens"] == 30
+    from verifier.gaps.audit import audit_store
+    from verifier.gaps.sqlite import SqliteStore
+
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        assert audit_store(store).ok  # the audit re-checks the system's triple too
 
 
 def test_recorded_outputs_replay_offline(

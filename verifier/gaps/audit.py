@@ -60,6 +60,12 @@ _FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in _COPIED))
 _JUDGED_KINDS = frozenset({"judge", "comparative"})
 
 
+def _from_a_system(body: dict[str, Any]) -> bool:
+    """Whether a row was checked against an output a system under test produced."""
+    evidence = body.get("evidence")
+    return type(evidence) is dict and "sut" in evidence
+
+
 ObservedRows: TypeAlias = Sequence[tuple[StoredRow, dict[str, Any] | None]]
 """Rows in seq order, each with its body parsed (``None`` when not a JSON object)."""
 
@@ -234,15 +240,15 @@ class _Audit:
         status = body.get("status")
         if (
             status in TRIPLE_REQUIRED_STATUSES
-            and body.get("kind") in _JUDGED_KINDS
+            and (body.get("kind") in _JUDGED_KINDS or _from_a_system(body))
             and (missing := missing_triple_parts(body))
         ):
             self.report.add(
                 "judge_triple",
                 row.seq,
                 row.row_id,
-                f"row {row.seq} is a {status} verdict without the full judge triple (missing "
-                f"{', '.join(missing)}): only an error row may lack it",
+                f"row {row.seq} is a {status} verdict without its full stability triple "
+                f"(missing {', '.join(missing)}): only an error row may lack it",
             )
 
     def check_runs(self) -> None:

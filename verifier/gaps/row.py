@@ -59,8 +59,9 @@ class GapRow(BaseModel):
                 "append-only and hash-chained per store: row_hash = sha256(prev_hash + "
                 "canonical JSON of the row without row_hash). A pass or fail row of kind "
                 "judge (or comparative with evidence.judge) must carry evidence.judge "
-                "with non-empty model_id, prompt_sha and sampling_sha; verifier audit "
-                "checks that rule."
+                "with non-empty model_id, prompt_sha and sampling_sha, and any pass or "
+                "fail row whose evidence.sut is of kind prompt must carry the same three "
+                "in evidence.sut.triple; verifier audit checks both rules."
             ),
         },
     )
@@ -115,7 +116,7 @@ class GapRow(BaseModel):
             missing = missing_triple_parts({"kind": self.kind, "evidence": self.evidence})
             if missing:
                 raise ValueError(
-                    f"a {self.status} {self.kind} row needs the judge triple; missing: "
+                    f"a {self.status} {self.kind} row needs its stability triple; missing: "
                     + ", ".join(missing)
                 )
         return self
@@ -135,27 +136,38 @@ def needs_triple(row: Mapping[str, Any]) -> bool:
 
 
 def missing_triple_parts(row: Mapping[str, Any]) -> list[str]:
-    """Returns the parts of the stability triple a row lacks (empty when complete).
+    """Returns the parts of the stability triples a row lacks (empty when complete).
+
+    Two triples are required: the judge's on a judged row (see ``needs_triple``), and
+    a prompt system under test's (``evidence.sut.triple``) on every row checked
+    against an output that a model produced from the contract's prompt.
 
     Args:
         row: A gap row as a dict (only ``kind`` and ``evidence`` are read).
 
     Returns:
-        ``[]`` when the row needs no triple or has a complete one; otherwise the
+        ``[]`` when the row needs no triple or has complete ones; otherwise the
         dotted names of what is missing or empty, e.g. ``["evidence.judge.model_id"]``,
         or ``["evidence.judge"]`` when there is no triple object at all. The caller
         decides what that means for the row's status (see ``TRIPLE_REQUIRED_STATUSES``).
     """
-    if not needs_triple(row):
-        return []
     evidence = row.get("evidence")
-    judge = evidence.get("judge") if isinstance(evidence, Mapping) else None
-    if not isinstance(judge, Mapping):
-        return ["evidence.judge"]
+    if not isinstance(evidence, Mapping):
+        return ["evidence.judge"] if needs_triple(row) else []
+    missing = _missing_in(evidence.get("judge"), "evidence.judge") if needs_triple(row) else []
+    sut = evidence.get("sut")
+    if isinstance(sut, Mapping) and sut.get("kind") == "prompt":
+        missing += _missing_in(sut.get("triple"), "evidence.sut.triple")
+    return missing
+
+
+def _missing_in(triple: Any, where: str) -> list[str]:
+    if not isinstance(triple, Mapping):
+        return [where]
     return [
-        f"evidence.judge.{part}"
+        f"{where}.{part}"
         for part in TRIPLE_PARTS
-        if not (isinstance(judge.get(part), str) and judge[part].strip())
+        if not (isinstance(triple.get(part), str) and triple[part].strip())
     ]
 
 
