@@ -11,6 +11,7 @@ import pytest
 
 from tests.gaps._support import begin, draft, filled_store
 from verifier.errors import VerifierError
+from verifier.gaps._sqlite_insert import RowWriter
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
 from verifier.gaps.store import StoreError, open_store
@@ -99,11 +100,17 @@ def test_open_store_rejects_an_unknown_scheme() -> None:
 
 
 def test_a_low_sqlite_parameter_limit_shrinks_the_multi_row_insert(tmp_path: Path) -> None:
+    from verifier.gaps._sqlite_insert import _rows_per_insert
+
     with SqliteStore(tmp_path / "gaps.db") as store:
         store._conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
-        from verifier.gaps.sqlite import _rows_per_insert
-
         assert _rows_per_insert(store._conn) == 999 // 12
+        # A store opened on such a build still takes a batch of several statements.
+        store._writer = RowWriter(store._conn)
+        begin(store)
+        assert store.append([draft(n) for n in range(1, 301)]) == 300
+        assert [row.seq for row in store.iter_rows()] == list(range(1, 301))
+        assert audit_store(store).ok
 
 
 def test_appends_are_checkpointed_by_a_background_thread(tmp_path: Path) -> None:

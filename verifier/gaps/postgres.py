@@ -4,6 +4,8 @@ Same tables and behaviour as the SQLite store. Every write is one transaction th
 first takes a transaction-level advisory lock on the store's chain, then reads the
 chain's last row, seals and inserts (COPY): several processes appending to one
 database serialise on that lock and build a single valid chain without losing a row.
+Appends commit without waiting for the disk; ending a run does, which makes the run's
+rows durable with it (ADR 0012).
 Reads stream through a server-side cursor on a connection of their own, so memory does
 not grow with the store and a long read never holds up the store's other calls.
 """
@@ -19,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Self
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
+from verifier.gaps._sqlite_insert import ROW_COLUMNS
 from verifier.gaps.chain import GENESIS, SealedRow, seal
-from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _run_record
+from verifier.gaps.sqlite import _RUN_COLUMNS, _run_record
 from verifier.gaps.store import (
     CHAIN_SUMMARY_KEY,
     DuplicateRowId,
@@ -37,8 +40,11 @@ if TYPE_CHECKING:
 _FETCH = 2000
 _SEAL_SLICE = 250
 _DUPLICATES_SHOWN = 1000
-_COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
+_COPY_ROWS = f"COPY rows ({ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
+_LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
+# For this transaction only; in the same statement as the lock, to spare a round trip.
+_COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
 
 class PostgresStore:
@@ -137,7 +143,7 @@ class PostgresStore:
         if not batch:
             return 0
         run_ids = list({str(draft.get("run_id")) for draft in batch})
-        with self._write() as cur:
+        with self._write(durable=False) as cur:
             cur.execute("SELECT run_id, status FROM runs WHERE run_id = ANY(%s)", (run_ids,))
             statuses = dict(cur.fetchall())
             for run_id in run_ids:
@@ -208,7 +214,7 @@ class PostgresStore:
             self._target.connect(autocommit=False, error=self._error) as conn,
             conn.cursor(name="gap_rows") as cursor,
         ):
-            cursor.execute(f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
+            cursor.execute(f"SELECT {ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
             make = SealedRow._make
             while batch := cursor.fetchmany(_FETCH):
                 yield from map(make, batch)
@@ -274,8 +280,16 @@ class PostgresStore:
             return self._conn.execute(query, params).fetchall()
 
     @contextmanager
-    def _write(self) -> Iterator[psycopg.Cursor[Any]]:
-        """One transaction holding the chain lock: writers of this store take turns."""
+    def _write(self, *, durable: bool = True) -> Iterator[psycopg.Cursor[Any]]:
+        """One transaction holding the chain lock: writers of this store take turns.
+
+        Args:
+            durable: Wait at the commit until the server has flushed it to disk. Appends
+                do not: a commit is flushed by the next durable one (``finish_run``
+                makes a run's rows durable) or by the server within a second; a server
+                or machine crash meanwhile loses only the newest rows, from the end of
+                the chain, of a run that is not finished.
+        """
         self._check_open()
         with (
             self._lock,
@@ -283,7 +297,10 @@ class PostgresStore:
             self._conn.transaction(),
             self._conn.cursor() as cur,
         ):
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._chain_lock,))
+            cur.execute(
+                _LOCK_CHAIN if durable else _LOCK_CHAIN + _COMMIT_ASYNCHRONOUSLY,
+                (self._chain_lock,),
+            )
             yield cur
 
     def _check_open(self) -> None:
