@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -213,10 +215,15 @@ class PostgresStore:
             self._target.errors(self._error),
             self._target.connect(autocommit=False, error=self._error) as conn,
             conn.cursor(name="gap_rows") as cursor,
+            # The next batch is fetched while the caller works through this one: the
+            # server reads and sends it meanwhile (the wait releases the GIL).
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-fetch") as fetcher,
         ):
             cursor.execute(f"SELECT {ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
-            make = SealedRow._make
-            while batch := cursor.fetchmany(_FETCH):
+            make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
+            coming = fetcher.submit(cursor.fetchmany, _FETCH)
+            while batch := coming.result():
+                coming = fetcher.submit(cursor.fetchmany, _FETCH)
                 yield from map(make, batch)
 
     def run(self, run_id: str) -> RunRecord | None:
