@@ -234,6 +234,21 @@ def test_a_long_read_sees_one_snapshot_and_does_not_hold_up_appends(postgres_url
         assert sum(1 for _ in store.iter_rows()) == 5010
 
 
+def test_a_read_abandoned_midway_leaves_no_fetching_thread(postgres_url: str) -> None:
+    def fetchers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("verifier-fetch")]
+
+    with PostgresStore(postgres_url) as store:
+        begin(store)
+        store.append([draft(n) for n in range(1, 5001)])
+        reading = store.iter_rows()
+        assert next(reading).seq == 1
+        assert len(fetchers()) == 1  # the next batch is on its way
+        reading.close()
+        assert fetchers() == []
+        assert sum(1 for _ in store.iter_rows()) == 5000
+
+
 def test_a_closed_store_refuses_further_calls(postgres_url: str) -> None:
     store = PostgresStore(postgres_url)
     store.close()

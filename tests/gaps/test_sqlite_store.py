@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -173,3 +174,15 @@ def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
         store.append([draft(n) for n in range(11, 21)])
         finish(store)
         assert audit_store(store).ok
+
+
+def test_a_large_append_inserts_on_a_thread_that_closing_the_store_ends(tmp_path: Path) -> None:
+    def inserters() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("verifier-sqlite-insert")]
+
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        begin(store)
+        store.append([draft(n) for n in range(1, 501)])
+        assert len(inserters()) == 1
+        assert [r.seq for r in store.iter_rows()] == list(range(1, 501))
+    assert inserters() == []

@@ -2,7 +2,9 @@
 
 Every append is one ``BEGIN IMMEDIATE`` transaction that reads the chain's last row
 *inside* the transaction, so several processes appending to one file serialise on
-SQLite's write lock and still build a single valid chain.
+SQLite's write lock and still build a single valid chain. Within that transaction a
+large batch is sealed and inserted a slice at a time, each slice inserted on a thread
+while the next is sealed (``_sqlite_insert``).
 """
 
 from __future__ import annotations
