@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 
 from tests.gaps._support import begin, draft, filled_store, finish
 from verifier.errors import VerifierError
-from verifier.gaps._sqlite_insert import RowWriter
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
 from verifier.gaps.store import StoreError, open_store
@@ -102,17 +100,11 @@ def test_open_store_rejects_an_unknown_scheme() -> None:
 
 
 def test_a_low_sqlite_parameter_limit_shrinks_the_multi_row_insert(tmp_path: Path) -> None:
-    from verifier.gaps._sqlite_insert import _rows_per_insert
-
     with SqliteStore(tmp_path / "gaps.db") as store:
         store._conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+        from verifier.gaps.sqlite import _rows_per_insert
+
         assert _rows_per_insert(store._conn) == 999 // 12
-        # A store opened on such a build still takes a batch of several statements.
-        store._writer = RowWriter(store._conn)
-        begin(store)
-        assert store.append([draft(n) for n in range(1, 301)]) == 300
-        assert [row.seq for row in store.iter_rows()] == list(range(1, 301))
-        assert audit_store(store).ok
 
 
 def test_appends_are_checkpointed_by_a_background_thread(tmp_path: Path) -> None:
@@ -174,15 +166,3 @@ def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
         store.append([draft(n) for n in range(11, 21)])
         finish(store)
         assert audit_store(store).ok
-
-
-def test_a_large_append_inserts_on_a_thread_that_closing_the_store_ends(tmp_path: Path) -> None:
-    def inserters() -> list[threading.Thread]:
-        return [t for t in threading.enumerate() if t.name.startswith("verifier-sqlite-insert")]
-
-    with SqliteStore(tmp_path / "gaps.db") as store:
-        begin(store)
-        store.append([draft(n) for n in range(1, 501)])
-        assert len(inserters()) == 1
-        assert [r.seq for r in store.iter_rows()] == list(range(1, 501))
-    assert inserters() == []

@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any, Self
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
-from verifier.gaps._sqlite_insert import ROW_COLUMNS
 from verifier.gaps.chain import GENESIS, SealedRow, seal
-from verifier.gaps.sqlite import _RUN_COLUMNS, _run_record
+from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _run_record
 from verifier.gaps.store import (
     CHAIN_SUMMARY_KEY,
     DuplicateRowId,
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
 _FETCH = 2000
 _SEAL_SLICE = 250
 _DUPLICATES_SHOWN = 1000
-_COPY_ROWS = f"COPY rows ({ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
+_COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
 _LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
 # For this transaction only; in the same statement as the lock, to spare a round trip.
@@ -219,7 +218,7 @@ class PostgresStore:
             # server reads and sends it meanwhile (the wait releases the GIL).
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-fetch") as fetcher,
         ):
-            cursor.execute(f"SELECT {ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
+            cursor.execute(f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
             make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
             coming = fetcher.submit(cursor.fetchmany, _FETCH)
             while batch := coming.result():
