@@ -44,6 +44,12 @@ _DUPLICATES_SHOWN = 1000
 _COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
 _LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
+# Rows (run_id, status, NULL, NULL) per run asked about, then (NULL, NULL, seq,
+# row_hash) of the chain's last row when there is one.
+_RUNS_AND_LAST_ROW = (
+    "SELECT run_id, status, NULL::bigint, NULL::text FROM runs WHERE run_id = ANY(%s)"
+    " UNION ALL (SELECT NULL, NULL, seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1)"
+)
 # For this transaction only; in the same statement as the lock, to spare a round trip.
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
@@ -145,17 +151,20 @@ class PostgresStore:
             return 0
         run_ids = list({str(draft.get("run_id")) for draft in batch})
         with self._write(durable=False) as cur:
-            cur.execute("SELECT run_id, status FROM runs WHERE run_id = ANY(%s)", (run_ids,))
-            statuses = dict(cur.fetchall())
+            # Read under the chain lock, in one round trip: the runs' states, and the
+            # chain's last row (another process may have appended since this one last
+            # looked, and none can until this transaction commits).
+            found = cur.execute(_RUNS_AND_LAST_ROW, (run_ids,)).fetchall()
+            statuses = {run_id: status for run_id, status, _, _ in found if run_id is not None}
             for run_id in run_ids:
                 status = statuses.get(run_id)
                 if status != "running":
                     state = "has not begun" if status is None else f"is {status}"
                     raise StoreError(f"cannot append rows: run {run_id} {state}")
-            # Read under the chain lock: another process may have appended since this
-            # one last looked, and none can until this transaction commits.
-            found = cur.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
-            last_seq, last_hash = found.fetchone() or (0, GENESIS)
+            last_seq, last_hash = next(
+                ((seq, row_hash) for run_id, _, seq, row_hash in found if run_id is None),
+                (0, GENESIS),
+            )
             # Sealing a slice at a time lets the server store one slice while the next
             # is hashed. A draft that cannot be sealed aborts the COPY: nothing is kept.
             try:
