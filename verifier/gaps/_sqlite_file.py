@@ -18,6 +18,7 @@ from verifier.gaps.store import StoreError
 # recognised before anything is written to it.
 APPLICATION_ID = 0x76726679
 SCHEMA_VERSION = 1
+PAGE_SIZE = 16384
 
 # Separate statements, not executescript(): that would commit the open transaction,
 # and two processes creating one store at once must each do it under the write lock.
@@ -77,6 +78,11 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
         ).fetchone()
         if app_id not in (0, APPLICATION_ID) or (app_id == 0 and has_tables):
             raise StoreError(f"{path} is a SQLite database but not a verifier gap store")
+        if app_id == 0:
+            # Only a new file takes it (before its first write). Gap rows are most of a
+            # kilobyte: bigger pages mean fewer WAL frames and B-tree pages per row, and
+            # appends took about 7% less CPU; existing stores keep theirs.
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a crashed process; only a power loss may drop the
         # last commits, and what remains is still a valid chain.

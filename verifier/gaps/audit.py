@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Protocol, TypeAlias
@@ -27,7 +28,7 @@ import orjson
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
 from verifier.gaps.chain import GENESIS
-from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
 
 __all__ = [
@@ -58,12 +59,6 @@ _FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in _COPIED))
 # Only rows of these kinds can need a judge triple (see ``needs_triple``); testing the
 # kind first spares the full check on every rubric row.
 _JUDGED_KINDS = frozenset({"judge", "comparative"})
-
-
-def _from_a_system(body: dict[str, Any]) -> bool:
-    """Whether a row was checked against an output a system under test produced."""
-    evidence = body.get("evidence")
-    return type(evidence) is dict and "sut" in evidence
 
 
 ObservedRows: TypeAlias = Sequence[tuple[StoredRow, dict[str, Any] | None]]
@@ -121,9 +116,14 @@ def audit_store(
         StoreError: The store cannot be read, or ``run_id`` names no run at all.
     """
     audit = _Audit(store, run_id, AuditReport(store.location, run_id, max_problems=max_problems))
-    audit.stream(tuple(observers))
-    audit.check_runs()
-    for duplicate in store.duplicate_row_ids(run_id):
+    # The store finds duplicate ids in a query of its own (a sort of every row id);
+    # asked first, on a thread, it runs while the rows stream past.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-audit") as pool:
+        duplicates = pool.submit(store.duplicate_row_ids, run_id)
+        audit.stream(tuple(observers))
+        audit.check_runs()
+        found = duplicates.result()
+    for duplicate in found:
         held_by = ", ".join(str(s) for s in duplicate.seqs)
         audit.report.add(
             "duplicate_row_id",
@@ -143,32 +143,71 @@ class _Audit:
         self.tallies: dict[str, _RunTally] = {}
         self.unknown_runs: set[str] = set()
         self.schema: RowSchemaCheck = packaged_row_schema()
-        self.is_valid = self.schema.is_valid
+        self.all_valid = self.schema.all_valid
+        self.selected: set[str] = set()
+        # Where the walk along the chain is, between batches.
+        self.expected_seq, self.prev_hash, self.tally = 1, GENESIS, _RunTally()
+        self.current_run: str | None = None
+        self.in_scope = False
+        self.chain_rows = self.rows_checked = 0
 
     def stream(self, observers: tuple[RowObserver, ...]) -> None:
-        # Locals and one loop: this runs once per row of the store. Per-run work is
-        # done only when the run changes, which in a chain is rare.
-        add, only, loads, sha256 = self.report.add, self.run_id, orjson.loads, hashlib.sha256
-        tallies, selected, check_row = self.tallies, set(), self.check_row
-        expected_seq, prev_hash, chain_rows, checked = 1, GENESIS, 0, 0
-        tally, current_run, in_scope = _RunTally(), None, False
-        observed: list[tuple[StoredRow, dict[str, Any] | None]] = []
-        keep = observed.append if observers else None
+        # This runs once per row of the store: rows are parsed here, then checked a
+        # batch at a time, so the schema validator is called once per batch.
+        loads, only, check_batch = orjson.loads, self.run_id, self.check_batch
+        batch: list[tuple[StoredRow, dict[str, Any] | None]] = []
+        scoped: list[dict[str, Any]] = []
         for row in self.store.iter_rows():
-            seq, text, row_hash = row.seq, row.body, row.row_hash
             try:
-                body: Any = loads(text)
+                body: Any = loads(row.body)
             except orjson.JSONDecodeError:
                 body = None
+            if type(body) is dict:
+                if only is None or row.run_id == only:
+                    body["row_hash"] = row.row_hash  # the schema describes the whole row
+                    scoped.append(body)
+                batch.append((row, body))
+            else:
+                batch.append((row, None))
+            if len(batch) == OBSERVED_BATCH:
+                check_batch(batch, scoped)
+                for observer in observers:
+                    observer.observe(batch)
+                batch, scoped = [], []
+        if batch:
+            check_batch(batch, scoped)
+            for observer in observers:
+                observer.observe(batch)
+        self.report.chain_rows = self.chain_rows
+        self.report.rows_checked = self.rows_checked
+        self.report.runs_seen = len(self.selected)
+
+    def check_batch(
+        self, batch: list[tuple[StoredRow, dict[str, Any] | None]], scoped: list[dict[str, Any]]
+    ) -> None:
+        """Checks the chain over ``batch`` and the rows in scope, in seq order.
+
+        Args:
+            batch: Rows in seq order, each with its body (``None``: not a JSON object).
+            scoped: The bodies of the rows in scope, ``row_hash`` added.
+        """
+        add, only, sha256, check_row = self.report.add, self.run_id, hashlib.sha256, self.check_row
+        from_body, from_row = _FROM_BODY, _FROM_ROW
+        expected_seq, prev_hash, tally = self.expected_seq, self.prev_hash, self.tally
+        current_run, in_scope, checked = self.current_run, self.in_scope, 0
+        schema_checked = self.all_valid(scoped)
+        for row, body in batch:
+            seq, row_hash = row.seq, row.row_hash
             # What was hashed is the body's prev_hash; the column is only a copy.
-            linked_to = body.get("prev_hash") if type(body) is dict else None
+            linked_to = body.get("prev_hash") if body is not None else None
             if type(linked_to) is not str:
                 linked_to = row.prev_hash
             if seq != expected_seq:
                 add("chain", seq, row.row_id, _gap_message(expected_seq, seq))
             # verify_link, inlined: a prev_hash that is not ASCII was never produced.
             try:
-                intact = sha256(linked_to.encode("ascii") + text.encode()).hexdigest() == row_hash
+                digest = sha256(linked_to.encode("ascii") + row.body.encode())
+                intact = digest.hexdigest() == row_hash
             except UnicodeEncodeError:
                 intact = False
             # An edited row explains any link mismatch of its own; a link mismatch on
@@ -182,30 +221,30 @@ class _Audit:
             expected_seq, prev_hash = seq + 1, row_hash
             run_id = row.run_id
             if run_id != current_run:
+                # Per-run work only when the run changes, which in a chain is rare.
                 current_run = run_id
-                tally = tallies.get(run_id) or tallies.setdefault(run_id, _RunTally())
+                tally = self.tallies.get(run_id) or self.tallies.setdefault(run_id, _RunTally())
                 in_scope = only is None or run_id == only
                 if in_scope:
-                    selected.add(run_id)
+                    self.selected.add(run_id)
                     self.check_run_known(row)
             tally.rows += 1
             tally.last_seq, tally.last_hash = seq, row_hash
             if in_scope:
                 checked += 1
-                check_row(row, body)
-            if keep is not None:
-                keep((row, body if type(body) is dict else None))
-                if len(observed) >= OBSERVED_BATCH:
-                    for observer in observers:
-                        observer.observe(observed)
-                    observed.clear()
-            chain_rows += 1
-        if observed:
-            for observer in observers:
-                observer.observe(observed)
-        self.report.chain_rows = chain_rows
-        self.report.rows_checked = checked
-        self.report.runs_seen = len(selected)
+                # A valid body has every key read here; anything unusual is left to
+                # check_row, which finds and words the problems.
+                if not (
+                    schema_checked
+                    and body is not None
+                    and from_body(body) == from_row(row)
+                    and (body["status"] not in TRIPLE_REQUIRED_STATUSES or _has_full_triple(body))
+                ):
+                    check_row(row, body, schema_checked)
+        self.expected_seq, self.prev_hash, self.tally = expected_seq, prev_hash, tally
+        self.current_run, self.in_scope = current_run, in_scope
+        self.chain_rows += len(batch)
+        self.rows_checked += checked
 
     def check_run_known(self, row: StoredRow) -> None:
         if row.run_id not in self.runs and row.run_id not in self.unknown_runs:
@@ -213,8 +252,9 @@ class _Audit:
             message = f"row {row.seq} is of run {row.run_id}, which has no run record"
             self.report.add("run", row.seq, row.row_id, message)
 
-    def check_row(self, row: StoredRow, body: Any) -> None:
-        if type(body) is not dict:
+    def check_row(self, row: StoredRow, body: dict[str, Any] | None, schema_checked: bool) -> None:
+        """The row-level checks; ``schema_checked``: the body is known to be valid."""
+        if body is None:
             self.report.add(
                 "body", row.seq, row.row_id, f"row {row.seq}'s body is not a JSON object"
             )
@@ -231,8 +271,7 @@ class _Audit:
                 row.row_id,
                 f"row {row.seq}'s columns disagree with its body: {', '.join(names)}",
             )
-        body["row_hash"] = row.row_hash  # the schema describes the whole row
-        if not self.is_valid(body):
+        if not schema_checked:
             error = self.schema.first_error(body)
             if error is not None:
                 message = f"row {row.seq} breaks verifier.gap-row.v1 at {error}"
@@ -240,7 +279,7 @@ class _Audit:
         status = body.get("status")
         if (
             status in TRIPLE_REQUIRED_STATUSES
-            and (body.get("kind") in _JUDGED_KINDS or _from_a_system(body))
+            and not _has_full_triple(body)
             and (missing := missing_triple_parts(body))
         ):
             self.report.add(
@@ -297,6 +336,31 @@ class _Audit:
         else:
             message = f"{recorded}; the store holds {held.rows} of them"
             add("run", held.last_seq, None, message)
+
+
+def _has_full_triple(body: dict[str, Any]) -> bool:
+    """The common case of ``missing_triple_parts`` returning ``[]`` (no triple needed,
+    or complete ones), decided without its generality; ``False`` means only that the
+    full check must decide."""
+    evidence = body.get("evidence")
+    if type(evidence) is not dict:
+        return False
+    if body.get("kind") in _JUDGED_KINDS and not _complete(evidence.get("judge")):
+        return False
+    sut = evidence.get("sut")
+    if sut is None:
+        return True
+    return type(sut) is dict and (sut.get("kind") != "prompt" or _complete(sut.get("triple")))
+
+
+def _complete(triple: Any) -> bool:
+    if type(triple) is not dict:
+        return False
+    for part in TRIPLE_PARTS:
+        value = triple.get(part)
+        if type(value) is not str or not value.strip():
+            return False
+    return True
 
 
 def _gap_message(expected: int, seq: int) -> str:

@@ -4,6 +4,8 @@ Same tables and behaviour as the SQLite store. Every write is one transaction th
 first takes a transaction-level advisory lock on the store's chain, then reads the
 chain's last row, seals and inserts (COPY): several processes appending to one
 database serialise on that lock and build a single valid chain without losing a row.
+Appends commit without waiting for the disk; ending a run does, which makes the run's
+rows durable with it (ADR 0012).
 Reads stream through a server-side cursor on a connection of their own, so memory does
 not grow with the store and a long read never holds up the store's other calls.
 """
@@ -12,7 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -39,6 +43,15 @@ _SEAL_SLICE = 250
 _DUPLICATES_SHOWN = 1000
 _COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
+_LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
+# Rows (run_id, status, NULL, NULL) per run asked about, then (NULL, NULL, seq,
+# row_hash) of the chain's last row when there is one.
+_RUNS_AND_LAST_ROW = (
+    "SELECT run_id, status, NULL::bigint, NULL::text FROM runs WHERE run_id = ANY(%s)"
+    " UNION ALL (SELECT NULL, NULL, seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1)"
+)
+# For this transaction only; in the same statement as the lock, to spare a round trip.
+_COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
 
 class PostgresStore:
@@ -137,18 +150,21 @@ class PostgresStore:
         if not batch:
             return 0
         run_ids = list({str(draft.get("run_id")) for draft in batch})
-        with self._write() as cur:
-            cur.execute("SELECT run_id, status FROM runs WHERE run_id = ANY(%s)", (run_ids,))
-            statuses = dict(cur.fetchall())
+        with self._write(durable=False) as cur:
+            # Read under the chain lock, in one round trip: the runs' states, and the
+            # chain's last row (another process may have appended since this one last
+            # looked, and none can until this transaction commits).
+            found = cur.execute(_RUNS_AND_LAST_ROW, (run_ids,)).fetchall()
+            statuses = {run_id: status for run_id, status, _, _ in found if run_id is not None}
             for run_id in run_ids:
                 status = statuses.get(run_id)
                 if status != "running":
                     state = "has not begun" if status is None else f"is {status}"
                     raise StoreError(f"cannot append rows: run {run_id} {state}")
-            # Read under the chain lock: another process may have appended since this
-            # one last looked, and none can until this transaction commits.
-            found = cur.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
-            last_seq, last_hash = found.fetchone() or (0, GENESIS)
+            last_seq, last_hash = next(
+                ((seq, row_hash) for run_id, _, seq, row_hash in found if run_id is None),
+                (0, GENESIS),
+            )
             # Sealing a slice at a time lets the server store one slice while the next
             # is hashed. A draft that cannot be sealed aborts the COPY: nothing is kept.
             try:
@@ -207,10 +223,15 @@ class PostgresStore:
             self._target.errors(self._error),
             self._target.connect(autocommit=False, error=self._error) as conn,
             conn.cursor(name="gap_rows") as cursor,
+            # The next batch is fetched while the caller works through this one: the
+            # server reads and sends it meanwhile (the wait releases the GIL).
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-fetch") as fetcher,
         ):
             cursor.execute(f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
-            make = SealedRow._make
-            while batch := cursor.fetchmany(_FETCH):
+            make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
+            coming = fetcher.submit(cursor.fetchmany, _FETCH)
+            while batch := coming.result():
+                coming = fetcher.submit(cursor.fetchmany, _FETCH)
                 yield from map(make, batch)
 
     def run(self, run_id: str) -> RunRecord | None:
@@ -274,8 +295,16 @@ class PostgresStore:
             return self._conn.execute(query, params).fetchall()
 
     @contextmanager
-    def _write(self) -> Iterator[psycopg.Cursor[Any]]:
-        """One transaction holding the chain lock: writers of this store take turns."""
+    def _write(self, *, durable: bool = True) -> Iterator[psycopg.Cursor[Any]]:
+        """One transaction holding the chain lock: writers of this store take turns.
+
+        Args:
+            durable: Wait at the commit until the server has flushed it to disk. Appends
+                do not: a commit is flushed by the next durable one (``finish_run``
+                makes a run's rows durable) or by the server within a second; a server
+                or machine crash meanwhile loses only the newest rows, from the end of
+                the chain, of a run that is not finished.
+        """
         self._check_open()
         with (
             self._lock,
@@ -283,7 +312,10 @@ class PostgresStore:
             self._conn.transaction(),
             self._conn.cursor() as cur,
         ):
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._chain_lock,))
+            cur.execute(
+                _LOCK_CHAIN if durable else _LOCK_CHAIN + _COMMIT_ASYNCHRONOUSLY,
+                (self._chain_lock,),
+            )
             yield cur
 
     def _check_open(self) -> None:

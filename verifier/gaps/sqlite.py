@@ -11,6 +11,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from types import TracebackType
@@ -252,7 +253,7 @@ class SqliteStore:
                 f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params
             )
             try:
-                make = SealedRow._make
+                make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
                 while batch := cursor.fetchmany(_FETCH):
                     yield from map(make, batch)
             finally:
@@ -286,13 +287,20 @@ class SqliteStore:
         Args:
             run_id: Only ids of which at least one copy belongs to this run.
         """
+        query = (
+            "SELECT row_id, group_concat(seq) FROM rows GROUP BY row_id"
+            " HAVING COUNT(*) > 1 AND (?1 IS NULL OR SUM(run_id = ?1) > 0)"
+            f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}"
+        )
         with sqlite_errors(self._path):
-            found = self._conn.execute(
-                "SELECT row_id, group_concat(seq) FROM rows GROUP BY row_id"
-                " HAVING COUNT(*) > 1 AND (?1 IS NULL OR SUM(run_id = ?1) > 0)"
-                f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}",
-                (run_id,),
-            ).fetchall()
+            self._conn.total_changes  # noqa: B018 -- fails on a closed store, as every call does
+            # A connection of its own: the query sorts every row id, and meanwhile
+            # this store's connection stays free (the audit streams rows through it).
+            reader = sqlite3.connect(self._path, timeout=30.0, isolation_level=None)
+            try:
+                found = reader.execute(query, (run_id,)).fetchall()
+            finally:
+                reader.close()
         return [
             DuplicateRowId(row_id, tuple(sorted(int(s) for s in seqs.split(","))))
             for row_id, seqs in found
