@@ -2,7 +2,7 @@
 
 Inputs steer it: ``crash`` exits 3 with a message on stderr, ``sleep`` hangs, ``leak``
 prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREETING``
-variable, ``bad-json`` prints text that is not JSON, ``json`` prints an object;
+variable, ``bad-json`` prints text that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
 anything else is answered in a sentence.
 """
 
@@ -22,6 +22,9 @@ if text == "leak":
     sys.exit(1)
 if text == "env":
     print(os.environ.get("GREETING", "unset"))
+    sys.exit(0)
+if text == "flood":
+    sys.stdout.write("x" * (17 * 1024 * 1024))
     sys.exit(0)
 if text == "bad-json":
     print("{not json")

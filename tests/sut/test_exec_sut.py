@@ -149,3 +149,18 @@ def test_calls_overlap_within_the_concurrency_limit(tmp_path: Path) -> None:
     )
     assert result.returncode == 0 and report["passed_cases"] == 4
     assert time.monotonic() - started < 3.9
+
+
+def test_a_command_flooding_stdout_is_stopped_and_an_error_for_its_case(tmp_path: Path) -> None:
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "flood", "input": "flood"},
+        {"id": "ok", "input": "What is the refund window?"},
+    )
+    result, report = run_report(tmp_path, contract(tmp_path), cases, env={"SUT_TEST_TOKEN": SECRET})
+    assert result.returncode == 1, result.stderr
+    by_case = results(report)
+    flood = by_case["flood"]["cites"]
+    assert flood["status"] == "error"
+    assert "wrote more than 16777216 bytes on stdout (killed)" in flood["reasoning"]
+    assert by_case["ok"]["cites"]["status"] == "pass"

@@ -93,7 +93,9 @@ class ExecCaller:
         except OSError as exc:
             return Produced(error=self.mask(f"cannot start {self.spec.command[0]!r}: {exc}"))
         try:
-            out, err = await asyncio.wait_for(process.communicate(stdin_bytes(value)), self.timeout)
+            out, err, overflowed = await asyncio.wait_for(
+                _exchange(process, stdin_bytes(value)), self.timeout
+            )
         except TimeoutError:
             _kill_group(process)
             await process.wait()
@@ -106,6 +108,11 @@ class ExecCaller:
             if process.returncode is None:  # cancelled: leave nothing running
                 _kill_group(process)
         call: dict[str, Any] = {"exit_code": process.returncode, "duration_ms": _ms(started)}
+        if overflowed:
+            call["stdout_overflow"] = True
+            return Produced(
+                error=f"wrote more than {MAX_STDOUT_BYTES} bytes on stdout (killed)", call=call
+            )
         code = process.returncode
         if code != 0:
             what = (
@@ -122,6 +129,50 @@ class ExecCaller:
 
     async def aclose(self) -> None:
         return None
+
+
+MAX_STDOUT_BYTES = 16 * 1024 * 1024
+"""Most a command may write on stdout for one case; past it the command is killed."""
+_STDERR_KEPT = 64 * 1024  # only the tail of stderr is ever shown
+_READ = 64 * 1024
+
+
+async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bytes, bool]:
+    """Feeds stdin while reading stdout and stderr, in bounded memory.
+
+    Returns stdout, the tail of stderr, and whether stdout passed ``MAX_STDOUT_BYTES``
+    (the process group is then killed and stdout dropped).
+    """
+    assert process.stdin and process.stdout and process.stderr
+    stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+
+    async def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stdin.write(data)
+            await stdin.drain()
+        stdin.close()
+
+    async def read_out() -> tuple[bytes, bool]:
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := await stdout.read(_READ):
+            size += len(chunk)
+            if size > MAX_STDOUT_BYTES:
+                _kill_group(process)
+                return b"", True
+            chunks.append(chunk)
+        return b"".join(chunks), False
+
+    async def read_err() -> bytes:
+        kept = bytearray()
+        while chunk := await stderr.read(_READ):
+            kept += chunk
+            del kept[:-_STDERR_KEPT]
+        return bytes(kept)
+
+    _, (out, overflowed), err = await asyncio.gather(feed(), read_out(), read_err())
+    await process.wait()
+    return out, err, overflowed
 
 
 def _chomp(text: str) -> str:
