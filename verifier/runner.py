@@ -395,6 +395,15 @@ class Runner:
         for line in chunk:
             results = results_by_line.get(line.line) or _line_error_results(plan, line)
             ordered = tuple([results[claim_id] for claim_id in order])
+            sut = line.sut
+            if sut is not None:
+                # Where the output came from belongs to every result of the case, in
+                # the stored rows and in the reports alike.
+                ordered = tuple(
+                    ClaimResult(r.claim_id, r.kind, r.status, r.score, r.reason,
+                                {**r.evidence, "sut": sut})
+                    for r in ordered
+                )  # fmt: skip
             score, ok = _score(weights, ordered, threshold)
             case_id = line.case_id
             cases.append(CaseResult(case_id, line.line, ordered, score, ok))
@@ -402,7 +411,6 @@ class Runner:
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.
             row_prefix = f"{run_id}:{line.line}:"
-            sut = line.sut
             for result in ordered:
                 add_draft(
                     {
@@ -419,9 +427,7 @@ class Runner:
                         "status": result.status,
                         "score": result.score,
                         "reason": result.reason,
-                        "evidence": result.evidence
-                        if sut is None
-                        else {**result.evidence, "sut": sut},
+                        "evidence": result.evidence,
                     }
                 )
         self.store.append(drafts)

@@ -67,6 +67,8 @@ def test_exec_outputs_are_checked_and_failures_become_error_rows_for_their_case_
     assert sut["calls"][0]["exit_code"] == 0
     assert rows[("crash", "cites")]["evidence"]["sut"]["calls"][0]["exit_code"] == 3
     assert rows[("hang", "cites")]["evidence"]["sut"]["calls"][0]["timed_out"] is True
+    # The JSON report shows the same provenance as the stored rows.
+    assert by_case["ok"]["cites"]["evidence"]["sut"] == sut
 
 
 def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_path: Path) -> None:
