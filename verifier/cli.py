@@ -229,7 +229,7 @@ def _count_lines(path: Path) -> int | None:
     type=click.IntRange(1, 512),
     default=8,
     show_default=True,
-    help="Judge calls in flight.",
+    help="Model calls in flight (judges and a prompt system under test together).",
 )
 @click.option(
     "--rpm",

@@ -185,3 +185,58 @@ def test_an_openai_compatible_server_answers_a_prompt_sut_in_text(
     sent = server.model_calls()[0].body
     assert "tools" not in sent and sent["messages"] == [{"role": "user", "content": "Q: why?"}]
     assert line.sut is not None and line.sut["triple"]["model_id"] == "local-model-1"
+
+
+JUDGED = (
+    CONTRACT
+    + f"""\
+  - id: polite
+    judge: grader
+    instruction: The answer is polite and does not guess.
+judges:
+  grader:
+    provider: anthropic
+    model: {MODEL}
+    sampling: {{max_tokens: 300}}
+"""
+)
+
+
+def test_both_variants_share_the_runs_concurrency(tmp_path: Path) -> None:
+    # The two variants' systems produce each chunk at the same time; --concurrency
+    # bounds the calls of the whole run, not each variant's.
+    (tmp_path / "bot.md").write_text(TEMPLATE, encoding="utf-8")
+    contract = tmp_path / "judged.yaml"
+    contract.write_text(JUDGED, encoding="utf-8")
+    cases = write_cases(
+        tmp_path / "cases.jsonl", *({"id": f"c{n}", "input": f"question {n}"} for n in range(8))
+    )
+    variant = "{prompt: {provider: anthropic, model: %s, template: '%s {{input}}'}}"
+    from tests.sut._support import model
+
+    with MessagesServer(default=model, latency=0.1) as server:
+        result, _ = run_report(
+            tmp_path, contract, cases, "--concurrency", "2",
+            "--variant", "a=" + variant % (MODEL, "Answer:"),
+            "--variant", "b=" + variant % (MODEL, "Reply:"),
+            base_url=server.base_url,
+        )  # fmt: skip
+        peak, calls = server.max_in_flight, len(server.model_calls())
+    assert result.returncode in (0, 1), result.stderr
+    assert calls == 32  # per case: two outputs and each run's verdict
+    assert peak == 2  # not 2 for each variant
+
+
+def test_one_limiter_per_limits_and_event_loop() -> None:
+    from verifier.judge.limits import shared_limiter
+
+    async def two() -> tuple[object, object, object]:
+        return (
+            shared_limiter(CallLimits(concurrency=3)),
+            shared_limiter(CallLimits(concurrency=3)),
+            shared_limiter(CallLimits(concurrency=4)),
+        )
+
+    first, same, other = asyncio.run(two())
+    again, _, _ = asyncio.run(two())
+    assert first is same and first is not other and again is not first

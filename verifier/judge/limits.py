@@ -10,6 +10,7 @@ run with error rows in minutes instead of retrying every call of a large suite.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass
 
 from aiolimiter import AsyncLimiter
@@ -77,3 +78,23 @@ class Limiter:
 def estimate_tokens(*texts: str) -> int:
     """A rough input-token estimate (about four characters a token) for rate limiting."""
     return max(1, sum(len(t) for t in texts) // 4)
+
+
+_SHARED: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[CallLimits, Limiter]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_limiter(limits: CallLimits) -> Limiter:
+    """The one ``Limiter`` of ``limits`` in the running event loop.
+
+    Everything that calls a model in one run (judges, a prompt system under test, both
+    variants) goes through it, so ``--concurrency``, ``--rpm``, ``--tpm`` and the retry
+    budget bound the run as a whole, not each caller separately. Must be called from
+    inside the loop (asyncio primitives belong to one).
+    """
+    per_loop = _SHARED.setdefault(asyncio.get_running_loop(), {})
+    limiter = per_loop.get(limits)
+    if limiter is None:
+        limiter = per_loop[limits] = Limiter(limits)
+    return limiter

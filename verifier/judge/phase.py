@@ -22,7 +22,7 @@ from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.cache import CachedReply, LayeredCache, entry_for
 from verifier.judge.calls import JudgeStats, call_within_limits
-from verifier.judge.limits import CallLimits, Limiter
+from verifier.judge.limits import CallLimits, Limiter, shared_limiter
 from verifier.judge.majority import combine_samples
 from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
 from verifier.judge.template import Template, load_template
@@ -120,7 +120,7 @@ class JudgePhase:
         self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
     ) -> list[dict[str, ClaimResult]]:
         if self._limiter is None:  # made inside the running loop
-            self._limiter = Limiter(self.limits)
+            self._limiter = shared_limiter(self.limits)
         seen = [dict(p) for p in prior]
         out: list[dict[str, ClaimResult]] = [{} for _ in chunk]
         for wave in self._waves:

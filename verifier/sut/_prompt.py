@@ -27,7 +27,7 @@ from verifier.fieldpath import MISSING, FieldPathError, compile_path
 from verifier.judge.cache import LayeredCache, entry_for
 from verifier.judge.cache_key import cache_key
 from verifier.judge.calls import JudgeStats, call_within_limits
-from verifier.judge.limits import CallLimits, Limiter
+from verifier.judge.limits import CallLimits, Limiter, shared_limiter
 from verifier.judge.sampling import sent_sampling
 from verifier.judge.template import DYNAMIC_MARKER
 from verifier.judge.triple import prompt_sha_of, sampling_sha_of
@@ -184,7 +184,7 @@ class PromptCaller:
         if self.provider is None:
             return Produced(error=f"replay: no recorded output for case {case_id} (run {run + 1})")
         if self._limiter is None:  # made inside the running loop
-            self._limiter = Limiter(self.limits)
+            self._limiter = shared_limiter(self.limits)
             self._put_lock = asyncio.Lock()
         reply, problem = await call_within_limits(
             self.provider,
