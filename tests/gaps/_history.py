@@ -61,6 +61,7 @@ def plant_run(
     evidence: Mapping[str, Mapping[str, Any]] | None = None,
     recorded_at: str | None = None,
     finish: bool = True,
+    options: dict[str, Any] | None = None,
 ) -> None:
     """A run in which each claim passes ``passed`` of ``total`` cases.
 
@@ -69,7 +70,7 @@ def plant_run(
         evidence: Judge evidence of the claims that are judged.
         recorded_at: The rows' time (default: ``started_at``).
     """
-    begin(store, run_id, started_at=started_at)
+    begin(store, run_id, started_at=started_at, options=options)
     drafts = []
     for claim_id, (passed, total) in passes.items():
         judged = (evidence or {}).get(claim_id)

@@ -46,7 +46,12 @@ def draft(n: int, run_id: str = "run-1", **changes: Any) -> dict[str, Any]:
     return row
 
 
-def begin(store: GapStore, run_id: str = "run-1", started_at: str = "2026-11-25T10:00:00Z") -> None:
+def begin(
+    store: GapStore,
+    run_id: str = "run-1",
+    started_at: str = "2026-11-25T10:00:00Z",
+    options: dict[str, Any] | None = None,
+) -> None:
     store.begin_run(
         run_id,
         contract_id="demo",
@@ -55,7 +60,7 @@ def begin(store: GapStore, run_id: str = "run-1", started_at: str = "2026-11-25T
         contract_path="contracts/demo.yaml",
         contract_source=CONTRACT_SOURCE,
         started_at=started_at,
-        options={"judges": "replay"},
+        options=options or {"judges": "replay"},
     )
 
 

@@ -210,3 +210,24 @@ def test_history_on_either_backend(store_backend: Backend) -> None:
     assert report.integrity.ok
     assert [(a.run_id, a.claim_id) for a in report.alerts] == [("r6", "cites")]
     assert [(c.scope, c.run_id) for c in report.drift] == [("judge", "r4"), ("claim", "r4")]
+
+
+def test_variants_of_one_contract_are_separate_histories(tmp_path: Path) -> None:
+    # Nightly --variant runs: the current system passes 9 of 10, the candidate 5 of 10.
+    # Read as one history, every candidate run would be a drop against the current's.
+    path = tmp_path / "gaps.db"
+    with SqliteStore(path) as store:
+        for night in range(1, 6):
+            for hour, (variant, passed) in enumerate((("current", 9), ("brief", 5))):
+                plant_run(
+                    store,
+                    f"n{night}-{variant}",
+                    started_at=day(night, 10 + hour),
+                    passes={"short": (passed, 10)},
+                    options={"variant": variant},
+                )
+    with SqliteStore(path) as store:
+        report = audit_history(store)
+    assert report.alerts == ()
+    series = {t.name: [r.tally.passed for r in t.runs] for t in report.trends.claims}
+    assert series == {"demo@brief/short": [5] * 5, "demo@current/short": [9] * 5}

@@ -61,7 +61,7 @@ class RunRef:
     record), and the seq of its first row, which breaks ties."""
 
     run_id: str
-    contract_id: str
+    contract_id: str  # with "@VARIANT" for a run of one --variant: its own history
     started_at: str
     first_seq: int
 
@@ -301,7 +301,13 @@ def _order_runs(
     for run_id, (seq, recorded_at, contract) in first.items():
         record = records.get(run_id)
         if record is not None:
-            refs.append(RunRef(run_id, record.contract_id, record.started_at, seq))
+            series = record.contract_id
+            variant = record.options.get("variant")
+            if isinstance(variant, str) and variant:
+                # Two systems checked against one contract (--variant) are two
+                # histories: interleaved, the worse would read as a degradation.
+                series = f"{series}@{variant}"
+            refs.append(RunRef(run_id, series, record.started_at, seq))
         else:
             refs.append(RunRef(run_id, contract, recorded_at, seq))
     return sorted(refs, key=lambda ref: (_instant(ref.started_at), ref.first_seq))
