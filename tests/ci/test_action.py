@@ -341,6 +341,28 @@ def test_mismatched_contract_and_cases_lists_fail_with_exit_two(workspace: Path)
     assert run.failed_step == "verdict" and run.steps["verdict"].returncode == 2
 
 
+def test_args_are_split_like_a_shell_line_and_never_evaluated(workspace: Path) -> None:
+    args = "--store 'stores/two words.db' --threshold 0.5 $(touch pwned)"
+    (workspace / "stores").mkdir()
+    run = run_action(workspace, {**PR_INPUTS, "args": args, "comment": "false"})
+    # "$(touch pwned)" reached verifier as one word, a usage error, and ran nothing.
+    assert not (workspace / "pwned").exists()
+    assert run.outputs["run"]["exit-code"] == "2"
+    assert "$(touch" in run.steps["run"].stderr
+    good = run_action(
+        workspace, {**PR_INPUTS, "args": "--store 'stores/two words.db'", "comment": "false"}
+    )
+    assert good.outputs["run"]["exit-code"] == "1"
+    assert (workspace / "stores" / "two words.db").is_file()
+
+
+def test_unbalanced_quotes_in_args_are_an_error_with_exit_two(workspace: Path) -> None:
+    run = run_action(workspace, {**PR_INPUTS, "args": "--threshold '0.5", "comment": "false"})
+    assert run.outputs["run"]["exit-code"] == "2"
+    assert "::error title=verifier::args: No closing quotation" in run.steps["run"].stdout
+    assert run.failed_step == "verdict"
+
+
 def test_inputs_reach_scripts_only_through_env() -> None:
     """An expression inside a script is pasted into the shell text: a crafted input
     (a branch name, a file name) would run as code. Through `env:` it stays data."""
