@@ -26,13 +26,13 @@ from verifier.gaps._postgres_schema import prepare_store
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _run_record
 from verifier.gaps.store import (
-    CHAIN_SUMMARY_KEY,
     DuplicateRowId,
     RunRecord,
     RunStatus,
     StoredContract,
     StoredRow,
     StoreError,
+    record_run_end,
 )
 
 if TYPE_CHECKING:
@@ -190,26 +190,9 @@ class PostgresStore:
             ValueError: ``status`` is not ``finished`` or ``interrupted``.
             StoreError: The run has not begun.
         """
-        if status not in ("finished", "interrupted"):
-            raise ValueError(f"a run ends as finished or interrupted, not {status!r}")
-        recorded = dict(summary)
         with self._write() as cur:
-            if cur.execute("SELECT 1 FROM runs WHERE run_id = %s", (run_id,)).fetchone() is None:
-                raise StoreError(f"cannot finish run {run_id}: it has not begun")
-            count = cur.execute("SELECT COUNT(*) FROM rows WHERE run_id = %s", (run_id,))
-            (rows,) = count.fetchone() or (0,)
-            last = cur.execute(
-                "SELECT seq, row_hash FROM rows WHERE run_id = %s ORDER BY seq DESC LIMIT 1",
-                (run_id,),
-            ).fetchone()
-            recorded[CHAIN_SUMMARY_KEY] = {
-                "rows": rows,
-                "last_seq": last[0] if last else None,
-                "last_hash": last[1] if last else None,
-            }
-            cur.execute(
-                "UPDATE runs SET status = %s, finished_at = %s, summary = %s WHERE run_id = %s",
-                (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
+            record_run_end(
+                cur.execute, "%s", run_id, status=status, finished_at=finished_at, summary=summary
             )
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:

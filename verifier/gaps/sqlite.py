@@ -24,13 +24,13 @@ from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transacti
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.store import (
-    CHAIN_SUMMARY_KEY,
     DuplicateRowId,
     RunRecord,
     RunStatus,
     StoredContract,
     StoredRow,
     StoreError,
+    record_run_end,
 )
 
 _FETCH = 2000
@@ -218,27 +218,9 @@ class SqliteStore:
             ValueError: ``status`` is not ``finished`` or ``interrupted``.
             StoreError: The run has not begun.
         """
-        if status not in ("finished", "interrupted"):
-            raise ValueError(f"a run ends as finished or interrupted, not {status!r}")
-        recorded = dict(summary)
         with self._write() as conn:
-            if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
-                raise StoreError(f"cannot finish run {run_id}: it has not begun")
-            (count,) = conn.execute(
-                "SELECT COUNT(*) FROM rows WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            last = conn.execute(
-                "SELECT seq, row_hash FROM rows WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
-                (run_id,),
-            ).fetchone()
-            recorded[CHAIN_SUMMARY_KEY] = {
-                "rows": count,
-                "last_seq": last[0] if last else None,
-                "last_hash": last[1] if last else None,
-            }
-            conn.execute(
-                "UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE run_id = ?",
-                (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
+            record_run_end(
+                conn.execute, "?", run_id, status=status, finished_at=finished_at, summary=summary
             )
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:

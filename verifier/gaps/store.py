@@ -7,11 +7,12 @@ append-only: there is no API to update or delete a row. ``open_store`` turns a t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeAlias
 
+from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.gaps.chain import SealedRow
 
@@ -211,3 +212,52 @@ def redacted_target(target: str) -> str:
     netloc, slash, path = rest.partition("?")[0].partition("/")
     userinfo, at, host = netloc.rpartition("@")
     return f"{scheme}://{userinfo.partition(':')[0]}{at}{host}{slash}{path}"
+
+
+def record_run_end(
+    execute: Callable[[str, tuple[Any, ...]], Any],
+    placeholder: str,
+    run_id: str,
+    *,
+    status: str,
+    finished_at: str,
+    summary: Mapping[str, Any],
+) -> None:
+    """Ends a run inside a store's write transaction (both stores' ``finish_run``).
+
+    Records ``summary`` plus the ``chain`` key the store writes itself (the run's row
+    count and last row, replacing any the caller passed), which lets the audit notice
+    rows deleted from the end of the chain.
+
+    Args:
+        execute: The transaction's ``execute`` (a cursor's or a connection's).
+        placeholder: The database's parameter marker (``?`` or ``%s``).
+
+    Raises:
+        ValueError: ``status`` is not ``finished`` or ``interrupted``.
+        StoreError: The run has not begun.
+    """
+    if status not in ("finished", "interrupted"):
+        raise ValueError(f"a run ends as finished or interrupted, not {status!r}")
+
+    def query(sql: str, params: tuple[Any, ...]) -> Any:
+        return execute(sql.replace("?", placeholder), params).fetchone()
+
+    if query("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)) is None:
+        raise StoreError(f"cannot finish run {run_id}: it has not begun")
+    (rows,) = query("SELECT COUNT(*) FROM rows WHERE run_id = ?", (run_id,)) or (0,)
+    last = query(
+        "SELECT seq, row_hash FROM rows WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+    )
+    recorded = dict(summary)
+    recorded[CHAIN_SUMMARY_KEY] = {
+        "rows": rows,
+        "last_seq": last[0] if last else None,
+        "last_hash": last[1] if last else None,
+    }
+    execute(
+        "UPDATE runs SET status = ?, finished_at = ?, summary = ? WHERE run_id = ?".replace(
+            "?", placeholder
+        ),
+        (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
+    )
