@@ -298,5 +298,7 @@ def test_comparison_example_replays_offline(tmp_path: Path) -> None:
     report = json.loads(out.read_text(encoding="utf-8"))
     assert (report["passed_cases"], report["failed_cases"]) == (3, 1)
     assert report["usage"]["calls"] == 0 and report["usage"]["pairwise_comparisons"] == 4
-    pairwise = [r for c in report["cases"] for r in c["results"] if r["id"] == "no_worse_than_baseline"]
+    pairwise = [
+        r for c in report["cases"] for r in c["results"] if r["id"] == "no_worse_than_baseline"
+    ]
     assert all(r["evidence"]["judge"]["model_id"] == "example/hand-written" for r in pairwise)

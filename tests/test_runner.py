@@ -152,8 +152,12 @@ def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
         phase = None
         if judges_used(contract):
             phase = make_judge_phase(
-                contract, mode="replay", store_path=None,
-                recordings=default_recordings(contract.path), limits=CallLimits(), run_id="example",
+                contract,
+                mode="replay",
+                store_path=None,
+                recordings=default_recordings(contract.path),
+                limits=CallLimits(),
+                run_id="example",
             )
         with SqliteStore(tmp_path / f"{name}.db") as store:
             runner = Runner(contract, store, model_phase=phase)
