@@ -403,17 +403,26 @@ def run(
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         _fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
-    stream: IO[str]
-    comment_stream: IO[str] | None = None
+    from verifier._atomic import AtomicFile
+
+    # The report and comment appear whole when the run ends, or not at all: a run
+    # stopped early (a bad --against, an interrupt) leaves the previous files as
+    # they were, even when --against names the very file --out replaces.
+    out_file = comment_file = None
     try:
-        stream = out.open("w", encoding="utf-8") if out else sys.stdout
+        out_file = AtomicFile(out) if out else None
+        comment_file = AtomicFile(pr_comment) if pr_comment else None
     except OSError as exc:
-        _fail(f"{out}: cannot write report: {exc.strerror or exc}")
+        if out_file is not None:
+            out_file.discard()
+        unwritable, what = (
+            (pr_comment, "the PR comment") if out_file or not out else (out, "report")
+        )
+        _fail(f"{unwritable}: cannot write {what}: {exc.strerror or exc}")
+    stream: IO[str] = out_file.stream if out_file else sys.stdout
+    comment_stream = comment_file.stream if comment_file else None
     baseline_summary = None
-    try:
-        comment_stream = pr_comment.open("w", encoding="utf-8") if pr_comment else None
-    except OSError as exc:
-        _fail(f"{pr_comment}: cannot write the PR comment: {exc.strerror or exc}")
+    completed = False
     try:
         with open_store(target) as gap_store:
             ci_sinks = _ci_sinks(
@@ -513,13 +522,19 @@ def run(
                 which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
                 click.echo(f"interrupted: {which} keeps the rows already stored", err=True)
                 sys.exit(130)
+            completed = True
     except VerifierError as exc:
         _fail(str(exc))
     finally:
-        if out:
-            stream.close()
-        if comment_stream is not None:
-            comment_stream.close()
+        for written in (out_file, comment_file):
+            if written is not None and not completed:
+                written.discard()
+    for written in (out_file, comment_file):
+        if written is not None:
+            try:
+                written.commit()
+            except OSError as exc:
+                _fail(f"{written.path}: cannot write: {exc.strerror or exc}")
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""

@@ -42,14 +42,16 @@ for i, arg in enumerate(args):
             record["body"] = handle.read()
 with open(os.environ["FAKE_GH_LOG"], "a", encoding="utf-8") as log:
     log.write(json.dumps(record) + "\\n")
-if "--jq" in args:
-    # The list call: print the ids of the comments the jq filter selects.
-    marker_filter = args[args.index("--jq") + 1]
-    for comment in json.loads(os.environ.get("FAKE_GH_COMMENTS", "[]")):
-        marker = comment["body"].splitlines()[0]
-        if marker in marker_filter:
-            print(comment["id"])
+if "--paginate" in args:
+    # The list call: the comments, as GitHub pages them (one JSON array per page).
+    comments = json.loads(os.environ.get("FAKE_GH_COMMENTS", "[]"))
+    for start in range(0, max(len(comments), 1), 2):
+        print(json.dumps(comments[start:start + 2]))
+elif os.environ.get("FAKE_GH_REFUSE"):
+    print("gh: Resource not accessible by integration (HTTP 403)", file=sys.stderr)
+    sys.exit(1)
 """
+BOT = {"login": "github-actions[bot]"}
 
 
 @dataclass
@@ -102,6 +104,7 @@ def run_action(
     *,
     event: str = "pull_request",
     comments: list[dict[str, Any]] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> ActionRun:
     action = _action()
     bin_dir = workspace.parent / "bin"
@@ -143,6 +146,7 @@ def run_action(
         FAKE_GH_LOG=str(gh_log),
         FAKE_GH_COMMENTS=json.dumps(comments or []),
     )
+    base_env.update(extra_env or {})
     result = ActionRun()
     for index, step in enumerate(action["runs"]["steps"]):
         step_id = step.get("id", f"step{index}")
@@ -258,8 +262,9 @@ def test_pull_request_posts_comment_with_changes_and_fails_on_failing_cases(
 
 def test_pull_request_updates_the_comment_it_posted_before(workspace: Path) -> None:
     comments = [
-        {"id": 11, "body": "Looks good to me"},
-        {"id": 42, "body": "<!-- verifier-pr-comment:org-extraction -->\nold body"},
+        {"id": 11, "user": {"login": "alice"}, "body": "Looks good to me"},
+        {"id": 12, "user": BOT, "body": "<!-- verifier-pr-comment:other-contract -->\n"},
+        {"id": 42, "user": BOT, "body": "<!-- verifier-pr-comment:org-extraction -->\nold body"},
     ]
     run = run_action(workspace, PR_INPUTS, comments=comments)
 
@@ -272,6 +277,40 @@ def test_pull_request_updates_the_comment_it_posted_before(workspace: Path) -> N
     ]
     assert "| claim | pass rate | passed |" in update["body"]  # no baseline: no change column
     assert "Changes against the baseline" not in update["body"]
+
+
+def test_a_comment_someone_else_wrote_with_the_marker_is_never_updated(
+    workspace: Path,
+) -> None:
+    forged = {
+        "id": 66,
+        "user": {"login": "mallory"},
+        "body": "<!-- verifier-pr-comment:org-extraction -->\n## all passed",
+    }
+    run = run_action(workspace, PR_INPUTS, comments=[forged])
+    _, posted = run.gh_calls
+    assert posted["argv"][:4] == ["api", "--method", "POST", "repos/acme/agents/issues/7/comments"]
+
+
+def test_a_token_that_may_not_comment_costs_a_warning_not_the_verdict(workspace: Path) -> None:
+    run = run_action(workspace, PR_INPUTS, extra_env={"FAKE_GH_REFUSE": "1"})
+    comment_step = [k for k in run.steps if k.startswith("step")][-1]
+    assert run.steps[comment_step].returncode == 0
+    assert "::warning title=verifier::could not post" in run.steps[comment_step].stdout
+    # The verdict is the run's, not gh's: the example's cases fail, so exit 1.
+    assert run.failed_step == "verdict" and run.steps["verdict"].returncode == 1
+
+
+def test_a_second_use_of_the_action_in_a_job_starts_clean(workspace: Path) -> None:
+    two = {
+        "contract": f"evals/{CONTRACT}\nevals/{CONTRACT}",
+        "cases": "evals/data-extraction.cases.jsonl\nevals/data-extraction.candidate.cases.jsonl",
+    }
+    first = run_action(workspace, {**two, "comment": "false"})
+    second = run_action(workspace, PR_INPUTS)
+    assert first.outputs["run"]["reports"] != second.outputs["run"]["reports"]
+    posted = [call for call in second.gh_calls if "body" in call]
+    assert len(posted) == 1  # only this use's comment, none left over from the first
 
 
 def test_push_event_writes_summary_but_posts_no_comment(workspace: Path) -> None:

@@ -226,3 +226,22 @@ def test_check_annotates_each_problem_at_its_line_and_column(tmp_path: Path) -> 
         "unknown predicate 'enumm'" in commands[0][2]
         or "unknown predicate 'enumm'" in commands[1][2]
     )
+
+
+def test_unusable_lines_never_take_warnings_past_the_cap() -> None:
+    # Two claims could not be checked (two warnings of a cap of two) and one line was
+    # unusable: it is counted in a notice, not shown as a third warning.
+    reason = "line 4: invalid JSON: unexpected end of data"
+    unusable = tuple(
+        ClaimResult(c, "rubric", "error", None, reason, {"line": 4}) for c in POSITIONS
+    )
+    cases = [
+        case("a", claim("cites", "error", "timeout"), claim("short", "error", "timeout"),
+             claim("judged", "pass")),
+        case("line-4", *unusable, line=4),
+    ]  # fmt: skip
+
+    commands = _annotate(cases, max_per_level=2)
+
+    assert sorted(name for name, _, _ in commands) == ["notice", "warning", "warning"]
+    assert [m for name, _, m in commands if name == "notice"] == ["1 more unusable case lines"]

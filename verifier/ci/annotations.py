@@ -168,7 +168,9 @@ class AnnotationWriter:
         lines: list[str] = []
         lines += self._claim_commands("error", self._failed, summary, "failed")
         warnings = self._claim_commands("warning", self._errored, summary, "could not be checked")
-        lines += self._line_commands(len(warnings))
+        # GitHub shows ten annotations of a level per step: unusable lines get the
+        # warnings the claims left (the notices that count the rest are not warnings).
+        lines += self._line_commands(sum(w.startswith("::warning") for w in warnings))
         lines += warnings
         for line in lines:
             self._out.write(line + "\n")
@@ -215,7 +217,7 @@ class AnnotationWriter:
     def _line_commands(self, warnings: int) -> list[str]:
         if not self._bad_line_count or self._cases_file is None:
             return []
-        room = max(self._max - warnings, 1)
+        room = max(self._max - warnings, 0)
         commands = [
             workflow_command(
                 "warning",

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
+
+from verifier._atomic import AtomicFile
 
 __all__ = ["content_security_policy", "environment", "write_atomically"]
 
@@ -58,16 +58,11 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> None:
     Raises:
         OSError: The folder cannot be written.
     """
-    handle, temporary = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else "."
-    )
+    target = AtomicFile(path)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for chunk in chunks:
-                out.write(chunk)
-        # mkstemp makes the file private; a report is an ordinary file.
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
+        for chunk in chunks:
+            target.stream.write(chunk)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        target.discard()
         raise
+    target.commit()
