@@ -419,7 +419,11 @@ def run(
             (pr_comment, "the PR comment") if out_file or not out else (out, "report")
         )
         _fail(f"{unwritable}: cannot write {what}: {exc.strerror or exc}")
-    stream: IO[str] = out_file.stream if out_file else sys.stdout
+    # A Python system under test runs in this process: whatever it prints would land
+    # in the report on stdout, so stdout is kept for the report and its prints go
+    # to stderr.
+    guard = _StdoutGuard() if any(spec.python for spec, _ in sut_plan.specs) else None
+    stream: IO[str] = out_file.stream if out_file else (guard.report if guard else sys.stdout)
     comment_stream = comment_file.stream if comment_file else None
     baseline_summary = None
     completed = False
@@ -441,6 +445,7 @@ def run(
 
                 resumed = check_resumable(gap_store, resume_id, loaded.sha256)
                 sample, seed = _resumed_sample(resumed.options, sample, seed)
+                _check_resumed_system(resumed.options, sut_plan, repeat)
             if sample is not None and seed is None:
                 import secrets
 
@@ -494,6 +499,7 @@ def run(
                     if sut_plan.specs:
                         spec, base_dir = sut_plan.specs[0]
                         record["sut"] = spec.describe()
+                        record["repeat"] = repeat or spec.repeat
                         sut_stage = sut_stage_for(
                             spec, base_dir, choice, loaded, run_id, repeat, None
                         )
@@ -529,6 +535,8 @@ def run(
         for written in (out_file, comment_file):
             if written is not None and not completed:
                 written.discard()
+        if guard is not None:
+            guard.restore()
     for written in (out_file, comment_file):
         if written is not None:
             try:
@@ -583,6 +591,47 @@ def _resumed_sample(
     if not isinstance(was_seed, int):
         _fail("the run being resumed recorded a sample without its seed; it cannot be resumed")
     return float(was_sample), was_seed
+
+
+class _StdoutGuard:
+    """File descriptor 1 sent to stderr, with a stream on the real stdout for the report."""
+
+    def __init__(self) -> None:
+        sys.stdout.flush()
+        self._saved = os.dup(1)
+        os.dup2(2, 1)
+        self.report: IO[str] = os.fdopen(os.dup(self._saved), "w", encoding="utf-8")
+
+    def restore(self) -> None:
+        self.report.flush()
+        sys.stdout.flush()
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        self.report.close()
+
+
+def _check_resumed_system(recorded: dict[str, Any], plan: Any, repeat: int | None) -> None:
+    """Refuses to resume a run with another system under test than it started with:
+    its cases would be checked against outputs of two systems."""
+    if recorded.get("variant"):
+        _fail(
+            "the run being resumed is one of a --variant pair, which cannot be resumed; "
+            "run the pair again"
+        )
+    spec = plan.specs[0][0] if plan.specs else None
+    now = spec.describe() if spec is not None else None
+    was = recorded.get("sut")
+    if was != now:
+        _fail(
+            f"the run being resumed ran {f'the system {was}' if was else 'no system under test'}"
+            f", not {f'the system {now}' if now else 'none'}; resume it with the same system"
+        )
+    was_repeat = recorded.get("repeat")
+    if spec is not None and isinstance(was_repeat, int) and was_repeat != (repeat or spec.repeat):
+        _fail(
+            f"the run being resumed ran the system {was_repeat} time(s) a case; "
+            f"use --repeat {was_repeat}"
+        )
 
 
 def _ci_sinks(
