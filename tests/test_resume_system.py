@@ -8,32 +8,15 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from tests.test_cli import assert_no_traceback, verifier
-from verifier.contract.load import load_contract
-from verifier.gaps.sqlite import SqliteStore
+from tests.test_sampling import interrupted_run
 
 CONTRACT = EXAMPLES / "support-bot.yaml"
 CASES = EXAMPLES / "support-bot.cases.jsonl"
 
 
-def interrupted(db: Path, options: dict[str, object]) -> str:
-    loaded = load_contract(CONTRACT)
-    with SqliteStore(db) as store:
-        store.begin_run(
-            "run-stopped",
-            contract_id=loaded.contract.contract,
-            contract_version=loaded.contract.version,
-            contract_sha256=loaded.sha256,
-            contract_path=str(CONTRACT),
-            contract_source=loaded.source.decode("utf-8"),
-            started_at="2026-11-26T09:00:00Z",
-            options=options,
-        )
-    return "run-stopped"
-
-
 def resume(tmp_path: Path, options: dict[str, object], *flags: str) -> tuple[int, str]:
     db = tmp_path / "gaps.db"
-    run_id = interrupted(db, options)
+    run_id = interrupted_run(db, options, CONTRACT)
     result = verifier(
         "run", str(CONTRACT), "--cases", str(CASES), "--store", str(db), "--resume", run_id,
         *flags, cwd=tmp_path,

@@ -135,23 +135,29 @@ def test_seed_without_sample_and_bad_fractions_are_usage_errors(tmp_path: Path) 
         assert_no_traceback(result)
 
 
-def interrupted_run(db: Path, options: dict[str, object]) -> str:
-    loaded = load_contract(EXTRACTION)
+def interrupted_run(
+    db: Path,
+    options: dict[str, object],
+    contract: Path = EXTRACTION,
+    run_id: str = "run-interrupted",
+) -> str:
+    """A run of ``contract`` begun with ``options`` in the store ``db``, never finished."""
+    loaded = load_contract(contract)
     store = SqliteStore(db)
     try:
         store.begin_run(
-            "run-interrupted",
+            run_id,
             contract_id=loaded.contract.contract,
             contract_version=loaded.contract.version,
             contract_sha256=loaded.sha256,
-            contract_path=str(EXTRACTION),
+            contract_path=str(contract),
             contract_source=loaded.source.decode("utf-8"),
             started_at="2026-11-26T09:00:00Z",
             options=options,
         )
     finally:
         store.close()
-    return "run-interrupted"
+    return run_id
 
 
 def test_a_resumed_run_goes_on_with_its_own_sample(tmp_path: Path) -> None:
