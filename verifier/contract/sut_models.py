@@ -122,9 +122,11 @@ class SutSpec(_Frozen):
     @classmethod
     def _field_path(cls, value: str) -> str:
         try:
-            compile_path(value)
+            path = compile_path(value)
         except FieldPathError as exc:
             raise ValueError(str(exc)) from None
+        if path.has_wildcard:
+            raise ValueError(f"{value!r} must name one field, without '*'")
         return value
 
     @model_validator(mode="after")
