@@ -41,3 +41,22 @@ def drifting(text: str) -> str:
 
 def not_text(text: str) -> int:
     return 42
+
+
+def sleep_for(seconds: str) -> str:
+    """Sleeps the number of seconds it is given: ``30`` is a runaway, ``0`` instant."""
+    time.sleep(float(seconds))
+    return f"slept {seconds}. [source: Handbook]"
+
+
+def counts_visits(case: dict[str, Any]) -> int:
+    """Changes its input (a list it appends to) and returns how many visits it saw."""
+    case["visits"].append("seen")
+    return len(case["visits"])
+
+
+def fails_on_boom(text: str) -> str:
+    """Answers like ``answer``, except that an input containing ``boom`` raises."""
+    if "boom" in text:
+        raise RuntimeError("baseline broke on this case")
+    return answer(text)

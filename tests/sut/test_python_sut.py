@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,28 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     assert variants.returncode == 1
     assert "variant current: run " in variants.stderr and ": 6/6 cases passed" in variants.stderr
     assert "-brief: 4/6 cases passed" in variants.stderr
+
+
+def test_a_runaway_function_neither_delays_queued_calls_nor_holds_up_the_exit(
+    tmp_path: Path,
+) -> None:
+    """More runaway calls than a default thread pool has threads, then instant ones:
+    the instant ones start at once and pass, and the process ends soon after the
+    timeout although the runaway threads are still asleep."""
+    path = tmp_path / "slow.yaml"
+    path.write_text(
+        "contract: slow\nversion: 1\nsut:\n  python: sut_functions:sleep_for\n  timeout: 1\n"
+        "claims:\n  - {id: cites, rubric: regex, field: output, pattern: 'source: Handbook'}\n",
+        encoding="utf-8",
+    )
+    slow = [{"id": f"slow{i}", "input": "30"} for i in range(36)]
+    fast = [{"id": f"fast{i}", "input": "0"} for i in range(6)]
+    cases = write_cases(tmp_path / "cases.jsonl", *slow, *fast)
+    started = time.monotonic()
+    result, report = run_report(tmp_path, path, cases, "--concurrency", "48")
+    assert time.monotonic() - started < 15, "the process waited for the runaway threads"
+    assert result.returncode == 1
+    by_case = results(report)
+    assert all(by_case[c["id"]]["cites"]["status"] == "pass" for c in fast), by_case
+    slow_reason = by_case["slow0"]["cites"]["reasoning"]
+    assert "did not return within 1 s" in slow_reason

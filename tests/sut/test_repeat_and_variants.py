@@ -13,6 +13,8 @@ import pytest
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
 from tests.sut._support import MODEL, results, run_report, stored_rows, verifier, write_cases
+from verifier.contract.load import load_contract
+from verifier.sut.variants import without_comparisons
 
 CONSISTENT = """\
 contract: repeat
@@ -158,6 +160,10 @@ def test_variants_are_stored_as_two_runs_compared_pairwise_and_by_verifier_compa
             "both variants are named 'a'",
         ),
         (("--variant", "=python:m:f", "--variant", "b=python:m:g"), "expected NAME=SPEC"),
+        (
+            ("--sut", '{python: "json:dumps", input: "a..b"}'),
+            "--sut: input: invalid field path 'a..b'",
+        ),
         (("--sut", "shell:ls"), "--sut: expected exec:COMMAND, python:MODULE:FUNCTION"),
         (("--sut", "python:not a function"), "--sut: python: String should match pattern"),
         (
@@ -186,3 +192,70 @@ def test_bad_sut_options_are_one_line_usage_errors(
     )
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and message in result.stderr
+
+
+VARIANT_FAILS = """\
+contract: variant-fails
+version: 1
+llm_fields: [output]
+claims:
+  - {id: cites, rubric: regex, field: output, pattern: 'source: Handbook'}
+  - {id: close, compare: similarity, min_ratio: 60}
+  - {id: stable, compare: consistency, min_ratio: 90}
+"""
+
+
+def test_a_failed_baseline_call_makes_the_candidates_comparisons_errors_not_failures(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "variants.yaml"
+    path.write_text(VARIANT_FAILS, encoding="utf-8")
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "fine", "input": "refund window?"},
+        {"id": "boom", "input": "boom"},
+    )
+    result, report = run_report(
+        tmp_path,
+        path,
+        cases,
+        "--repeat",
+        "2",
+        "--variant",
+        "old=python:sut_functions:fails_on_boom",
+        "--variant",
+        "new=python:sut_functions:answer",
+    )
+    base_id = re.search(r"compare them: verifier compare (\S+) ", result.stderr).group(1)  # type: ignore[union-attr]
+    by_case = results(report)
+    assert by_case["fine"]["close"]["status"] == "pass"
+    close = by_case["boom"]["close"]
+    assert close["status"] == "error", close
+    assert "baseline variant 'old'" in close["reasoning"]
+    assert "baseline broke on this case" in close["reasoning"]
+    # The candidate's own claims are checked as usual.
+    assert by_case["boom"]["cites"]["status"] == "pass"
+    assert by_case["boom"]["stable"]["status"] == "pass"
+    # The baseline keeps its consistency claim (its own runs), drops the similarity one.
+    baseline_rows = stored_rows(tmp_path / "gaps.db", base_id)
+    assert {r["claim_id"] for r in baseline_rows} == {"cites", "stable"}
+    stable = {r["case_id"]: r for r in baseline_rows if r["claim_id"] == "stable"}
+    assert stable["fine"]["status"] == "pass" and stable["boom"]["status"] == "error"
+
+
+def test_the_baseline_run_keeps_claims_that_do_not_compare_with_a_baseline(
+    write_contract,  # type: ignore[no-untyped-def]
+) -> None:
+    loaded = load_contract(
+        write_contract(
+            "contract: c\nversion: 1\nclaims:\n"
+            "  - {id: r, rubric: regex, field: output, pattern: x}\n"
+            "  - {id: sim, compare: similarity}\n"
+            "  - {id: sim_own, compare: similarity, outputs: [output.a, output.b]}\n"
+            "  - {id: con, compare: consistency}\n"
+            "  - {id: con_base, compare: consistency, outputs: [output, baseline.output]}\n"
+        )
+    )
+    kept = without_comparisons(loaded)
+    assert kept is not None
+    assert [c.id for c in kept.contract.claims] == ["r", "sim_own", "con"]

@@ -14,7 +14,7 @@ from verifier.contract.load import load_contract
 from verifier.contract.sut_models import SutSpec
 from verifier.gaps.sqlite import SqliteStore
 from verifier.runner import Runner, RunOptions
-from verifier.sut._types import Produced
+from verifier.sut._types import Produced, SecretMask
 from verifier.sut.setup import ModelAccess, make_stage
 from verifier.sut.stage import SutStage
 
@@ -31,6 +31,7 @@ class CountingCaller:
 
     def __init__(self) -> None:
         self.inputs: list[Any] = []
+        self.mask = SecretMask({})
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "python", "function": "counting"}
@@ -88,3 +89,33 @@ def test_a_resumed_run_produces_only_the_cases_not_yet_stored(
     assert len(rows) == 5
     bodies = [json.loads(row.body) for row in rows]
     assert all(body["evidence"]["sut"]["function"] == "counting" for body in bodies)
+
+
+class BrokenCaller(CountingCaller):
+    """A caller with a bug whose exception message carries a secret."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+        self.mask = SecretMask({"SERVICE_TOKEN": secret})
+
+    async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
+        raise RuntimeError(f"connect failed with {self.secret}")
+
+
+def test_a_callers_internal_error_is_masked() -> None:
+    stage = SutStage(SutSpec.model_validate({"python": "m:f"}), BrokenCaller("sk-abcdef123456"))
+    (line,) = asyncio.run(stage.produce(lines(1)))
+    assert line.case is None and line.error is not None
+    assert "internal error: RuntimeError: connect failed with ***" in line.error
+    assert "sk-abcdef123456" not in line.error
+
+
+def test_each_call_of_a_function_gets_its_own_copy_of_the_input() -> None:
+    spec = SutSpec.model_validate({"python": "sut_functions:counts_visits", "format": "json"})
+    stage = make_stage(spec, base_dir=HERE, access=ModelAccess(), repeat=3)
+    case = {"id": "a", "input": {"visits": []}}
+    (line,) = asyncio.run(stage.produce([CaseLine(1, "a", case)]))
+    assert line.case is not None and line.case["runs"] == [1, 1, 1]
+    assert case["input"] == {"visits": []}  # the case as read is left as it was
+    assert line.case["input"] == {"visits": []}

@@ -36,6 +36,12 @@ def problems(write_contract, sut: str) -> list[str]:  # type: ignore[no-untyped-
         ("sut:\n  python: no-colon\n", "4:11: sut.python: string should match pattern"),
         ("sut:\n  python: m:f\n  output: runs\n", "the runner writes that key itself"),
         (
+            "sut:\n  python: m:f\n  input: a..b\n",
+            "5:10: sut.input: invalid field path 'a..b': segment '' must be",
+        ),
+        ("sut:\n  python: m:f\n  input: ''\n", "5:10: sut.input: a field path must be"),
+        ("sut:\n  python: m:f\n  input: q.*\n", "5:10: sut.input: 'q.*' must name one field"),
+        (
             "sut:\n  python: m:f\n  timeout: 0\n",
             "5:12: sut.timeout: input should be greater than 0",
         ),

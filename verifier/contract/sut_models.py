@@ -9,11 +9,13 @@ in the case (its ``output`` by default) before any claim is checked.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema, field_validator, model_validator
 
 from verifier.contract._base import Sampling, _Frozen
+from verifier.fieldpath import FieldPathError, compile_path
 
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$"
 OUTPUT_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
@@ -116,6 +118,17 @@ class SutSpec(_Frozen):
         description="Calls per case; every output goes to `runs` (for consistency claims).",
     )
 
+    @field_validator("input", "output")
+    @classmethod
+    def _field_path(cls, value: str) -> str:
+        try:
+            path = compile_path(value)
+        except FieldPathError as exc:
+            raise ValueError(str(exc)) from None
+        if path.has_wildcard:
+            raise ValueError(f"{value!r} must name one field, without '*'")
+        return value
+
     @model_validator(mode="after")
     def _exactly_one(self) -> SutSpec:
         given = [k for k in ("exec", "python", "prompt") if getattr(self, k) is not None]
@@ -132,10 +145,15 @@ class SutSpec(_Frozen):
             return "exec"
         return "python" if self.python is not None else "prompt"
 
-    def describe(self) -> str:
-        """One line naming the system: the command, the function or the model."""
+    def describe(self, mask: Callable[[str], str] | None = None) -> str:
+        """One line naming the system: the command, the function or the model.
+
+        ``mask`` hides secrets in the command (a ``verifier.sut.SecretMask``): a
+        description bound for a row, a report or a log must be masked.
+        """
         if self.exec is not None:
-            return "exec:" + shlex.join(self.exec.command)
+            line = "exec:" + shlex.join(self.exec.command)
+            return mask(line) if mask is not None else line
         if self.python is not None:
             return "python:" + self.python
         assert self.prompt is not None

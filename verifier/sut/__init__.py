@@ -6,7 +6,14 @@ model; ``make_stage`` builds the stage the runner calls for every chunk of cases
 """
 
 from verifier.sut._types import SutError
-from verifier.sut.setup import ModelAccess, make_stage, parse_sut_option
+from verifier.sut.setup import ModelAccess, make_stage, masked_description, parse_sut_option
 from verifier.sut.stage import SutStage
 
-__all__ = ["ModelAccess", "SutError", "SutStage", "make_stage", "parse_sut_option"]
+__all__ = [
+    "ModelAccess",
+    "SutError",
+    "SutStage",
+    "make_stage",
+    "masked_description",
+    "parse_sut_option",
+]

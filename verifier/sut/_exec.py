@@ -73,7 +73,7 @@ class ExecCaller:
     def describe(self) -> dict[str, Any]:
         return {
             "kind": "exec",
-            "command": list(self.spec.command),
+            "command": [self.mask(argument) for argument in self.spec.command],
             "cwd": str(self.cwd),
             "env": sorted(self.spec.env),
         }

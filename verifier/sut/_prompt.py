@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from verifier.judge.sampling import sent_sampling
 from verifier.judge.template import DYNAMIC_MARKER
 from verifier.judge.triple import prompt_sha_of, sampling_sha_of
 from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, SystemBlock
-from verifier.sut._types import Produced, SutError
+from verifier.sut._types import Produced, SecretMask, SutError
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode
@@ -130,6 +131,7 @@ class PromptCaller:
         self.run_id = run_id
         self.base_url = base_url or spec.base_url
         self.stats = JudgeStats()
+        self.mask = SecretMask(os.environ)
         self.provider: JudgeProvider | None = None
         if mode != "replay" and spec.provider != "replay":
             judge = JudgeSpec(

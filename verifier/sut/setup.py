@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from verifier.contract.sut_models import SutSpec
 from verifier.judge.limits import CallLimits
-from verifier.sut._types import Caller, SutError
+from verifier.sut._types import Caller, SecretMask, SutError
 from verifier.sut.stage import SutStage
 
 if TYPE_CHECKING:
@@ -89,6 +89,13 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
         if error["type"] == "too_short":
             message = "must not be empty"
         raise SutError(f"{option}: {where + ': ' if where else ''}{message}") from None
+
+
+def masked_description(spec: SutSpec) -> str:
+    """``spec.describe()`` with the values of secret variables of this environment
+    masked: the form to record (run options, logs), since a command line may carry a
+    secret (``exec:bot --token $API_TOKEN`` arrives expanded by the shell)."""
+    return spec.describe(SecretMask(os.environ))
 
 
 def parse_variant_option(text: str, *, base: SutSpec | None) -> tuple[str, SutSpec]:

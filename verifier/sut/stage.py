@@ -77,7 +77,10 @@ class SutStage:
             output, problem = (None, produced.error) if produced.error else self._decode(produced)
             if problem is not None:
                 which = f" (run {index + 1} of {self.repeat})" if self.repeat > 1 else ""
-                reason = f"system under test {self._name()} failed{which}: {problem}"
+                # The whole reason is masked: the command line may carry a secret too.
+                reason = self.caller.mask(
+                    f"system under test {self._name()} failed{which}: {problem}"
+                )
                 return CaseLine(line.line, line.case_id, None, reason, provenance)
             outputs.append(output)
         case = dict(line.case)
@@ -92,7 +95,9 @@ class SutStage:
             try:
                 return await self.caller.call(value, case_id=case_id, run=run)
             except Exception as exc:  # a caller bug must not lose the chunk
-                return Produced(error=f"internal error: {type(exc).__name__}: {exc}")
+                return Produced(
+                    error=self.caller.mask(f"internal error: {type(exc).__name__}: {exc}")
+                )
 
     def _decode(self, produced: Produced) -> tuple[Any, str | None]:
         value = produced.value

@@ -5,14 +5,18 @@ are checked as its own stored run, so ``verifier compare BASELINE CANDIDATE`` pa
 them claim by claim. The candidate's cases carry the baseline's case under
 ``baseline`` (where ``--baseline`` puts a joined file), so its pairwise and
 similarity claims compare candidate against baseline. The baseline's run checks the
-contract without its comparative claims, which have nothing to compare it with there.
+contract without its pairwise and similarity claims (and any claim comparing
+``baseline.*`` paths), which have nothing to compare it with there; its consistency
+claims compare its own runs and stay. When the baseline's call failed for a case, the
+candidate's claims comparing against it are errors naming that failure: nothing was
+compared, so they are not failures of the candidate.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -21,15 +25,27 @@ from verifier.compare.claims import BASELINE_KEY
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
 from verifier.gaps.store import RunStatus
-from verifier.results import RunSummary
-from verifier.runner import Runner
+from verifier.plan import Plan
+from verifier.results import ClaimResult, RunSummary
+from verifier.runner import ModelPhase, Runner
 from verifier.sut.stage import SutStage
 
 
+def compares_baseline(claim: Any) -> bool:
+    """Whether ``claim`` compares an output with the baseline's: a pairwise or
+    similarity claim, or any comparative claim whose ``outputs`` name ``baseline.*``."""
+    if claim_kind(claim) != "comparative":
+        return False
+    if claim.compare in ("pairwise", "similarity") and not claim.outputs:
+        return True
+    return any(path.split(".")[0] == BASELINE_KEY for path in claim.outputs or ())
+
+
 def without_comparisons(loaded: LoadedContract) -> LoadedContract | None:
-    """The contract the baseline variant is checked against: its claims that compare
-    nothing (``None`` when every claim is comparative: the baseline run is not kept)."""
-    kept = tuple(c for c in loaded.contract.claims if claim_kind(c) != "comparative")
+    """The contract the baseline variant is checked against: its claims that do not
+    compare with a baseline (``None`` when there are none: the baseline run is not kept).
+    """
+    kept = tuple(c for c in loaded.contract.claims if not compares_baseline(c))
     if not kept:
         return None
     if len(kept) == len(loaded.contract.claims):
@@ -58,6 +74,35 @@ def join_variants(
     return joined
 
 
+class BaselineFailures:
+    """The candidate runner's model phase, wrapped: on a case whose baseline call
+    failed, each claim comparing against the baseline is an error naming that failure
+    (the comparison was never made) instead of a failure of the candidate."""
+
+    def __init__(self, inner: ModelPhase, plan: Plan) -> None:
+        self.inner = inner
+        self.comparing = [p for p in plan.model if compares_baseline(p.claim)]
+
+    async def evaluate(
+        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
+    ) -> list[dict[str, ClaimResult]]:
+        out = await self.inner.evaluate(chunk, prior)
+        for line, results in zip(chunk, out, strict=True):
+            baseline = (line.sut or {}).get("baseline") or {}
+            if not baseline.get("error"):
+                continue
+            reason = (
+                f"not compared: the baseline variant {baseline.get('variant')!r} produced "
+                f"no output for this case ({baseline['error']})"
+            )
+            for planned in self.comparing:
+                if planned.id in results:
+                    results[planned.id] = ClaimResult(
+                        planned.id, "comparative", "error", None, reason, {}
+                    )
+        return out
+
+
 async def run_variants(
     cases: Iterable[CaseLine],
     *,
@@ -72,6 +117,7 @@ async def run_variants(
     The report sinks and progress are the candidate runner's; the baseline runner's
     sinks are finished too.
     """
+    candidate.model_phase = BaselineFailures(candidate.model_phase, candidate.plan)
     base_summary = baseline.begin() if baseline is not None else None
     summary = candidate.begin()
     if candidate.progress:
