@@ -17,6 +17,7 @@ from verifier.gaps.store import GapStore
 from verifier.judge.limits import CallLimits
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions
+from verifier.sut import masked_description
 from verifier.sut._types import SutError
 from verifier.sut.setup import (
     make_stage,
@@ -149,7 +150,12 @@ def run_variants_sync(
                 threshold=options.threshold,
                 chunk_size=options.chunk_size,
                 run_id=ids[index],
-                options_record={**record, "judges": mode, "variant": name, "sut": spec.describe()},
+                options_record={
+                    **record,
+                    "judges": mode,
+                    "variant": name,
+                    "sut": masked_description(spec),
+                },
             ),
             **extra,
         )

@@ -364,6 +364,7 @@ def run(
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
     from verifier.runner import Runner, RunOptions, new_run_id, run_sync
+    from verifier.sut import masked_description
 
     loaded, diagnostics = check_contract(contract)
     for diagnostic in diagnostics:
@@ -498,7 +499,7 @@ def run(
                     sut_stage = None
                     if sut_plan.specs:
                         spec, base_dir = sut_plan.specs[0]
-                        record["sut"] = spec.describe()
+                        record["sut"] = masked_description(spec)
                         record["repeat"] = repeat or spec.repeat
                         sut_stage = sut_stage_for(
                             spec, base_dir, choice, loaded, run_id, repeat, None
@@ -618,8 +619,10 @@ def _check_resumed_system(recorded: dict[str, Any], plan: Any, repeat: int | Non
             "the run being resumed is one of a --variant pair, which cannot be resumed; "
             "run the pair again"
         )
+    from verifier.sut import masked_description
+
     spec = plan.specs[0][0] if plan.specs else None
-    now = spec.describe() if spec is not None else None
+    now = masked_description(spec) if spec is not None else None
     was = recorded.get("sut")
     if was != now:
         _fail(

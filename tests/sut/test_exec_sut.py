@@ -207,11 +207,6 @@ def test_a_secret_on_the_command_line_never_reaches_rows_reports_or_messages(
     assert secret not in output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the run's options recorded by the CLI still hold the unmasked description "
-    "(record it with verifier.sut.masked_description)",
-)
 def test_a_secret_on_the_command_line_never_reaches_the_store(tmp_path: Path) -> None:
     secret, _, _ = _secret_on_the_command_line(tmp_path)
     stored = (tmp_path / "gaps.db").read_bytes()
