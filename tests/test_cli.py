@@ -302,3 +302,21 @@ def test_comparison_example_replays_offline(tmp_path: Path) -> None:
         r for c in report["cases"] for r in c["results"] if r["id"] == "no_worse_than_baseline"
     ]
     assert all(r["evidence"]["judge"]["model_id"] == "example/hand-written" for r in pairwise)
+
+
+def test_a_sqlite_url_store_keeps_rows_and_judge_cache_in_that_file(tmp_path: Path) -> None:
+    db = tmp_path / "rows" / "gaps.db"
+    db.parent.mkdir()
+    result = verifier(
+        "run", str(EXAMPLES / "account-research.yaml"),
+        "--cases", str(EXAMPLES / "account-research.cases.jsonl"),
+        "--store", f"sqlite:///{db}", cwd=tmp_path, env={"ANTHROPIC_API_KEY": ""},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert_no_traceback(result)
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    assert {"rows", "judge_cache"} <= tables
+    assert not (tmp_path / "sqlite:").exists()

@@ -200,12 +200,10 @@ class PytestRuns:
                 self.notes.append(why)
         sibling = default_recordings(loaded.path)
         recordings = sibling if sibling.exists() or mode == "record" else None
-        target = self._target
-        sqlite_file = "://" not in target or target.startswith("sqlite:")
         phase = make_judge_phase(
             loaded,
             mode=mode,
-            store_path=target.removeprefix("sqlite:///") if sqlite_file else target,
+            store_path=self._target,
             recordings=recordings,
             limits=CallLimits(),
             run_id=run_id,

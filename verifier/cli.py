@@ -731,13 +731,10 @@ def _judge_phase(
     if recordings is None:
         sibling = default_recordings(loaded.path)
         recordings = sibling if sibling.exists() or mode == "record" else None
-    sqlite_file = "://" not in target or target.startswith("sqlite:")
-    # A PostgreSQL URL passes through: its cache is a table of the same database.
-    store_path = target.removeprefix("sqlite:///") if sqlite_file else target
     phase = make_judge_phase(
         loaded,
         mode=mode,  # type: ignore[arg-type]
-        store_path=store_path,
+        store_path=target,
         recordings=recordings,
         limits=limits,
         run_id=run_id,

@@ -273,7 +273,6 @@ def evaluate(
         mode, why = default_mode(loaded)
         if why:
             note(f"{why} (pass --judges live to call them)")
-    sqlite_file = "://" not in store or store.startswith("sqlite:")
     run_id = new_run_id()
     case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}
     keep = _KeepCase()
@@ -281,7 +280,7 @@ def evaluate(
         phase = make_judge_phase(
             loaded,
             mode=mode,
-            store_path=store.removeprefix("sqlite:///") if sqlite_file else store,
+            store_path=store,
             recordings=recordings,
             limits=CallLimits(),
             run_id=run_id,

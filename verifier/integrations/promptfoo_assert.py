@@ -150,11 +150,10 @@ def _judge_phase(loaded: Any, options: Mapping[str, Any], target: str, run_id: s
     mode = options.get("judges") or default_mode(loaded)[0]
     recordings = options.get("recordings")
     path = Path(recordings) if recordings else default_recordings(loaded.path)
-    sqlite_file = "://" not in target or target.startswith("sqlite:")
     return make_judge_phase(
         loaded,
         mode=mode,
-        store_path=target.removeprefix("sqlite:///") if sqlite_file else target,
+        store_path=target,
         recordings=path if path.exists() or mode == "record" else None,
         limits=CallLimits(),
         run_id=run_id,

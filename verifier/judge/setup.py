@@ -57,8 +57,8 @@ def make_judge_phase(
         loaded: The contract.
         mode: ``live`` (cache, then call), ``replay`` (cache and recordings only) or
             ``record`` (always call, and write recordings).
-        store_path: The store whose cache table is used: a SQLite file or a
-            ``postgresql://`` URL (``None``: none).
+        store_path: The store whose cache table is used, as ``--store`` names it: a
+            SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL (``None``: none).
         recordings: A recordings file read before the cache (and written in
             ``record`` mode).
         limits: Concurrency, rates, timeout and retries.
@@ -89,7 +89,8 @@ def make_judge_phase(
 
 
 def store_cache_for(store_path: str) -> StoreCache:
-    """The judge cache kept in the store at ``store_path`` (a file or a URL)."""
+    """The judge cache kept in the store ``store_path`` names, as ``--store`` takes it
+    (a SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL)."""
     from verifier.gaps.store import is_postgres_url
 
     if is_postgres_url(store_path):
@@ -99,8 +100,9 @@ def store_cache_for(store_path: str) -> StoreCache:
     # The gap store claims its file first (it refuses a file another table made).
     from verifier.gaps.sqlite import SqliteStore
 
-    SqliteStore(store_path).close()
-    return SqliteJudgeCache(store_path)
+    path = store_path.removeprefix("sqlite:///")
+    SqliteStore(path).close()
+    return SqliteJudgeCache(path)
 
 
 def describe(options: dict[str, Any]) -> str:

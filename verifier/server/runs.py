@@ -170,11 +170,10 @@ def execute_run(
         phase = None
         if any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
             mode = mode or default_mode(loaded)[0]
-            sqlite_file = "://" not in store or store.startswith("sqlite:")
             phase = make_judge_phase(
                 loaded,
                 mode=mode,
-                store_path=store.removeprefix("sqlite:///") if sqlite_file else store,
+                store_path=store,
                 recordings=resolved.recordings,
                 limits=CallLimits(),
                 run_id=run_id,

@@ -190,10 +190,9 @@ def model_access(
     if recordings is None and spec.prompt is not None:
         sibling = default_recordings(contract_path)
         recordings = sibling if sibling.exists() or mode == "record" else None
-    sqlite_file = "://" not in target or target.startswith("sqlite:")
     access = ModelAccess(
         mode=mode,
-        store_path=target.removeprefix("sqlite:///") if sqlite_file else target,
+        store_path=target,
         recordings=recordings,
         limits=limits or CallLimits(),
         run_id=run_id,
