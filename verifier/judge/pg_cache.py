@@ -10,7 +10,7 @@ import threading
 
 import orjson
 
-from verifier.gaps._postgres_conn import PostgresTarget, lock_key
+from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.judge.cache import CachedReply, CacheError
 
 __all__ = ["PostgresJudgeCache"]
@@ -21,9 +21,10 @@ _CREATE = (
     " prompt_sha TEXT NOT NULL, sampling_sha TEXT NOT NULL,"
     " entry TEXT NOT NULL)"
 )
+_TABLE = TableSpec("judge_cache", sqlite=(_CREATE,), postgres=(_CREATE,))
 _PUT = (
     "INSERT INTO judge_cache (key, provider, model, prompt_sha, sampling_sha, entry)"
-    " VALUES (%s, %s, %s, %s, %s, %s)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (key) DO UPDATE SET provider = EXCLUDED.provider, model = EXCLUDED.model,"
     " prompt_sha = EXCLUDED.prompt_sha, sampling_sha = EXCLUDED.sampling_sha,"
     " entry = EXCLUDED.entry"
@@ -42,28 +43,14 @@ class PostgresJudgeCache:
     """
 
     def __init__(self, url: str) -> None:
-        self._target = PostgresTarget.parse(url, CacheError)
         self._lock = threading.Lock()
-        self._conn = self._target.connect(autocommit=True, error=_cache_error)
-        try:
-            with self._target.errors(_cache_error), self._conn.transaction():
-                # CREATE TABLE IF NOT EXISTS races with itself in PostgreSQL: two
-                # processes creating the table at once take turns on a lock.
-                (schema,) = self._conn.execute("SELECT current_schema()").fetchone() or ("",)
-                key = lock_key(str(schema), "judge_cache")
-                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
-                self._conn.execute(_CREATE)
-        except BaseException:
-            self._conn.close()
-            raise
+        self._db = SideTables.open(url, _TABLE, error=_cache_error)
 
     def get(self, key: str) -> CachedReply | None:
         """The entry stored under ``key``, or ``None``."""
-        with self._lock, self._target.errors(_cache_error):
-            row = self._conn.execute(
-                "SELECT entry FROM judge_cache WHERE key = %s", (key,)
-            ).fetchone()
-        return CachedReply.from_json(orjson.loads(row[0])) if row else None
+        with self._lock:
+            rows = self._db.fetch("SELECT entry FROM judge_cache WHERE key = ?", (key,))
+        return CachedReply.from_json(orjson.loads(rows[0][0])) if rows else None
 
     def put(self, entry: CachedReply) -> None:
         """Stores ``entry`` under its key, replacing any entry already there."""
@@ -75,12 +62,12 @@ class PostgresJudgeCache:
             entry.sampling_sha,
             orjson.dumps(entry.as_json()).decode(),
         )
-        with self._lock, self._target.errors(_cache_error):
-            self._conn.execute(_PUT, params)
+        with self._lock:
+            self._db.execute(_PUT, params)
 
     def close(self) -> None:
         """Closes the connection."""
-        self._conn.close()
+        self._db.close()
 
 
 def _cache_error(message: str) -> CacheError:
