@@ -442,11 +442,12 @@ def run(
             stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
             if resume_id:
-                from verifier.resume import check_resumable
+                from verifier.resume import check_resumable, resumed_sample, same_system
 
                 resumed = check_resumable(gap_store, resume_id, loaded.sha256)
-                sample, seed = _resumed_sample(resumed.options, sample, seed)
-                _check_resumed_system(resumed.options, sut_plan, repeat)
+                sample, seed = resumed_sample(resumed.options, sample, seed)
+                spec = sut_plan.specs[0][0] if sut_plan.specs else None
+                same_system(resumed.options, spec, repeat)
             if sample is not None and seed is None:
                 import secrets
 
@@ -571,29 +572,6 @@ def run(
     sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)
 
 
-def _resumed_sample(
-    recorded: dict[str, Any], sample: float | None, seed: int | None
-) -> tuple[float | None, int | None]:
-    """The sample a resumed run goes on with: the one it started with.
-
-    Options left out are taken from the run's record; options that contradict it
-    are refused, as the resumed run would check another set of cases.
-    """
-    was_sample, was_seed = recorded.get("sample"), recorded.get("seed")
-    if was_sample is None:
-        if sample is not None:
-            _fail("the run being resumed checked every case; resume it without --sample")
-        return None, None
-    if (sample is not None and sample != was_sample) or (seed is not None and seed != was_seed):
-        _fail(
-            f"the run being resumed sampled --sample {was_sample:g} --seed {was_seed}; "
-            "resume it with the same sample (or without --sample/--seed)"
-        )
-    if not isinstance(was_seed, int):
-        _fail("the run being resumed recorded a sample without its seed; it cannot be resumed")
-    return float(was_sample), was_seed
-
-
 class _StdoutGuard:
     """File descriptor 1 sent to stderr, with a stream on the real stdout for the report."""
 
@@ -609,32 +587,6 @@ class _StdoutGuard:
         os.dup2(self._saved, 1)
         os.close(self._saved)
         self.report.close()
-
-
-def _check_resumed_system(recorded: dict[str, Any], plan: Any, repeat: int | None) -> None:
-    """Refuses to resume a run with another system under test than it started with:
-    its cases would be checked against outputs of two systems."""
-    if recorded.get("variant"):
-        _fail(
-            "the run being resumed is one of a --variant pair, which cannot be resumed; "
-            "run the pair again"
-        )
-    from verifier.sut import masked_description
-
-    spec = plan.specs[0][0] if plan.specs else None
-    now = masked_description(spec) if spec is not None else None
-    was = recorded.get("sut")
-    if was != now:
-        _fail(
-            f"the run being resumed ran {f'the system {was}' if was else 'no system under test'}"
-            f", not {f'the system {now}' if now else 'none'}; resume it with the same system"
-        )
-    was_repeat = recorded.get("repeat")
-    if spec is not None and isinstance(was_repeat, int) and was_repeat != (repeat or spec.repeat):
-        _fail(
-            f"the run being resumed ran the system {was_repeat} time(s) a case; "
-            f"use --repeat {was_repeat}"
-        )
 
 
 def _ci_sinks(
