@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
+from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
@@ -54,7 +54,7 @@ _RUNS_AND_LAST_ROW = (
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
 
-class PostgresStore:
+class PostgresStore(Closing):
     """A gap store in a PostgreSQL database, its schema created or migrated on opening.
 
     The store lives in the connection's current schema (``public`` unless the URL
@@ -256,17 +256,6 @@ class PostgresStore:
         """Closes the connection; further calls fail."""
         self._closed = True
         self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
         found = self._read(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)

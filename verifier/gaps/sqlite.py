@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import orjson
 
+from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transaction
 from verifier.gaps._wal_checkpoint import WalCheckpointer
@@ -57,7 +57,7 @@ _INSERT_RUN = (
 )
 
 
-class SqliteStore:
+class SqliteStore(Closing):
     """A gap store in one SQLite file, created (with its folders) when missing.
 
     Safe for several processes on one file. Within a process, calls may come from
@@ -293,17 +293,6 @@ class SqliteStore:
         if self._checkpointer is not None:
             self._checkpointer.close()
         self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
         with sqlite_errors(self._path):
