@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +54,17 @@ class SideTables(Closing):
     """
 
     def __init__(
-        self, conn: Any, *, postgres: bool, location: str, error: ErrorFactory, guard: Any
+        self,
+        conn: Any,
+        *,
+        postgres: bool,
+        location: str,
+        errors: Callable[[], AbstractContextManager[None]],
     ) -> None:
         self._conn = conn
         self.postgres = postgres
         self.location = location
-        self._error = error
-        self._guard = guard
+        self._errors = errors  # turns the driver's errors into the caller's
 
     @classmethod
     def open(
@@ -85,7 +90,8 @@ class SideTables(Closing):
                     conn.execute(statement)
         except sqlite3.Error as exc:
             raise error(f"{path}: {exc}") from None
-        return cls(conn, postgres=False, location=path, error=error, guard=_sqlite_errors)
+        errors = partial(_sqlite_errors, error, path)
+        return cls(conn, postgres=False, location=path, errors=errors)
 
     @classmethod
     def _open_postgres(
@@ -107,16 +113,8 @@ class SideTables(Closing):
         except BaseException:
             conn.close()
             raise
-        return cls(conn, postgres=True, location=target.location, error=error, guard=target.errors)
-
-    @contextmanager
-    def _errors(self) -> Iterator[None]:
-        if self.postgres:
-            with self._guard(self._error):
-                yield
-        else:
-            with self._guard(self._error, self.location):
-                yield
+        errors = partial(target.errors, error)
+        return cls(conn, postgres=True, location=target.location, errors=errors)
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
