@@ -24,7 +24,9 @@ import sys
 
 
 def answer(question):
-    print("DEBUG: got", question)
+    # One write per message: the two cases run on threads at once, and print
+    # with several arguments writes them piecewise, so they could interleave.
+    print(f"DEBUG: got {question}")
     sys.stdout.write("more debug without a newline")
     return f"answer to {question}"
 """
