@@ -320,3 +320,31 @@ def test_a_sqlite_url_store_keeps_rows_and_judge_cache_in_that_file(tmp_path: Pa
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
     assert {"rows", "judge_cache"} <= tables
     assert not (tmp_path / "sqlite:").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("audit",),
+        ("export", "--format", "jsonl"),
+        ("report", "--html", "page.html"),
+        ("compare", "run-a", "run-b"),
+        ("calibrate", "--labels", "labels.jsonl"),
+    ],
+)
+def test_reading_commands_refuse_an_empty_or_missing_store_without_creating_one(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    result = verifier(*command, "--store", str(empty), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == (
+        f"error: {empty}: the file is empty, not a gap store (run `verifier run` first)\n"
+    )
+    assert empty.stat().st_size == 0  # SQLite would have made it a store
+    missing = tmp_path / "missing.db"
+    result = verifier(*command, "--store", f"sqlite:///{missing}", cwd=tmp_path)
+    assert result.returncode == 2 and "no store found" in result.stderr, result.stderr
+    assert not missing.exists()
+    assert not (tmp_path / "page.html").exists()

@@ -86,6 +86,31 @@ def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     sys.exit(code)
 
 
+def _store_target(store: str | None) -> str:
+    """The store a command uses: ``--store``, else ``$VERIFIER_STORE``, else the default."""
+    return store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+
+
+def _existing_store(store: str | None) -> str:
+    """The store a reading command uses, which must already exist.
+
+    A missing SQLite file, or an empty one (which SQLite would silently turn into a
+    new store), is refused before anything opens it: an audit or report of a mistyped
+    path must fail rather than report an empty record as fine.
+    """
+    from verifier.gaps.side_tables import sqlite_path
+
+    target = _store_target(store)
+    path = sqlite_path(target)
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            _fail(f"{path}: no store found (run `verifier run` first or pass --store)")
+        if file.stat().st_size == 0:
+            _fail(f"{path}: the file is empty, not a gap store (run `verifier run` first)")
+    return target
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="verifier", prog_name="verifier")
 @click.option(
@@ -139,7 +164,7 @@ def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> N
     from verifier.contract.load import check_contract
 
     calibrations = CalibrationCheck(
-        store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE,
+        _store_target(store),
         note=lambda text: click.echo(f"note: {text}", err=True),
     )
     annotate = _annotating(annotations)
@@ -400,7 +425,7 @@ def run(
             stream = sample_cases(stream, sample, seed)
         return join_baseline(stream, baseline) if baseline is not None else stream
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    target = _store_target(store)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         _fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
@@ -719,7 +744,7 @@ def evaluate_command(
     from verifier.gaps.store import redacted_target
     from verifier.judge.config import choose_judge
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    target = _store_target(store)
     try:
         request = read_evaluation(evaluation)
         judge = choose_judge(
@@ -791,9 +816,7 @@ def audit(
     from verifier.gaps.history import audit_history
     from verifier.gaps.store import open_store
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
-    if "://" not in target and not Path(target).exists():
-        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    target = _existing_store(store)
     try:
         with open_store(target) as gap_store:
             report = audit_history(gap_store, run_id=run_id, window=window)
@@ -827,9 +850,7 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
     from verifier.gaps.export import write_export
     from verifier.gaps.store import open_store
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
-    if "://" not in target and not Path(target).exists():
-        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    target = _existing_store(store)
     if fmt == "promptfoo":
         from verifier.integrations.promptfoo_cli import export_promptfoo
 
@@ -875,7 +896,7 @@ def import_command(file: Path, store: str | None) -> None:
     from verifier.gaps.importer import ExportRefused, import_jsonl
     from verifier.gaps.store import open_store
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    target = _store_target(store)
     try:
         with open_store(target) as gap_store:
             summary = import_jsonl(file, gap_store)
@@ -912,13 +933,9 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
     from verifier.compare.calibration_store import CalibrationStore
     from verifier.compare.labels import LabelsError, read_labels
     from verifier.errors import VerifierError
-    from verifier.gaps.side_tables import sqlite_path
     from verifier.gaps.store import open_store
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
-    path = sqlite_path(target)
-    if path is not None and not Path(path).is_file():
-        _fail(f"{path}: no store found (run `verifier run` first or pass --store)")
+    target = _existing_store(store)
     try:
         labels = read_labels(labels_path)
         with open_store(target) as gap_store:
@@ -965,9 +982,7 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
-    if "://" not in target and not Path(target).exists():
-        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    target = _existing_store(store)
     try:
         with open_store(target) as gap_store:
             comparison = compare_runs(gap_store, run_a, run_b)
@@ -1013,9 +1028,7 @@ def report_command(
     context = click.get_current_context()
     if not trend and context.get_parameter_source("window") is not ParameterSource.DEFAULT:
         _fail("--window applies to --trend only")
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
-    if "://" not in target and not Path(target).exists():
-        _fail(f"{target}: no store found (run `verifier run` first or pass --store)")
+    target = _existing_store(store)
     try:
         if trend:
             message = _write_trend(target, html_path, run_id, window)
@@ -1111,7 +1124,7 @@ def serve_command(**options: Any) -> None:
         "config": options.pop("config_path"),
         "name": options.pop("judge_name"),
     }
-    options["store"] = options["store"] or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    options["store"] = _store_target(options["store"])
     try:
         settings, notes = settings_from_options(judge_options=judge, **options)
         for note in notes:
