@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -30,7 +31,16 @@ class Diagnostic:
 
     def __str__(self) -> str:
         prefix = "" if self.severity == "error" else "warning: "
-        return f"{self.file}:{self.line}:{self.col}: {prefix}{self.message}"
+        # One line whatever a message quotes: a key or name with a line break in it
+        # would otherwise split the problem over lines that look like others.
+        return _CONTROL.sub(_escape, f"{self.file}:{self.line}:{self.col}: {prefix}{self.message}")
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    return found.group().encode("unicode_escape").decode("ascii")
 
 
 class ContractError(VerifierError):

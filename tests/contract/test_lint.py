@@ -301,3 +301,32 @@ def test_retirement_warning_counts_days_and_spots_retired_models() -> None:
     late = str(retirement_warning("m-late", today=today, table=table))
     assert "deprecated" in late and "in " not in late.split("retires on")[1].split(";")[0]
     assert retirement_warning("m-current", today=today, table=table) is None
+
+
+def test_an_unknown_judge_provider_is_a_located_problem(write_contract) -> None:
+    path = write_contract(
+        HEADER
+        + "judges:\n  j:\n    provider: bogus\n    model: m\n    sampling: {temperature: 0}\n"
+        + "claims:\n  - id: a\n    judge: j\n    instruction: Is it polite?\n"
+    )
+    found = problems(path)
+    assert found == [
+        f"{path}:5:15: judge 'j': provider: input should be 'anthropic', 'openai' or 'replay'"
+        " (got 'bogus')"
+    ]
+
+
+def test_a_list_where_a_predicate_name_belongs_is_a_located_problem(write_contract) -> None:
+    path = write_contract(
+        HEADER + "llm_fields: [output]\nclaims:\n  - id: a\n    rubric: []\n    field: output\n"
+    )
+    assert any(p.startswith(f"{path}:6:") for p in problems(path))
+
+
+def test_a_problem_quoting_a_name_with_a_line_break_stays_on_one_line(write_contract) -> None:
+    path = write_contract(
+        HEADER + 'judges:\n  "a\\nb": {provider: replay, model: m}\n'
+        "claims:\n  - id: x\n    judge: strict\n    instruction: Is it polite?\n"
+    )
+    (message,) = problems(path)
+    assert message == f"{path}:7:12: claim 'x': unknown judge 'strict' (judges: a\\nb)"

@@ -114,3 +114,12 @@ def test_round_trips_what_pyyaml_dumps(value: dict) -> None:
     assert data == value
     for key in value:
         assert positions.of((key,), key=True)[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("010", 10), ("08", 8), ("-007", -7), ("+12", 12), ("0x1F", 31), ("0o17", "0o17")],
+)
+def test_integers_are_read_as_yaml_1_2_decimal_not_1_1_octal(text: str, value: object) -> None:
+    data, _ = parse_yaml_with_positions(f"n: {text}\n".encode())
+    assert data == {"n": value}

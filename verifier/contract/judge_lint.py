@@ -79,7 +79,7 @@ def lint_judges(
 ) -> None:
     """Reports sampling, template and model-lifecycle problems of every judge."""
     from verifier.contract.models import Sampling
-    from verifier.judge.sampling import unsupported_reason, unsupported_sampling
+    from verifier.judge.sampling import UNSUPPORTED, unsupported_reason, unsupported_sampling
     from verifier.judge.template import validate_template
 
     judges = data.get("judges")
@@ -92,7 +92,8 @@ def lint_judges(
             continue
         provider = spec.get("provider")
         sampling = spec.get("sampling", {})
-        if isinstance(provider, str) and isinstance(sampling, dict):
+        # An unknown provider is the model validation's to report.
+        if isinstance(provider, str) and provider in UNSUPPORTED and isinstance(sampling, dict):
             try:
                 parsed = Sampling.model_validate(sampling)
             except ValidationError:

@@ -190,7 +190,7 @@ class _Linter:
         if isinstance(path, str):
             values = spec.get("values")
             single_enum = rubric == "enum" and isinstance(values, list) and len(values) == 1
-            if rubric in EQUALITY_PREDICATES or single_enum:
+            if (isinstance(rubric, str) and rubric in EQUALITY_PREDICATES) or single_enum:
                 hit = next((f for f in llm if paths_overlap(path, f)), None)
                 if hit is not None:
                     what = "an enum of one value" if single_enum else f"`{rubric}`"

@@ -73,6 +73,15 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, _CoreResolver)
         SafeConstructor.__init__(self)
         _CoreResolver.__init__(self)
 
+    def construct_core_int(self, node: ScalarNode) -> int:
+        """An integer as YAML 1.2 reads it: ``010`` is ten (PyYAML's YAML 1.1 reading
+        makes it octal eight, and refuses ``08``)."""
+        value = str(self.construct_scalar(node))
+        return int(value[2:], 16) if value.startswith("0x") else int(value, 10)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_core_int)  # type: ignore[type-var]
+
 
 @dataclass
 class Positions:
@@ -122,10 +131,7 @@ class _Builder:
         if isinstance(node, ScalarNode):
             if node.tag not in _ALLOWED_SCALAR_TAGS:
                 raise YamlProblem(*_pos(node), f"tag {node.tag!r} is not allowed in a contract")
-            try:
-                return self.loader.construct_object(node, deep=True)
-            except yaml.YAMLError as exc:
-                raise YamlProblem(*_pos(node), f"invalid scalar: {exc}") from None
+            return self.scalar(node, deep=True)
         if isinstance(node, SequenceNode):
             if node.tag != "tag:yaml.org,2002:seq":
                 raise YamlProblem(*_pos(node), f"tag {node.tag!r} is not allowed in a contract")
@@ -145,7 +151,7 @@ class _Builder:
                     raise YamlProblem(
                         *_pos(key_node), f"tag {key_node.tag!r} is not allowed in a contract"
                     )
-                key = self.loader.construct_object(key_node)
+                key = self.scalar(key_node)
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
                     key = key_node.value
                 if key in result:
@@ -154,6 +160,15 @@ class _Builder:
                 result[key] = self.build(value_node, (*loc, key), depth + 1)
             return result
         raise YamlProblem(*_pos(node), "unsupported YAML node")
+
+    def scalar(self, node: ScalarNode, *, deep: bool = False) -> Any:
+        # PyYAML's resolver takes some plain scalars for numbers or dates that its own
+        # constructors then refuse with a bare ValueError ("2026-13-01", "0o8").
+        try:
+            return self.loader.construct_object(node, deep=deep)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise YamlProblem(*_pos(node), f"invalid scalar {node.value!r}: {detail}") from None
 
 
 def load_yaml_with_positions(path: Path) -> tuple[Any, Positions]:
