@@ -207,11 +207,26 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
+            problem = f"{path}:{number}: not a recorded judge reply"
             try:
-                entry = CachedReply.from_json(orjson.loads(raw))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                raise CacheError(f"{path}:{number}: not a recorded judge reply ({exc})") from None
+                data = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                raise CacheError(f"{problem} (invalid JSON: {exc})") from None
+            if not isinstance(data, dict):
+                raise CacheError(f"{problem} (a JSON object per line is expected)") from None
+            missing = [key for key in _RECORDED_KEYS if key not in data]
+            if missing:
+                raise CacheError(f"{problem} (missing {', '.join(missing)})") from None
+            if not isinstance(data["reply"], dict):
+                raise CacheError(f"{problem} (reply must be a JSON object)") from None
+            try:
+                entry = CachedReply.from_json(data)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise CacheError(f"{problem} (reply: {exc})") from None
             yield entry.key, entry
+
+
+_RECORDED_KEYS = ("key", "provider", "model", "prompt_sha", "sampling_sha", "reply")
 
 
 class LayeredCache:
