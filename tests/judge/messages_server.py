@@ -13,6 +13,7 @@ number of calls in flight at once is tracked::
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -40,6 +41,55 @@ Responder = Callable[[dict[str, Any]], Behaviour]
 def default_responder(request: dict[str, Any]) -> Behaviour:
     """Passes every check: ``{"pass": true, "reason": "ok"}`` through the forced tool."""
     return tool_use({"pass": True, "reason": "ok"})
+
+
+def together(
+    parties: int, then: Responder = default_responder, *, patience: float = 30
+) -> Responder:
+    """Answers (with ``then``) only once ``parties`` calls wait at once: calls meant to
+    overlap are then in flight together however the machine schedules them, instead of
+    merely overlapping a latency window. Calls that wait ``patience`` seconds in vain are
+    answered anyway (and every later one at once), so ``max_in_flight`` shows the
+    shortfall instead of a hang."""
+    meeting = threading.Barrier(parties)
+
+    def respond(request: dict[str, Any]) -> Behaviour:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            meeting.wait(patience)
+        return then(request)
+
+    return respond
+
+
+class Gate:
+    """A responder holding calls until :meth:`open`: a run stays in progress exactly as
+    long as a test needs it to, not as long as some latency happens to last.
+
+    Args:
+        then: Answers every call, once let through.
+        let_through: Calls answered at once before the gate starts holding.
+        patience: Longest hold, so a test that never opens the gate still ends.
+    """
+
+    def __init__(
+        self, then: Responder = default_responder, *, let_through: int = 0, patience: float = 60
+    ) -> None:
+        self.then = then
+        self.let_through = let_through
+        self.patience = patience
+        self.held = threading.Semaphore(0)
+        self._calls = itertools.count(1)
+        self._open = threading.Event()
+
+    def __call__(self, request: dict[str, Any]) -> Behaviour:
+        if next(self._calls) > self.let_through and not self._open.is_set():
+            self.held.release()
+            self._open.wait(self.patience)
+        return self.then(request)
+
+    def open(self) -> None:
+        """Lets every held and later call through."""
+        self._open.set()
 
 
 @dataclass(frozen=True)
