@@ -23,7 +23,7 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
-from tests.judge.messages_server import MessagesServer, RecordedRequest
+from tests.judge.messages_server import MessagesServer, RecordedRequest, together
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
@@ -366,11 +366,14 @@ def test_a_two_to_one_split_records_agreement_of_two_thirds(
 
 
 def test_samples_are_in_flight_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with MessagesServer(default=brain, latency=0.3) as server:
+    # No sample is answered before all three are in flight: one after the other, the
+    # first would wait out the server's patience alone (past the call's timeout).
+    with MessagesServer(default=together(3, brain, patience=10)) as server:
         point_at(monkeypatch, server)
         out = run_phase(tmp_path, *one_case(tmp_path, samples=3))
         assert server.max_in_flight == 3
-    assert out.elapsed < 3 * 0.3
+    assert out.row("k0")["status"] == "pass"
+    assert [s["status"] for s in out.row("k0")["evidence"]["samples"]] == ["pass"] * 3
 
 
 # One case's trouble stays in that case.
