@@ -156,12 +156,12 @@ def test_status_errors(server: MessagesServer, behaviour: Any, retryable: bool) 
 
 
 def test_timeout_is_retryable(server: MessagesServer) -> None:
-    server.script(delayed(3, tool_use(VERDICT)))
+    server.script(delayed(60, tool_use(VERDICT)))
 
     started = time.perf_counter()
     error = _error(server.openai_base_url, timeout=0.2)
 
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # cut off, not waited out
     assert error.retryable and "timed out" in error.message
 
 
