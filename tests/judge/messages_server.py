@@ -9,6 +9,10 @@ number of calls in flight at once is tracked::
     with MessagesServer(default=lambda request: tool_use({"pass": True})) as server:
         server.script(rate_limited(retry_after=1), server_error())
         client = AsyncAnthropic(api_key="test-key", base_url=server.base_url)
+
+Tests about timing use responders that wait for events instead of latencies: ``together``
+answers only once several calls are in flight at once, a ``Gate`` holds calls until the
+test opens it.
 """
 
 from __future__ import annotations
@@ -67,24 +71,16 @@ class Gate:
 
     Args:
         then: Answers every call, once let through.
-        let_through: Calls answered at once before the gate starts holding.
         patience: Longest hold, so a test that never opens the gate still ends.
     """
 
-    def __init__(
-        self, then: Responder = default_responder, *, let_through: int = 0, patience: float = 60
-    ) -> None:
+    def __init__(self, then: Responder = default_responder, *, patience: float = 60) -> None:
         self.then = then
-        self.let_through = let_through
         self.patience = patience
-        self.held = threading.Semaphore(0)
-        self._calls = itertools.count(1)
         self._open = threading.Event()
 
     def __call__(self, request: dict[str, Any]) -> Behaviour:
-        if next(self._calls) > self.let_through and not self._open.is_set():
-            self.held.release()
-            self._open.wait(self.patience)
+        self._open.wait(self.patience)
         return self.then(request)
 
     def open(self) -> None:
