@@ -1,10 +1,23 @@
-"""Shared fixtures: paths to the committed example and fixture files."""
+"""Shared fixtures: paths to the committed example and fixture files, and the
+hypothesis settings every property test runs under."""
 
 from __future__ import annotations
 
+import os
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: hypothesis's default of 200 ms fails a test whose example
+# was merely slow once (a loaded machine, a first call paying an import), not wrong.
+settings.register_profile("verifier", deadline=None)
+# Under CI the examples are derived from each test, not drawn at random: a run fails
+# for the change it tests, never for an example no earlier run happened to draw.
+settings.register_profile("verifier-ci", parent=settings.get_profile("verifier"), derandomize=True)
+settings.load_profile("verifier-ci" if os.environ.get("CI") else "verifier")
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -21,3 +34,15 @@ def write_contract(tmp_path: Path):  # type: ignore[no-untyped-def]
         return path
 
     return write
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port of 127.0.0.1 that refuses connections for the whole test.
+
+    A socket holds it bound without listening: a port merely found free and closed
+    again could be taken by any server started meanwhile (this run's or another's).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]

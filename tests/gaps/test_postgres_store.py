@@ -258,28 +258,19 @@ def test_a_closed_store_refuses_further_calls(postgres_url: str) -> None:
         list(store.iter_rows())
 
 
-def _refused_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port  # closed again: nothing listens there
-
-
 @pytest.mark.parametrize(
     "url",
     [
-        f"postgresql://auditor:s3cret-Pw@127.0.0.1:{_refused_port()}/gaps",
-        f"postgresql://auditor@127.0.0.1:{_refused_port()}/gaps?password=s3cret-Pw",
+        "postgresql://auditor:s3cret-Pw@127.0.0.1:{refused_port}/gaps",
+        "postgresql://auditor@127.0.0.1:{refused_port}/gaps?password=s3cret-Pw",
         "postgresql://auditor:s3cret-Pw@127.0.0.1:notaport/gaps",
         "postgresql://auditor:s3cret-Pw@127.0.0.1/gaps?nonsense=s3cret-Pw",
     ],
     ids=["refused", "password-in-query", "bad-port", "bad-option"],
 )
-def test_errors_are_one_line_and_never_show_the_password(url: str) -> None:
+def test_errors_are_one_line_and_never_show_the_password(url: str, refused_port: int) -> None:
     with pytest.raises(StoreError) as caught:
-        open_store(url)
+        open_store(url.format(refused_port=refused_port))
     message = str(caught.value)
     assert "s3cret" not in message and "\n" not in message
     assert message.startswith(("gap store postgresql://auditor@127.0.0.1", "invalid PostgreSQL"))

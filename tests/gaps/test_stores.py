@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
-import time
 import tracemalloc
 from typing import Any
 
@@ -173,12 +172,14 @@ def test_runs_are_listed_oldest_first_and_last_run_is_the_newest(store_backend: 
         assert last is not None and last.run_id == "late"
 
 
-def _append_from_another_process(target: str, run_id: str, batches: int, start: Any) -> None:
+def _append_from_another_process(target: str, run_id: str, batches: int, step: Any) -> None:
     with open_store(target) as store:
-        start.wait()  # both processes open the store, then write at the same moment
         for b in range(batches):
+            # Both processes append each batch at the same moment: they contend for the
+            # chain every time, however the machine schedules them, and neither can
+            # finish all its batches before the other has begun.
+            step.wait(60)
             store.append([draft(b * 10 + n, run_id) for n in range(10)])
-            time.sleep(0.002)  # a runner checks the next chunk between appends
 
 
 def test_two_processes_appending_to_one_store_build_one_valid_chain(
@@ -188,10 +189,10 @@ def test_two_processes_appending_to_one_store_build_one_valid_chain(
         begin(store, "p1")
         begin(store, "p2")
     context = multiprocessing.get_context("spawn")
-    start = context.Barrier(2)
+    step = context.Barrier(2)
     workers = [
         context.Process(
-            target=_append_from_another_process, args=(store_backend.target, run, 100, start)
+            target=_append_from_another_process, args=(store_backend.target, run, 100, step)
         )
         for run in ("p1", "p2")
     ]

@@ -9,10 +9,15 @@ number of calls in flight at once is tracked::
     with MessagesServer(default=lambda request: tool_use({"pass": True})) as server:
         server.script(rate_limited(retry_after=1), server_error())
         client = AsyncAnthropic(api_key="test-key", base_url=server.base_url)
+
+Tests about timing use responders that wait for events instead of latencies: ``together``
+answers only once several calls are in flight at once, a ``Gate`` holds calls until the
+test opens it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -40,6 +45,47 @@ Responder = Callable[[dict[str, Any]], Behaviour]
 def default_responder(request: dict[str, Any]) -> Behaviour:
     """Passes every check: ``{"pass": true, "reason": "ok"}`` through the forced tool."""
     return tool_use({"pass": True, "reason": "ok"})
+
+
+def together(
+    parties: int, then: Responder = default_responder, *, patience: float = 30
+) -> Responder:
+    """Answers (with ``then``) only once ``parties`` calls wait at once: calls meant to
+    overlap are then in flight together however the machine schedules them, instead of
+    merely overlapping a latency window. Calls that wait ``patience`` seconds in vain are
+    answered anyway (and every later one at once), so ``max_in_flight`` shows the
+    shortfall instead of a hang."""
+    meeting = threading.Barrier(parties)
+
+    def respond(request: dict[str, Any]) -> Behaviour:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            meeting.wait(patience)
+        return then(request)
+
+    return respond
+
+
+class Gate:
+    """A responder holding calls until :meth:`open`: a run stays in progress exactly as
+    long as a test needs it to, not as long as some latency happens to last.
+
+    Args:
+        then: Answers every call, once let through.
+        patience: Longest hold, so a test that never opens the gate still ends.
+    """
+
+    def __init__(self, then: Responder = default_responder, *, patience: float = 60) -> None:
+        self.then = then
+        self.patience = patience
+        self._open = threading.Event()
+
+    def __call__(self, request: dict[str, Any]) -> Behaviour:
+        self._open.wait(self.patience)
+        return self.then(request)
+
+    def open(self) -> None:
+        """Lets every held and later call through."""
+        self._open.set()
 
 
 @dataclass(frozen=True)

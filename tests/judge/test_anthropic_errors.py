@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import anthropic  # noqa: F401  (imported up front: the provider's lazy import is slow to time)
 import pytest
 
 from tests.judge._support import (
@@ -51,7 +52,7 @@ def test_retry_after_ms_wins_over_retry_after(server: MessagesServer) -> None:
     started = time.perf_counter()
     run(complete(server))
 
-    assert 0.3 <= time.perf_counter() - started < 5
+    assert 0.3 <= time.perf_counter() - started < 20  # far from the 30 s of retry-after
     assert len(server.model_calls()) == 2
 
 
@@ -104,12 +105,12 @@ def test_should_retry_header_overrides_status(server: MessagesServer) -> None:
 
 
 def test_timeout_is_a_retryablecomplete_error(server: MessagesServer) -> None:
-    server.script(delayed(3, tool_use(VERDICT)))
+    server.script(delayed(60, tool_use(VERDICT)))
 
     started = time.perf_counter()
     error = complete_error(server, timeout=0.2, max_retries=0)
 
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # cut off, not waited out
     assert error.retryable and error.status is None
     assert "timed out after 0.2s" in error.message
 

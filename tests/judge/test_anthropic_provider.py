@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -25,7 +24,7 @@ from tests.judge.behaviours import (
     text_only,
     tool_use,
 )
-from tests.judge.messages_server import MessagesServer
+from tests.judge.messages_server import MessagesServer, together
 from verifier.judge.providers.anthropic import AnthropicProvider
 from verifier.judge.types import JudgeReply
 
@@ -161,18 +160,19 @@ def test_request_base_url_wins(server: MessagesServer) -> None:
 
 
 def test_concurrent_calls_overlap() -> None:
-    with MessagesServer(latency=0.3) as server:
+    # No call is answered before all eight are in flight: calls made one after the
+    # other would leave the first waiting alone until the server's patience ran out.
+    with MessagesServer(default=together(8, patience=10)) as server:
 
         async def many() -> list[JudgeReply]:
             provider = AnthropicProvider(base_url=server.base_url)
             try:
-                calls = [provider.complete(judge_request(), timeout=5) for _ in range(8)]
+                calls = [provider.complete(judge_request(), timeout=30) for _ in range(8)]
                 return await asyncio.gather(*calls)
             finally:
                 await provider.aclose()
 
-        started = time.perf_counter()
         replies = run(many())
 
-    assert len(replies) == 8 and time.perf_counter() - started < 2
+    assert len(replies) == 8 and all(reply.tool_input is not None for reply in replies)
     assert server.max_in_flight == 8

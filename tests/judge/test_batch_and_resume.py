@@ -11,13 +11,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
-from tests.judge.messages_server import MessagesServer
+from tests.judge.messages_server import Gate, MessagesServer
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
@@ -158,7 +159,15 @@ def test_killed_run_resumes_with_no_duplicate_rows(tmp_path: Path) -> None:
     ]
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
     store = tmp_path / "gaps.db"
-    with MessagesServer(default=brain, latency=0.15) as server:
+    # Calls about the first two cases are answered, the rest held until the kill: the
+    # run is stopped part-way however fast or slow it and this poll loop happen to be.
+    gate = Gate(brain)
+
+    def first_two_only(request: dict[str, Any]) -> b.Behaviour:
+        about = json.dumps(request["messages"])
+        return brain(request) if "Fact 0 " in about or "Fact 1 " in about else gate(request)
+
+    with MessagesServer(default=first_two_only) as server:
         args = [
             sys.executable,
             "-m",
@@ -199,6 +208,7 @@ def test_killed_run_resumes_with_no_duplicate_rows(tmp_path: Path) -> None:
                     break
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
+        gate.open()
         assert run_id is not None
         before = _rows(store, run_id)
         assert 0 < len({c for c, _ in before}) < 8

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from typing import Any
 
@@ -156,12 +155,12 @@ def test_status_errors(server: MessagesServer, behaviour: Any, retryable: bool) 
 
 
 def test_timeout_is_retryable(server: MessagesServer) -> None:
-    server.script(delayed(3, tool_use(VERDICT)))
+    server.script(delayed(60, tool_use(VERDICT)))
 
     started = time.perf_counter()
     error = _error(server.openai_base_url, timeout=0.2)
 
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # cut off, not waited out
     assert error.retryable and "timed out" in error.message
 
 
@@ -173,12 +172,8 @@ def test_malformed_body_is_retryable(server: MessagesServer) -> None:
     assert error.retryable and "malformed JSON" in error.message
 
 
-def test_refused_connection_is_retryable() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-
-    error = _error(f"http://127.0.0.1:{port}/v1")
+def test_refused_connection_is_retryable(refused_port: int) -> None:
+    error = _error(f"http://127.0.0.1:{refused_port}/v1")
 
     assert error.retryable and error.status is None
 

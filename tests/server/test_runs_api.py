@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.conftest import EXAMPLES, FIXTURES
-from tests.judge.messages_server import MessagesServer
+from tests.judge.messages_server import Gate, MessagesServer
 from tests.server._support import MODEL, poll_run, running
 from verifier.server import ServerSettings
 
@@ -244,20 +244,26 @@ def test_malformed_run_requests_are_422(
 
 
 def test_runs_beyond_the_limit_are_429(tmp_path: Path, contracts: Path, judge_env: None) -> None:
+    # The first run's judge calls are held until the 429 is seen: it is still running
+    # then however long the machine took between the two requests.
+    gate = Gate()
     with (
-        MessagesServer(latency=1.0) as slow,
+        MessagesServer(default=gate) as held,
         pytest.MonkeyPatch.context() as patch,
     ):
-        patch.setenv("ANTHROPIC_BASE_URL", slow.base_url)
+        patch.setenv("ANTHROPIC_BASE_URL", held.base_url)
         with (
             running(settings(tmp_path, contracts, max_runs=1)) as url,
             httpx.Client(base_url=url, timeout=60) as client,
         ):
-            request = {"contract": "briefs.yaml", "cases": BRIEF_CASES[:1]}
-            first = client.post("/v1/runs", json=request)
-            second = client.post("/v1/runs", json=request)
-            assert (first.status_code, second.status_code) == (202, 429)
-            assert second.headers["retry-after"]
+            try:
+                request = {"contract": "briefs.yaml", "cases": BRIEF_CASES[:1]}
+                first = client.post("/v1/runs", json=request)
+                second = client.post("/v1/runs", json=request)
+                assert (first.status_code, second.status_code) == (202, 429)
+                assert second.headers["retry-after"]
+            finally:
+                gate.open()
             poll_run(client, first.json()["run_id"])
             assert client.post("/v1/runs", json=request).status_code == 202
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 import time
 from typing import Any
 
@@ -60,3 +61,16 @@ def fails_on_boom(text: str) -> str:
     if "boom" in text:
         raise RuntimeError("baseline broke on this case")
     return answer(text)
+
+
+_MEETING = threading.Barrier(4)
+
+
+def meet(text: str) -> str:
+    """Returns ``together`` once four calls are inside it at once, ``alone`` when it has
+    waited 20 s for them in vain: calls that overlap meet however slowly they start."""
+    try:
+        _MEETING.wait(20)
+    except threading.BrokenBarrierError:
+        return "alone"
+    return f"together {text}"

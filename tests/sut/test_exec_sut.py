@@ -139,25 +139,37 @@ def test_sut_option_runs_a_command_for_a_contract_without_sut(tmp_path: Path) ->
     assert results(report)["a"]["cites"]["status"] == "pass"
 
 
+# Each process marks its arrival, then waits for four marks: it answers "together" only
+# if all four processes ran at once, and "alone" after waiting 20 s in vain.
+MEETING = """\
+import os, sys, time
+from pathlib import Path
+
+here = Path(sys.argv[1])
+(here / str(os.getpid())).touch()
+deadline = time.monotonic() + 20
+while len(list(here.iterdir())) < 4 and time.monotonic() < deadline:
+    time.sleep(0.01)
+print("together" if len(list(here.iterdir())) >= 4 else "alone", sys.stdin.read())
+"""
+
+
 def test_calls_overlap_within_the_concurrency_limit(tmp_path: Path) -> None:
-    # Four one-second sleeps: one at a time they need four seconds.
-    sleeper = tmp_path / "nap.py"
-    sleeper.write_text("import sys, time\ntime.sleep(1)\nprint(sys.stdin.read())\n")
+    meeting = tmp_path / "meet.py"
+    meeting.write_text(MEETING, encoding="utf-8")
+    arrivals = tmp_path / "arrivals"
+    arrivals.mkdir()
     path = tmp_path / "plain.yaml"
     path.write_text(
         "contract: plain\nversion: 1\nclaims:\n"
-        "  - {id: said, rubric: regex, field: output, pattern: 'x'}\n",
+        "  - {id: said, rubric: regex, field: output, pattern: '^together x'}\n",
         encoding="utf-8",
     )
     cases = write_cases(tmp_path / "cases.jsonl", *({"id": str(i), "input": "x"} for i in range(4)))
-    import time
-
-    started = time.monotonic()
-    result, report = run_report(
-        tmp_path, path, cases, "--sut", f"exec:{sys.executable} {sleeper}", "--concurrency", "4"
-    )
-    assert result.returncode == 0 and report["passed_cases"] == 4
-    assert time.monotonic() - started < 3.9
+    command = f"exec:{sys.executable} {meeting} {arrivals}"
+    result, report = run_report(tmp_path, path, cases, "--sut", command, "--concurrency", "4")
+    assert result.returncode == 0 and report["passed_cases"] == 4, report
+    assert len(list(arrivals.iterdir())) == 4
 
 
 def test_a_command_flooding_stdout_is_stopped_and_an_error_for_its_case(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from verifier.sut._types import SutError
 from verifier.sut.setup import ModelAccess, make_stage
 
 PLAIN = (
-    "contract: py-sut\nversion: 1\nsut:\n  python: {target}\n  timeout: 1\nclaims:\n"
+    "contract: py-sut\nversion: 1\nsut:\n  python: {target}\n  timeout: 10\nclaims:\n"
     "  - {{id: cites, rubric: regex, field: output, pattern: 'source: Handbook'}}\n"
 )
 
@@ -117,21 +117,25 @@ def test_a_runaway_function_neither_delays_queued_calls_nor_holds_up_the_exit(
 ) -> None:
     """More runaway calls than a default thread pool has threads, then instant ones:
     the instant ones start at once and pass, and the process ends soon after the
-    timeout although the runaway threads are still asleep."""
+    timeout although the runaway threads are still asleep.
+
+    The runaways sleep 100 s, far beyond the 3 s timeout and the 50 s bound, so neither
+    a slow start of the process nor a slow instant call on a loaded machine can pass
+    for waiting on them (the run's own subprocess limit is 120 s)."""
     path = tmp_path / "slow.yaml"
     path.write_text(
-        "contract: slow\nversion: 1\nsut:\n  python: sut_functions:sleep_for\n  timeout: 1\n"
+        "contract: slow\nversion: 1\nsut:\n  python: sut_functions:sleep_for\n  timeout: 3\n"
         "claims:\n  - {id: cites, rubric: regex, field: output, pattern: 'source: Handbook'}\n",
         encoding="utf-8",
     )
-    slow = [{"id": f"slow{i}", "input": "30"} for i in range(36)]
+    slow = [{"id": f"slow{i}", "input": "100"} for i in range(36)]
     fast = [{"id": f"fast{i}", "input": "0"} for i in range(6)]
     cases = write_cases(tmp_path / "cases.jsonl", *slow, *fast)
     started = time.monotonic()
     result, report = run_report(tmp_path, path, cases, "--concurrency", "48")
-    assert time.monotonic() - started < 15, "the process waited for the runaway threads"
+    assert time.monotonic() - started < 50, "the process waited for the runaway threads"
     assert result.returncode == 1
     by_case = results(report)
     assert all(by_case[c["id"]]["cites"]["status"] == "pass" for c in fast), by_case
     slow_reason = by_case["slow0"]["cites"]["reasoning"]
-    assert "did not return within 1 s" in slow_reason
+    assert "did not return within 3 s" in slow_reason
