@@ -330,3 +330,18 @@ def test_a_problem_quoting_a_name_with_a_line_break_stays_on_one_line(write_cont
     )
     (message,) = problems(path)
     assert message == f"{path}:7:12: claim 'x': unknown judge 'strict' (judges: a\\nb)"
+
+
+def test_ids_and_keys_that_miss_their_pattern_say_what_is_asked_in_words(write_contract) -> None:
+    path = write_contract(
+        "contract: Bad_Id\nversion: 1\nsut:\n  python: bot:answer\n  output: out put\n"
+        "claims:\n  - id: -x\n    rubric: present\n    field: output\n"
+    )
+    assert problems(path) == [
+        f"{path}:1:11: contract: 'Bad_Id' is not a valid contract id (lower-case letters,"
+        " digits, '_', '.' and '-', starting with a letter or digit)",
+        f"{path}:5:11: sut.output: 'out put' is not a plain key (a letter or '_', then"
+        " letters, digits, '_' or '-')",
+        f"{path}:7:9: claim '-x': id: '-x' is not a valid claim id (letters, digits, '_',"
+        " '.' and '-', starting with a letter or digit)",
+    ]

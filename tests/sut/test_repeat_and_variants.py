@@ -165,7 +165,10 @@ def test_variants_are_stored_as_two_runs_compared_pairwise_and_by_verifier_compa
             "--sut: input: invalid field path 'a..b'",
         ),
         (("--sut", "shell:ls"), "--sut: expected exec:COMMAND, python:MODULE:FUNCTION"),
-        (("--sut", "python:not a function"), "--sut: python: String should match pattern"),
+        (
+            ("--sut", "python:not a function"),
+            "--sut: python: 'not a function' is not MODULE:FUNCTION",
+        ),
         (
             ("--sut", "{exec: {command: []}}"),
             "--sut: exec.command: must not be empty",

@@ -33,7 +33,7 @@ def problems(write_contract, sut: str) -> list[str]:  # type: ignore[no-untyped-
             "sut:\n  input: question\n",
             "4:3: sut: needs exactly one of `exec`, `python` or `prompt` (got none)",
         ),
-        ("sut:\n  python: no-colon\n", "4:11: sut.python: string should match pattern"),
+        ("sut:\n  python: no-colon\n", "4:11: sut.python: 'no-colon' is not MODULE:FUNCTION"),
         ("sut:\n  python: m:f\n  output: runs\n", "the runner writes that key itself"),
         (
             "sut:\n  python: m:f\n  input: a..b\n",

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ValidationError
 
 from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
-from verifier.contract.models import Contract
+from verifier.contract.models import CLAIM_ID_PATTERN, ID_PATTERN, Contract
+from verifier.contract.sut_models import FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
 from verifier.contract.yaml_positions import (
     MAX_BYTES,
     Loc,
@@ -156,6 +157,8 @@ def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, b
     if kind == "too_short":
         least = error.get("ctx", {}).get("min_length", 1)
         return f"{where}: must have at least {least} item{'s' if least != 1 else ''}", False
+    if (mismatch := pattern_mismatch(error)) is not None:
+        return f"{where}: {mismatch}", False
     msg = str(error["msg"])
     if kind == "value_error":
         return f"{where}: {msg.removeprefix('Value error, ')}", False
@@ -163,9 +166,33 @@ def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, b
     msg = msg[0].lower() + msg[1:] if msg else msg
     value = error.get("input")
     if isinstance(value, (str, int, float, bool)) or value is None:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
-        msg = f"{msg} (got {shown})"
+        msg = f"{msg} (got {_shown(value)})"
     return f"{where}: {msg}", False
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def pattern_mismatch(error: Any) -> str | None:
+    """For a pydantic error of a value that misses one of the contract models' patterns,
+    what was given and what is asked for, in words (``None`` for other errors)."""
+    if error["type"] != "string_pattern_mismatch":
+        return None
+    wanted = _PATTERN_WORDS.get(str(error.get("ctx", {}).get("pattern")))
+    return f"{_shown(error.get('input'))} is not {wanted}" if wanted else None
+
+
+# What each pattern of the contract models asks for, in words.
+_PATTERN_WORDS = {
+    ID_PATTERN: "a valid contract id (lower-case letters, digits, '_', '.' and '-', "
+    "starting with a letter or digit)",
+    CLAIM_ID_PATTERN: "a valid claim id (letters, digits, '_', '.' and '-', "
+    "starting with a letter or digit)",
+    FUNCTION_PATTERN: "MODULE:FUNCTION (a dotted module, a colon, a function: my_bot:answer)",
+    OUTPUT_KEY_PATTERN: "a plain key (a letter or '_', then letters, digits, '_' or '-')",
+}
 
 
 def validation_diagnostics(

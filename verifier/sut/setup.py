@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import ValidationError
 
+from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
 from verifier.judge.limits import CallLimits
 from verifier.sut._types import Caller, SecretMask, SutError
@@ -85,7 +86,7 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
+        message = pattern_mismatch(error) or str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "too_short":
             message = "must not be empty"
         raise SutError(f"{option}: {where + ': ' if where else ''}{message}") from None
