@@ -63,6 +63,15 @@ def test_invalid_or_unsupported_pattern_is_a_validation_error(
         make_claim({"rubric": "regex", "field": "output", "pattern": pattern})
 
 
+@pytest.mark.parametrize("flags", ["", "m"])
+def test_invalid_pattern_is_quoted_as_the_contract_writes_it(
+    make_claim: Callable[..., Any], flags: str
+) -> None:
+    with pytest.raises(ValidationError) as raised:
+        make_claim({"rubric": "regex", "field": "output", "pattern": "(a)\\1\n", "flags": flags})
+    assert "invalid regex '(a)\\1\\n': invalid escape sequence: \\1" in str(raised.value)
+
+
 def test_unknown_flag_is_rejected(make_claim: Callable[..., Any]) -> None:
     with pytest.raises(ValidationError):
         make_claim({"rubric": "regex", "field": "output", "pattern": "a", "flags": "x"})

@@ -47,15 +47,20 @@ def compile_pattern(pattern: str, flags: str) -> Any:
         options.case_sensitive = False
     if "s" in flags:
         options.dot_nl = True
-    if "m" in flags:
-        pattern = "(?m)" + pattern
     try:
-        return re2.compile(pattern, options)
+        return re2.compile("(?m)" + pattern if "m" in flags else pattern, options)
     except re2.error as exc:
         detail = exc.args[0] if exc.args else exc
         if isinstance(detail, bytes):
             detail = detail.decode("utf-8", "replace")
-        raise ValueError(f"invalid regex {pattern!r}: {detail} (RE2 syntax)") from None
+        raise ValueError(f"invalid regex {_as_written(pattern)}: {detail} (RE2 syntax)") from None
+
+
+def _as_written(pattern: str) -> str:
+    """The pattern quoted as the contract spells it: backslashes stay single (``repr``
+    would double them), only characters that cannot be shown on one line are escaped."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in pattern)
+    return f"'{shown}'"
 
 
 def _snippet(text: str, start: int, end: int) -> str:
