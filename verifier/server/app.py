@@ -64,7 +64,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.router.route_class = OrjsonRoute
     common: Responses = {
-        400: _problem("The body is not UTF-8 JSON, or its Content-Length is not a number."),
+        400: _problem("The Content-Length is not a number."),
         413: _problem(f"The body is larger than {settings.max_body} bytes."),
         500: _problem("The request could not be completed; the reason is one line."),
     }
