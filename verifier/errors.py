@@ -13,7 +13,8 @@ class VerifierError(Exception):
 
 @dataclass(frozen=True, slots=True, order=True)
 class Diagnostic:
-    """One problem found in a file, printed as ``FILE:LINE:COL: message``.
+    """One problem found in a file, printed as ``FILE:LINE:COL: message`` (``FILE:
+    message`` for a problem of the whole file).
 
     Attributes:
         file: The file as the user named it.
@@ -31,9 +32,11 @@ class Diagnostic:
 
     def __str__(self) -> str:
         prefix = "" if self.severity == "error" else "warning: "
+        # A problem of the whole file (line 0) has no position to show.
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
         # One line whatever a message quotes: a key or name with a line break in it
         # would otherwise split the problem over lines that look like others.
-        return _CONTROL.sub(_escape, f"{self.file}:{self.line}:{self.col}: {prefix}{self.message}")
+        return _CONTROL.sub(_escape, f"{where}: {prefix}{self.message}")
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")

@@ -345,3 +345,8 @@ def test_ids_and_keys_that_miss_their_pattern_say_what_is_asked_in_words(write_c
         f"{path}:7:9: claim '-x': id: '-x' is not a valid claim id (letters, digits, '_',"
         " '.' and '-', starting with a letter or digit)",
     ]
+
+
+def test_a_problem_of_the_whole_file_is_shown_without_a_position(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    assert problems(missing) == [f"{missing}: cannot read contract: No such file or directory"]

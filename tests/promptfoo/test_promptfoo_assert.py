@@ -168,3 +168,26 @@ def test_real_run_output_matches_what_get_assert_returns() -> None:
             ours["reason"],
         )
         assert again["componentResults"] == ours["componentResults"]
+
+
+def test_a_fresh_interpreter_grading_prints_nothing(tmp_path: Path) -> None:
+    """promptfoo calls the assertion in a Python of its own: no run log on its streams."""
+    script = (
+        "import json, sys\n"
+        "from verifier.integrations.promptfoo_assert import get_assert\n"
+        "ctx = json.loads(sys.argv[1])\n"
+        "graded = get_assert('Paris', ctx)\n"
+        "assert graded['pass'] is True, graded\n"
+    )
+    ctx = context(store=str(tmp_path / "gaps.db"))
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(ctx)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=PYTHON_ASSERT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (done.stdout, done.stderr) == ("", "")
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        assert len(list(store.iter_rows())) == 2

@@ -15,6 +15,7 @@ schema's structure.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -198,5 +199,6 @@ def write_schema(path: str | Path) -> Path:
 if __name__ == "__main__":
     # From a source checkout: regenerate the committed schema and the packaged copy.
     _package_copy = Path(__file__).with_name("gap-row.schema.json")
-    write_schema(_package_copy)
-    write_schema(_package_copy.parents[2] / "contracts" / "gap-row.schema.json")
+    for _target in (_package_copy, _package_copy.parents[2] / "contracts" / "gap-row.schema.json"):
+        write_schema(_target)
+        print(f"wrote {os.path.relpath(_target)}")

@@ -58,8 +58,16 @@ def get_assert(output: Any, context: Mapping[str, Any]) -> dict[str, Any]:
         A GradingResult: ``pass``, ``score``, ``reason``, ``componentResults`` (one per
         claim) and ``namedScores``.
     """
-    from verifier.errors import VerifierError
+    import structlog
 
+    from verifier.errors import VerifierError
+    from verifier.logs import route_to_standard_logging
+
+    if not structlog.is_configured():
+        # Unconfigured, structlog prints every run's start and end to stdout; in
+        # promptfoo's worker they belong to the host's logging (warnings and up by
+        # default), as under pytest.
+        route_to_standard_logging()
     try:
         options = _options(context)
         case = _case(output, context, options)
