@@ -288,6 +288,14 @@ def test_invalid_config_reports_every_problem_with_position(tmp_path: Path) -> N
     )
 
 
+def test_config_nested_thousands_deep_is_one_line_error(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_bytes(b"judges: " + b"[" * 3000 + b"\n")
+    result = verifier(tmp_path, str(PRD_EXAMPLE), "--config", str(config), process=True)
+    assert result.code == 2
+    assert result.stderr == f"error: {config}:1:73: document nests deeper than 64 levels\n"
+
+
 def test_replay_without_recordings_gives_error_results_and_exit_1(tmp_path: Path) -> None:
     result = verifier(tmp_path, str(PRD_EXAMPLE), *JUDGE, "--judges", "replay")
     report = evaluated(result)
