@@ -64,15 +64,17 @@ class PromptTemplate:
         self.paths: dict[str, Any] = {}
         for name in _PLACEHOLDER.findall(self.user):
             head, _, rest = name.partition(".")
+            # Quoted with repr: a name written over a line break stays on one line.
+            shown = repr("{{" + name + "}}")
             if head != "input":
                 raise SutError(
-                    f"sut prompt {source}: unknown placeholder {{{{{name}}}}} "
+                    f"sut prompt {source}: unknown placeholder {shown} "
                     "(use {{input}} or {{input.PATH}})"
                 )
             try:
                 self.paths[name] = compile_path(rest) if rest else None
             except FieldPathError as exc:
-                raise SutError(f"sut prompt {source}: {{{{{name}}}}}: {exc}") from None
+                raise SutError(f"sut prompt {source}: {shown}: {exc}") from None
         if not self.paths:
             raise SutError(f"sut prompt {source}: never uses {{{{input}}}}")
 
