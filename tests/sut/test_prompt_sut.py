@@ -245,6 +245,20 @@ def test_one_limiter_per_limits_and_event_loop() -> None:
 
 
 @pytest.mark.parametrize(
+    "data",
+    [
+        TEMPLATE.replace("\n", "\r\n").encode("utf-8"),  # as written on Windows or by git
+        b"\xef\xbb\xbf" + TEMPLATE.encode("utf-8"),  # a BOM first
+    ],
+)
+def test_a_crlf_or_bom_template_splits_at_its_marker_line(data: bytes) -> None:
+    template = PromptTemplate(data, source="bot.md")
+    assert template.system == "You are a support bot. Cite [source: Handbook]."
+    assert template.render("Hours?").rstrip("\r\n") == "Question: Hours?"
+    assert template.sha == hashlib.sha256(data).hexdigest()  # the bytes as committed
+
+
+@pytest.mark.parametrize(
     ("data", "message"),
     [
         (

@@ -53,12 +53,18 @@ class PromptTemplate:
 
     def __init__(self, data: bytes, *, source: str) -> None:
         try:
-            text = data.decode("utf-8")
+            # As judge templates: a BOM is not text, and the marker is a line whatever
+            # ends it (an editor or git may write CRLF).
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SutError(f"sut prompt {source}: not UTF-8 at byte {exc.start}") from None
         self.sha = prompt_sha_of(data)
-        static, marker, dynamic = text.partition(DYNAMIC_MARKER + "\n")
-        self.system, self.user = (static.strip(), dynamic) if marker else ("", text)
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER), None)
+        if at is None:
+            self.system, self.user = "", text
+        else:
+            self.system, self.user = "".join(lines[:at]).strip(), "".join(lines[at + 1 :])
         if _PLACEHOLDER.search(self.system):
             raise SutError(f"sut prompt {source}: placeholders belong after {DYNAMIC_MARKER}")
         self.paths: dict[str, Any] = {}
