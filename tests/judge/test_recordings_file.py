@@ -16,7 +16,7 @@ ENTRY = '"key":"k","provider":"anthropic","model":"m","prompt_sha":"a","sampling
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("garbage", "(invalid JSON: "),
+        ("garbage", "(invalid JSON: unexpected character, expected a JSON value, column 1)"),
         ("[1, 2]", "(a JSON object per line is expected)"),
         ('{"key": "k", "model": "m"}', "(missing provider, prompt_sha, sampling_sha, reply)"),
         ("{" + ENTRY + ',"reply":"yes"}', "(reply must be a JSON object)"),

@@ -211,7 +211,9 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
             try:
                 data = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                raise CacheError(f"{problem} (invalid JSON: {exc})") from None
+                raise CacheError(
+                    f"{problem} (invalid JSON: {exc.msg}, column {exc.colno})"
+                ) from None
             if not isinstance(data, dict):
                 raise CacheError(f"{problem} (a JSON object per line is expected)") from None
             missing = [key for key in _RECORDED_KEYS if key not in data]
