@@ -44,6 +44,15 @@ def test_bad_line_is_an_error_naming_its_line(tmp_path: Path, raw: bytes, fragme
     assert bad.error.startswith("line 2: ") and fragment in bad.error
 
 
+def test_invalid_json_names_the_files_line_and_the_column_not_orjsons_line_1(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, b'{"id": "first"}\n{"id": "a", "output": \n')
+    assert list(read_cases(path))[1].error == (
+        "line 2: invalid JSON: unexpected end of data (column 23)"
+    )
+
+
 def test_duplicate_id_is_an_error_for_the_second_occurrence(tmp_path: Path) -> None:
     path = write(tmp_path, b'{"id": "a"}\n{"id": "a"}\n')
     first, second = read_cases(path)

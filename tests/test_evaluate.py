@@ -19,6 +19,7 @@ from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from verifier.cli import main
+from verifier.evaluate import EvaluateError, parse_evaluation
 
 HERE = FIXTURES / "evaluate"
 PRD_EXAMPLE = HERE / "prd-example.json"
@@ -184,7 +185,7 @@ def test_guessing_output_fails_its_assertion(tmp_path: Path, server: MessagesSer
     ("name", "message"),
     [
         ("truncated.json", "truncated.json: line 5: invalid JSON: "),
-        ("array.json", "array.json: an evaluation must be a JSON object, not array"),
+        ("array.json", "array.json: an evaluation must be a JSON object, not an array"),
         (
             "missing-instruction.json",
             "missing-instruction.json: assertions[1]: missing 'instruction'",
@@ -218,6 +219,30 @@ def test_unknown_key_names_the_key_and_suggests_the_right_one(tmp_path: Path) ->
     assert result.code == 2 and "Traceback" not in result.stderr
     assert "unknown key 'agent_ouput' (did you mean 'agent_output'?)" in result.stderr
     assert all(line.startswith("error: ") for line in result.stderr.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("raw", "problems"),
+    [
+        (b"null", ["in.json: an evaluation must be a JSON object, not null"]),
+        (b'"text"', ["in.json: an evaluation must be a JSON object, not a string"]),
+        (b"1.5", ["in.json: an evaluation must be a JSON object, not a number"]),
+        (
+            b'{"agent_input": 1, "agent_output": 2, "id": "x",'
+            b' "assertions": [{"id": "a", "instruction": "i", "criterion": ["c"]}]}',
+            [
+                "in.json: assertions[0]: unknown key 'criterion' (did you mean 'criteria'?)",
+                "in.json: unknown key 'id'",
+            ],
+        ),
+    ],
+)
+def test_wrong_shapes_are_named_in_json_words_and_keys_at_their_level(
+    raw: bytes, problems: list[str]
+) -> None:
+    with pytest.raises(EvaluateError) as raised:
+        parse_evaluation(raw, "in.json")
+    assert raised.value.problems == problems
 
 
 def test_invalid_json_on_stdin_names_stdin_and_line(tmp_path: Path) -> None:
@@ -286,6 +311,14 @@ def test_invalid_config_reports_every_problem_with_position(tmp_path: Path) -> N
     assert any(
         ":5:33: judge 'strict': sampling: unknown key 'temprature'" in line for line in lines
     )
+
+
+def test_config_nested_thousands_deep_is_one_line_error(tmp_path: Path) -> None:
+    config = tmp_path / "deep.yaml"
+    config.write_bytes(b"judges: " + b"[" * 3000 + b"\n")
+    result = verifier(tmp_path, str(PRD_EXAMPLE), "--config", str(config), process=True)
+    assert result.code == 2
+    assert result.stderr == f"error: {config}:1:73: document nests deeper than 64 levels\n"
 
 
 def test_replay_without_recordings_gives_error_results_and_exit_1(tmp_path: Path) -> None:

@@ -53,7 +53,8 @@ def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
         raw.decode("utf-8")
     except UnicodeDecodeError as bad:
         return f"line {number}: not valid UTF-8 at byte {bad.start}"
-    return f"line {number}: invalid JSON: {exc}"
+    # orjson's own text would add "line 1": the line it parsed, not the file's line.
+    return f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
 
 
 def read_cases(path: Path) -> Iterator[CaseLine]:

@@ -76,6 +76,9 @@ class EvaluationInput(BaseModel):
         return value
 
 
+_JSON_KINDS: Final = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+
+
 def _where(loc: tuple[int | str, ...]) -> str:
     text = ""
     for step in loc:
@@ -91,7 +94,9 @@ def _problem(label: str, error: Mapping[str, Any]) -> str:
         prefix = f"{label}: {parent}: " if parent else f"{label}: "
         if kind == "missing":
             return f"{prefix}missing {key!r}"
-        names = [*EvaluationInput.model_fields, *Assertion.model_fields]
+        # Only the keys of the level the unknown key is at: a top-level 'id' is not a
+        # typo of an assertion's 'id'.
+        names = list((Assertion if loc[:-1] else EvaluationInput).model_fields)
         close = difflib.get_close_matches(key, names, n=1)
         return f"{prefix}unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
     if kind == "string_pattern_mismatch" and loc[-1:] == ("id",):
@@ -156,7 +161,7 @@ def parse_evaluation(raw: bytes, label: str) -> EvaluationInput:
             [f"{label}: line {exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]
         ) from None
     if not isinstance(data, dict):
-        kind = "array" if isinstance(data, list) else type(data).__name__
+        kind = _JSON_KINDS.get(type(data), "a number")
         raise EvaluateError([f"{label}: an evaluation must be a JSON object, not {kind}"])
     try:
         return EvaluationInput.model_validate(data)

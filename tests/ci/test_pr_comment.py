@@ -156,6 +156,17 @@ def test_run_compares_with_a_run_in_the_same_store(tmp_path: Path) -> None:
             ' "assertion_breakdown": {}, "cases": [{"id": "a", "results": [{"id": "k", "status": "meh"}]}]}',
             "error: nope.json: not a JSON report of `verifier run --format json` (unknown status 'meh')",
         ),
+        (
+            '{"run_id": "x", "contract": {"id": "c", "version": 1}, "cases": 5}',
+            "error: nope.json: not a JSON report of `verifier run --format json` (cases must be a "
+            "list, not an integer)",
+        ),
+        (
+            '{"run_id": "x", "contract": {"id": "c", "version": 1}, "total_cases": 1, "passed_cases": 1,'
+            ' "assertion_breakdown": {"k": {"passed": "1"}}, "cases": []}',
+            "error: nope.json: not a JSON report of `verifier run --format json` "
+            "(assertion_breakdown['k'].passed must be an integer, not a string)",
+        ),
     ],
 )
 def test_bad_baseline_is_one_line_exit_two(

@@ -70,6 +70,17 @@ def test_duplicate_claim_id_points_at_second_and_names_first(write_contract) -> 
     assert only_problem(path) == f"{path}:7:9: duplicate claim id 'x' (first used on line 4)"
 
 
+def test_a_judge_that_is_not_a_mapping_is_named_without_python_class_names(
+    write_contract,
+) -> None:
+    path = write_contract(
+        HEADER + "judges:\n  j: 5\nclaims:\n  - id: x\n    rubric: present\n    field: output\n"
+    )
+    assert (
+        only_problem(path) == f"{path}:4:6: judge 'j': input should be a valid dictionary (got 5)"
+    )
+
+
 def test_unknown_predicate_suggests_the_closest(write_contract) -> None:
     path = write_contract(
         HEADER + "claims:\n  - id: x\n    rubric: regx\n    field: output\n    pattern: a\n"

@@ -77,6 +77,19 @@ def test_alias_bomb_is_refused_quickly() -> None:
     assert time.perf_counter() - started < 1.0
 
 
+@pytest.mark.parametrize("depth", [65, 3000])
+def test_nesting_too_deep_is_refused_at_its_position_not_a_recursion_error(depth: int) -> None:
+    with pytest.raises(YamlProblem) as info:
+        parse_yaml_with_positions(b"a: " + b"[" * depth + b"]" * depth + b"\n")
+    assert (info.value.line, info.value.col) == (1, 68)  # the 65th '['
+    assert info.value.message == "document nests deeper than 64 levels"
+
+
+def test_nesting_at_the_limit_loads() -> None:
+    data, _ = parse_yaml_with_positions(b"a: " + b"[" * 64 + b"]" * 64 + b"\n")
+    assert isinstance(data["a"], list)
+
+
 def test_oversized_file_is_refused_before_parsing(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_bytes(b"# " + b"x" * MAX_BYTES + b"\n")

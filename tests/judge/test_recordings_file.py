@@ -16,10 +16,16 @@ ENTRY = '"key":"k","provider":"anthropic","model":"m","prompt_sha":"a","sampling
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("garbage", "(invalid JSON: "),
+        ("garbage", "(invalid JSON: unexpected character, expected a JSON value, column 1)"),
         ("[1, 2]", "(a JSON object per line is expected)"),
         ('{"key": "k", "model": "m"}', "(missing provider, prompt_sha, sampling_sha, reply)"),
         ("{" + ENTRY + ',"reply":"yes"}', "(reply must be a JSON object)"),
+        (
+            "{" + ENTRY + ',"reply":{"usage":[12, 3]}}',
+            "(reply.usage must be an object of token counts (integers))",
+        ),
+        ("{" + ENTRY + ',"reply":{"latency_ms":"fast"}}', "(reply.latency_ms must be a number)"),
+        ("{" + ENTRY + ',"reply":{"text":{"a":1}}}', "(reply.text must be a string or null)"),
     ],
 )
 def test_a_damaged_line_is_named_with_its_problem(tmp_path: Path, line: str, problem: str) -> None:

@@ -14,6 +14,7 @@ from verifier.judge.template import (
     builtin_template_bytes,
     fill,
     load_template,
+    parse_template,
     validate_template,
 )
 from verifier.judge.tools import verdict_tool
@@ -95,6 +96,17 @@ def test_every_problem_is_reported_not_just_the_first() -> None:
     assert any("static part" in p for p in problems)
     assert any("{{assertions}}" in p for p in problems)
     assert any("{{nonce}}" in p for p in problems)
+
+
+def test_placeholder_written_over_a_line_break_is_named_on_one_line() -> None:
+    data = b"Judge.\n<!-- dynamic -->\n{{nonce}} {{\rassertions}} {{output}}\n"
+    with pytest.raises(TemplateError) as raised:
+        parse_template(data, source="t.md", kind="binary")
+    assert str(raised.value) == (
+        "judge template t.md: unknown placeholder '{{\\rassertions}}'; placeholders are "
+        "written {{name}} with a name among input, output, output_1, output_2, assertions, "
+        "scale, nonce; the dynamic part lacks '{{assertions}}' (the claims to judge)"
+    )
 
 
 def test_marker_twice_is_a_problem() -> None:

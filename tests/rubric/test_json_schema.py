@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tests.test_cli import assert_no_traceback, verifier
 from verifier.rubric._json_schema import pointer
 
 Make = Callable[..., Any]
@@ -130,6 +131,25 @@ def test_bad_schema_files_are_validation_errors(
 ) -> None:
     with pytest.raises(ValidationError, match=message):
         make_claim({**FILE, "schema_file": f"schemas/{name}"}, {"base_dir": fixtures_dir})
+
+
+@pytest.mark.parametrize("name", ["deep.json", "deep.yaml"])
+def test_schema_file_nested_thousands_deep_is_one_located_problem(
+    tmp_path: Path, name: str
+) -> None:
+    (tmp_path / name).write_bytes(b"[" * 3000 + b"\n")
+    (tmp_path / "c.yaml").write_text(
+        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
+        f"    field: output\n    schema_file: {name}\n",
+        encoding="utf-8",
+    )
+    result = verifier("check", "c.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    assert (
+        result.stdout
+        == f"c.yaml:4:5: claim 'shaped': schema_file '{name}' nests too deeply to read\n"
+    )
 
 
 def test_without_context_the_file_is_left_for_prepare(make_claim: Make) -> None:

@@ -19,6 +19,8 @@ from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.contract.sut_models import SutSpec
 from verifier.judge.limits import CallLimits
+from verifier.sut._prompt import PromptTemplate
+from verifier.sut._types import SutError
 from verifier.sut.setup import ModelAccess, make_stage
 
 TEMPLATE = (
@@ -240,3 +242,37 @@ def test_one_limiter_per_limits_and_event_loop() -> None:
     first, same, other = asyncio.run(two())
     again, _, _ = asyncio.run(two())
     assert first is same and first is not other and again is not first
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        TEMPLATE.replace("\n", "\r\n").encode("utf-8"),  # as written on Windows or by git
+        b"\xef\xbb\xbf" + TEMPLATE.encode("utf-8"),  # a BOM first
+    ],
+)
+def test_a_crlf_or_bom_template_splits_at_its_marker_line(data: bytes) -> None:
+    template = PromptTemplate(data, source="bot.md")
+    assert template.system == "You are a support bot. Cite [source: Handbook]."
+    assert template.render("Hours?").rstrip("\r\n") == "Question: Hours?"
+    assert template.sha == hashlib.sha256(data).hexdigest()  # the bytes as committed
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"Hi {{inp\nut}}",
+            "sut prompt p.md: unknown placeholder '{{inp\\nut}}' (use {{input}} or {{input.PATH}})",
+        ),
+        (
+            b"Hi {{input.\r}}",
+            "sut prompt p.md: '{{input.\\r}}': invalid field path '\\r': segment '\\r' "
+            "must be a key, an index or '*'",
+        ),
+    ],
+)
+def test_a_placeholder_over_a_line_break_is_named_on_one_line(data: bytes, message: str) -> None:
+    with pytest.raises(SutError) as raised:
+        PromptTemplate(data, source="p.md")
+    assert str(raised.value) == message

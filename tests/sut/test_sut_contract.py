@@ -65,7 +65,7 @@ def problems(write_contract, sut: str) -> list[str]:  # type: ignore[no-untyped-
         (
             "sut:\n  prompt:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
             "    template: 'Hi {{name}}'\n",
-            "unknown placeholder {{name}}",
+            "unknown placeholder '{{name}}'",
         ),
         (
             "sut:\n  prompt:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"

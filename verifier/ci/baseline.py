@@ -96,49 +96,72 @@ def _from_report(path: Path) -> BaselineRun:
         raise BaselineError(f"{path}: baseline is not JSON: {exc}") from None
     try:
         return _parse_report(path, report)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except ValueError as exc:
         raise BaselineError(
-            f"{path}: not a JSON report of `verifier run --format json` ({_what(exc)})"
+            f"{path}: not a JSON report of `verifier run --format json` ({exc})"
         ) from None
 
 
 def _parse_report(path: Path, report: Any) -> BaselineRun:
-    contract = report["contract"]
+    contract = _get(report, "contract", dict)
     cases: set[str] = set()
     failing: dict[tuple[str, str], RowStatus] = {}
-    for case in report["cases"]:
-        case_id = str(case["id"])
+    for i, case in enumerate(_get(report, "cases", list)):
+        case_id = str(_get(case, "id", (str, int), f"cases[{i}]."))
         cases.add(case_id)
-        for result in case["results"]:
-            status = result["status"]
+        for j, result in enumerate(_get(case, "results", list, f"cases[{i}].")):
+            status = _get(result, "status", str, f"cases[{i}].results[{j}].")
             if status not in _STATUSES:
                 raise ValueError(f"unknown status {status!r}")
             if status in ("fail", "error"):
-                failing[(case_id, str(result["id"]))] = status
-    breakdown = {
-        str(claim_id): ClaimTally(
-            passed=int(tally["passed"]),
-            failed=int(tally["failed"]),
-            errors=int(tally["errors"]),
-            skipped=int(tally["skipped"]),
+                claim_id = _get(result, "id", str, f"cases[{i}].results[{j}].")
+                failing[(case_id, claim_id)] = status
+    breakdown: dict[str, ClaimTally] = {}
+    for claim_id, tally in _get(report, "assertion_breakdown", dict).items():
+        where = f"assertion_breakdown[{claim_id!r}]."
+        passed, failed, errors, skipped = (
+            _get(tally, key, int, where) for key in ("passed", "failed", "errors", "skipped")
         )
-        for claim_id, tally in report["assertion_breakdown"].items()
-    }
+        breakdown[claim_id] = ClaimTally(
+            passed=passed, failed=failed, errors=errors, skipped=skipped
+        )
     return BaselineRun(
         source=str(path),
-        run_id=str(report["run_id"]),
-        contract_id=str(contract["id"]),
-        contract_version=int(contract["version"]),
+        run_id=str(_get(report, "run_id", (str, int))),
+        contract_id=str(_get(contract, "id", str, "contract.")),
+        contract_version=_get(contract, "version", int, "contract."),
         contract_sha256=str(contract.get("sha256", "")),
-        total_cases=int(report["total_cases"]),
-        passed_cases=int(report["passed_cases"]),
+        total_cases=_get(report, "total_cases", int),
+        passed_cases=_get(report, "passed_cases", int),
         breakdown=breakdown,
         cases=frozenset(cases),
         failing=failing,
     )
 
 
-def _what(exc: Exception) -> str:
-    if isinstance(exc, KeyError):
-        return f"missing key {exc.args[0]!r}"
-    return str(exc) or type(exc).__name__
+_KINDS = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+
+
+def _get(node: Any, key: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+    """``node[key]`` when it is of ``kind``, else a ``ValueError`` naming its place in
+    words (a report edited by hand, or another tool's JSON)."""
+    if not isinstance(node, dict):
+        raise ValueError(f"{where.rstrip('.') or 'the report'} must be an object")
+    if key not in node:
+        raise ValueError(f"missing key {key!r}" + (f" in {where.rstrip('.')}" if where else ""))
+    value = node[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        wanted = " or ".join(_KINDS[k] for k in kinds)
+        raise ValueError(f"{where}{key} must be {wanted}, not {_json_kind(value)}")
+    return value
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a number with a fraction"
+    return _KINDS[type(value)]  # what JSON decodes to: dict, list, str or int

@@ -122,7 +122,7 @@ def read_labels(path: Path) -> LabelSet:
         try:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            problems.append(f"{path}:{number}: not JSON ({str(exc).splitlines()[0]})")
+            problems.append(f"{path}:{number}: not JSON ({exc.msg}, column {exc.colno})")
             continue
         problem = _problem(parsed)
         if problem is not None:

@@ -159,7 +159,8 @@ def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, b
         return f"{where}: must have at least {least} item{'s' if least != 1 else ''}", False
     if (mismatch := pattern_mismatch(error)) is not None:
         return f"{where}: {mismatch}", False
-    msg = str(error["msg"])
+    # "or instance of JudgeSpec" names a Python class, which no YAML file can hold.
+    msg = "Input should be a valid dictionary" if kind == "model_type" else str(error["msg"])
     if kind == "value_error":
         return f"{where}: {msg.removeprefix('Value error, ')}", False
     msg = msg.removeprefix("Assertion failed, ")

@@ -72,6 +72,22 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, _CoreResolver)
         Composer.__init__(self)
         SafeConstructor.__init__(self)
         _CoreResolver.__init__(self)
+        self.depth = 0
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        """Composes a node, refusing nesting deeper than ``MAX_DEPTH`` as it goes: the
+        composer recurses once per level, so a few thousand ``[`` would otherwise end
+        in a ``RecursionError`` before the builder could count the levels."""
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH + 1:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise YamlProblem(
+                    mark.line + 1, mark.column + 1, f"document nests deeper than {MAX_DEPTH} levels"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
     def construct_core_int(self, node: ScalarNode) -> int:
         """An integer as YAML 1.2 reads it: ``010`` is ten (PyYAML's YAML 1.1 reading

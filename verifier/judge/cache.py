@@ -211,7 +211,9 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
             try:
                 data = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                raise CacheError(f"{problem} (invalid JSON: {exc})") from None
+                raise CacheError(
+                    f"{problem} (invalid JSON: {exc.msg}, column {exc.colno})"
+                ) from None
             if not isinstance(data, dict):
                 raise CacheError(f"{problem} (a JSON object per line is expected)") from None
             missing = [key for key in _RECORDED_KEYS if key not in data]
@@ -219,6 +221,9 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
                 raise CacheError(f"{problem} (missing {', '.join(missing)})") from None
             if not isinstance(data["reply"], dict):
                 raise CacheError(f"{problem} (reply must be a JSON object)") from None
+            wrong = _reply_problem(data["reply"])
+            if wrong is not None:
+                raise CacheError(f"{problem} ({wrong})") from None
             try:
                 entry = CachedReply.from_json(data)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -227,6 +232,24 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
 
 
 _RECORDED_KEYS = ("key", "provider", "model", "prompt_sha", "sampling_sha", "reply")
+_REPLY_TEXTS = ("served_model", "stop_reason", "text", "response_id")
+
+
+def _reply_problem(reply: dict[str, Any]) -> str | None:
+    """What in a recorded reply has a type ``reply_to_json`` never writes, in words."""
+    for key in _REPLY_TEXTS:
+        if not isinstance(reply.get(key), (str, type(None))):
+            return f"reply.{key} must be a string or null"
+    usage = reply.get("usage")
+    if usage is not None and (
+        not isinstance(usage, dict)
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in usage.values())
+    ):
+        return "reply.usage must be an object of token counts (integers)"
+    latency = reply.get("latency_ms")
+    if latency is not None and (isinstance(latency, bool) or not isinstance(latency, (int, float))):
+        return "reply.latency_ms must be a number"
+    return None
 
 
 class LayeredCache:

@@ -99,8 +99,9 @@ def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
         text: The template.
         kind: When given, also check the placeholders this kind of verdict needs.
     """
+    # The name is quoted with repr: one written over a line break stays one line.
     problems = [
-        f"unknown placeholder '{{{{{name}}}}}'; placeholders are written "
+        f"unknown placeholder {'{{' + name + '}}'!r}; placeholders are written "
         f"{{{{name}}}} with a name among {', '.join(PLACEHOLDERS)}"
         for name in dict.fromkeys(_ANY_PLACEHOLDER.findall(text))
         if name not in PLACEHOLDERS

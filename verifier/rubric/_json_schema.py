@@ -117,11 +117,15 @@ def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
             schema = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise ValueError(f"schema_file {name!r} is not valid YAML: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"schema_file {name!r} nests too deeply to read") from None
     else:
         try:
             schema = json.loads(text)
         except ValueError as exc:
             raise ValueError(f"schema_file {name!r} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"schema_file {name!r} nests too deeply to read") from None
     if not isinstance(schema, dict):
         raise ValueError(f"schema_file {name!r} must hold an object, not {type(schema).__name__}")
     check_schema(schema)

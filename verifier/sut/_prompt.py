@@ -53,26 +53,34 @@ class PromptTemplate:
 
     def __init__(self, data: bytes, *, source: str) -> None:
         try:
-            text = data.decode("utf-8")
+            # As judge templates: a BOM is not text, and the marker is a line whatever
+            # ends it (an editor or git may write CRLF).
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SutError(f"sut prompt {source}: not UTF-8 at byte {exc.start}") from None
         self.sha = prompt_sha_of(data)
-        static, marker, dynamic = text.partition(DYNAMIC_MARKER + "\n")
-        self.system, self.user = (static.strip(), dynamic) if marker else ("", text)
+        lines = text.splitlines(keepends=True)
+        at = next((i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER), None)
+        if at is None:
+            self.system, self.user = "", text
+        else:
+            self.system, self.user = "".join(lines[:at]).strip(), "".join(lines[at + 1 :])
         if _PLACEHOLDER.search(self.system):
             raise SutError(f"sut prompt {source}: placeholders belong after {DYNAMIC_MARKER}")
         self.paths: dict[str, Any] = {}
         for name in _PLACEHOLDER.findall(self.user):
             head, _, rest = name.partition(".")
+            # Quoted with repr: a name written over a line break stays on one line.
+            shown = repr("{{" + name + "}}")
             if head != "input":
                 raise SutError(
-                    f"sut prompt {source}: unknown placeholder {{{{{name}}}}} "
+                    f"sut prompt {source}: unknown placeholder {shown} "
                     "(use {{input}} or {{input.PATH}})"
                 )
             try:
                 self.paths[name] = compile_path(rest) if rest else None
             except FieldPathError as exc:
-                raise SutError(f"sut prompt {source}: {{{{{name}}}}}: {exc}") from None
+                raise SutError(f"sut prompt {source}: {shown}: {exc}") from None
         if not self.paths:
             raise SutError(f"sut prompt {source}: never uses {{{{input}}}}")
 
