@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,8 +126,17 @@ class PredicateEntry:
 
 def describe(value: Any, limit: int = 60) -> str:
     """A short, readable rendering of a value for reasons."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except RecursionError:
+        # A case value nested deeper than repr can walk (JSON allows it): the
+        # outer levels are what a reader needs.
+        text = _SHALLOW.repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SHALLOW = reprlib.Repr()
+_SHALLOW.maxlevel = 8
 
 
 def field_path(text: str) -> FieldPath:

@@ -143,7 +143,12 @@ def _parse(text: str) -> Any:
     except orjson.JSONDecodeError:
         # orjson refuses integers beyond 64 bits that JSON allows; the standard library
         # decides, and its messages name line and column.
-        return json.loads(text, parse_constant=_reject_constant)
+        try:
+            return json.loads(text, parse_constant=_reject_constant)
+        except RecursionError:
+            # orjson's own refusal of deep nesting sent it here; JSON this deep is no
+            # document a schema describes.
+            raise ValueError("it nests too deeply to read") from None
 
 
 def _prepare(spec: JsonSchemaSpec, ctx: PrepareContext) -> Check:
