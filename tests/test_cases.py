@@ -29,7 +29,8 @@ def test_good_lines_become_cases_with_line_numbers(tmp_path: Path) -> None:
     ("raw", "fragment"),
     [
         (b'{"id": "a", "output": \n', "invalid JSON"),
-        (b'["not", "an", "object"]\n', "must be a JSON object, not list"),
+        (b'["not", "an", "object"]\n', "must be a JSON object, not an array"),
+        (b"null\n", "must be a JSON object, not null"),
         (b'{"output": "no id"}\n', 'has no "id"'),
         (b'{"id": "", "output": "blank id"}\n', 'has no "id"'),
         (b'{"id": "a", "output": "caf\xe9"}\n', "not valid UTF-8"),
@@ -77,3 +78,12 @@ def test_reading_is_streamed(tmp_path: Path) -> None:
     assert count == 20_000
     # 20,000 cases of ~420 bytes would be ~8 MB if held; digests for duplicates are small.
     assert peak < 4_000_000
+
+
+def test_a_byte_order_mark_at_the_start_is_not_part_of_the_first_case(tmp_path: Path) -> None:
+    # Editors on Windows save UTF-8 with a BOM; only the file's start may carry one.
+    path = write(tmp_path, b'\xef\xbb\xbf{"id": "first"}\n\xef\xbb\xbf{"id": "second"}\n')
+    lines = list(read_cases(path))
+    assert lines[0].case == {"id": "first"}
+    assert lines[1].case is None and lines[1].error is not None
+    assert lines[1].error.startswith("line 2: invalid JSON")

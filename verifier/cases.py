@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from verifier._json_words import json_kind
 from verifier.errors import CasesError
 
 _READ_BUFFER = 256 * 1024
@@ -57,6 +58,9 @@ def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
     return f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 def read_cases(path: Path) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
@@ -77,6 +81,8 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
             if not raw.strip():
                 continue
             fallback = f"line-{number}"
+            if number == 1:
+                raw = raw.removeprefix(_BOM)  # editors on Windows save UTF-8 with one
             try:
                 value = orjson.loads(raw.rstrip(b"\r\n"))
             except orjson.JSONDecodeError as exc:
@@ -84,12 +90,11 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
                 continue
             if not isinstance(value, dict):
-                kind = type(value).__name__
                 yield CaseLine(
                     number,
                     fallback,
                     None,
-                    f"line {number}: a case must be a JSON object, not {kind}",
+                    f"line {number}: a case must be a JSON object, not {json_kind(value)}",
                 )
                 continue
             case_id = _id_of(value.get("id"))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from verifier._json_words import json_kind
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -74,9 +75,6 @@ class EvaluationInput(BaseModel):
                 )
             first[assertion.id] = index
         return value
-
-
-_JSON_KINDS: Final = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -161,8 +159,9 @@ def parse_evaluation(raw: bytes, label: str) -> EvaluationInput:
             [f"{label}: line {exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]
         ) from None
     if not isinstance(data, dict):
-        kind = _JSON_KINDS.get(type(data), "a number")
-        raise EvaluateError([f"{label}: an evaluation must be a JSON object, not {kind}"])
+        raise EvaluateError(
+            [f"{label}: an evaluation must be a JSON object, not {json_kind(data)}"]
+        )
     try:
         return EvaluationInput.model_validate(data)
     except ValidationError as exc:

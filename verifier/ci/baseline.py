@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from verifier._json_words import json_kind
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.results import ClaimTally, RowStatus
@@ -153,15 +154,5 @@ def _get(node: Any, key: str, kind: type | tuple[type, ...], where: str = "") ->
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         wanted = " or ".join(_KINDS[k] for k in kinds)
-        raise ValueError(f"{where}{key} must be {wanted}, not {_json_kind(value)}")
+        raise ValueError(f"{where}{key} must be {wanted}, not {json_kind(value)}")
     return value
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, float):
-        return "a number with a fraction"
-    return _KINDS[type(value)]  # what JSON decodes to: dict, list, str or int
