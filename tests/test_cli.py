@@ -150,6 +150,7 @@ def test_markdown_report_has_breakdown_table(tmp_path: Path) -> None:
     [
         (("run", "missing.yaml", "--cases", "x.jsonl"), "cannot read contract"),
         (("run", str(EXTRACTION), "--cases", "nope.jsonl"), "cases file not found"),
+        (("run", str(EXTRACTION), "--cases", "."), ".: is a directory, not a cases file"),
         (
             ("run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), "--threshold", "2"),
             "Invalid value",

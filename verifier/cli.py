@@ -396,10 +396,11 @@ def run(
         click.echo(str(diagnostic), err=True)
     if loaded is None:
         sys.exit(EXIT_INVALID)
-    if not cases_path.is_file():
-        _fail(f"{cases_path}: cases file not found")
-    if baseline is not None and not baseline.is_file():
-        _fail(f"{baseline}: baseline cases file not found")
+    for path, what in ((cases_path, "cases file"), (baseline, "baseline cases file")):
+        if path is not None and path.is_dir():
+            _fail(f"{path}: is a directory, not a {what}")
+        if path is not None and not path.is_file():
+            _fail(f"{path}: {what} not found")
     try:
         sut_plan = sut_plan_of(loaded, sut_option, variant_options, repeat)
     except VerifierError as exc:

@@ -361,3 +361,9 @@ def test_ids_and_keys_that_miss_their_pattern_say_what_is_asked_in_words(write_c
 def test_a_problem_of_the_whole_file_is_shown_without_a_position(tmp_path: Path) -> None:
     missing = tmp_path / "nope.yaml"
     assert problems(missing) == [f"{missing}: cannot read contract: No such file or directory"]
+
+
+def test_a_very_long_unknown_key_is_quoted_shortened(write_contract) -> None:
+    path = write_contract(HEADER + "k" * 300 + ": 1\nclaims: []\n")
+    found = [p for p in problems(path) if "unknown key" in p]
+    assert found == [f"{path}:3:1: contract: unknown key '{'k' * 38}…"]

@@ -120,12 +120,12 @@ def _where(data: Any, path: Loc) -> str:
         claims = data.get("claims") if isinstance(data, dict) else None
         claim = claims[path[1]] if isinstance(claims, list) and path[1] < len(claims) else None
         name = claim.get("id") if isinstance(claim, dict) else None
-        label = f"claim {name!r}" if isinstance(name, str) else f"claims[{path[1]}]"
+        label = f"claim {_shown(name)}" if isinstance(name, str) else f"claims[{path[1]}]"
         rest = ".".join(str(p) for p in path[2:])
         return f"{label}{': ' + rest if rest else ''}"
     if len(path) >= 2 and path[0] == "judges":
         rest = ".".join(str(p) for p in path[2:])
-        return f"judge {path[1]!r}{': ' + rest if rest else ''}"
+        return f"judge {_shown(path[1])}{': ' + rest if rest else ''}"
     return ".".join(str(p) for p in path) or "contract"
 
 
@@ -137,7 +137,7 @@ def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, b
         key = str(path[-1]) if path else "?"
         close = difflib.get_close_matches(key, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"{_where(data, path[:-1])}: unknown key {key!r}{hint}", True
+        return f"{_where(data, path[:-1])}: unknown key {_shown(key)}{hint}", True
     if kind == "missing":
         key = error["loc"][-1]
         return f"{where}: missing required key {key!r}", False
