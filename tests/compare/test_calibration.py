@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import statistics
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,11 @@ def test_an_empty_or_missing_labels_file_is_an_error(tmp_path: Path) -> None:
         read_labels(empty)
     with pytest.raises(LabelsError, match="cannot read labels"):
         read_labels(tmp_path / "missing.jsonl")
+
+
+def test_a_labels_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path) -> None:
+    plain = labels_file(tmp_path, label("c1", "tone", "pass"), label("c2", "tone", "fail"))
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    assert read_labels(marked).labels == read_labels(plain).labels
+    assert read_labels(marked).sha256 == hashlib.sha256(marked.read_bytes()).hexdigest()

@@ -116,7 +116,9 @@ def read_labels(path: Path) -> LabelSet:
     problems: list[str] = []
     labels: list[HumanLabel] = []
     first_line: dict[tuple[str, str, str], int] = {}
-    for number, raw in enumerate(data.splitlines(), start=1):
+    # A byte order mark, as some editors write, is no part of the first label (the
+    # file's hash below stays that of its bytes).
+    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").splitlines(), start=1):
         if not raw.strip():
             continue
         try:
