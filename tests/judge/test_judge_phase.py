@@ -462,3 +462,17 @@ def test_a_verdict_carrying_an_integer_beyond_64_bits_is_recorded_and_cached(
     assert again.row("k0")["status"] == "pass" and again.stats.cached == 1
     assert len(server.model_calls()) == 1
     assert first.audit_ok and again.audit_ok
+
+
+def test_a_reply_naming_a_blank_model_is_an_error_and_never_replayed(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    verdict = {"id": "c1", "criteria": [], "pass": True, "reasoning": "ok"}
+    server.script(b.tool_use({"results": [verdict]}, model="   "))
+    contract, cases = one_case(tmp_path)
+    first = run_phase(tmp_path, contract, cases)
+    assert first.row("k0")["status"] == "error"
+    assert "model_id" in first.row("k0")["reason"]
+    again = run_phase(tmp_path, contract, cases)  # the brain names its model
+    assert again.row("k0")["status"] == "pass" and again.stats.cached == 0
+    assert len(server.model_calls()) == 2
