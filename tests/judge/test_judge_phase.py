@@ -446,3 +446,33 @@ def test_fixture_contract_in_process_matches_the_brain_and_reruns_from_cache(
     assert again.stats.calls == 0 and again.stats.cached == 6
     assert len(server.model_calls()) == 6
     assert first.audit_ok and again.audit_ok
+
+
+def test_a_verdict_carrying_an_integer_beyond_64_bits_is_recorded_and_cached(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    # An extra key the tool does not ask for is ignored, whatever its value; the reply
+    # (with that key) still goes into the cache, which must be able to write it.
+    verdict = {"id": "c1", "criteria": [], "pass": True, "reasoning": "ok", "weight": 2**70}
+    server.script(b.tool_use({"results": [verdict]}))
+    contract, cases = one_case(tmp_path)
+    first = run_phase(tmp_path, contract, cases)
+    assert first.row("k0")["status"] == "pass"
+    again = run_phase(tmp_path, contract, cases)
+    assert again.row("k0")["status"] == "pass" and again.stats.cached == 1
+    assert len(server.model_calls()) == 1
+    assert first.audit_ok and again.audit_ok
+
+
+def test_a_reply_naming_a_blank_model_is_an_error_and_never_replayed(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    verdict = {"id": "c1", "criteria": [], "pass": True, "reasoning": "ok"}
+    server.script(b.tool_use({"results": [verdict]}, model="   "))
+    contract, cases = one_case(tmp_path)
+    first = run_phase(tmp_path, contract, cases)
+    assert first.row("k0")["status"] == "error"
+    assert "model_id" in first.row("k0")["reason"]
+    again = run_phase(tmp_path, contract, cases)  # the brain names its model
+    assert again.row("k0")["status"] == "pass" and again.stats.cached == 0
+    assert len(server.model_calls()) == 2

@@ -30,7 +30,7 @@ from verifier.contract.models import JudgeClaim
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.judge.cache import CachedReply, entry_for
-from verifier.judge.phase import JudgePhase
+from verifier.judge.phase import JudgePhase, names_model
 from verifier.judge.prompt import MissingFieldError
 from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
 from verifier.logs import get_logger
@@ -185,7 +185,7 @@ async def run_batch_prepass(
             if isinstance(answer, ProviderError):
                 errors[item["cache_key"]] = f"batch item failed: {answer.message}"
                 continue
-            if phase.cache is not None and answer.served_model:
+            if phase.cache is not None and names_model(answer):
                 phase.cache.put(_entry(item, answer, run_id))
         ledger.mark(run_id, name, "ended")
     return errors

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.judge.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
 from verifier.judge.types import JudgeReply, JudgeRequest, Usage
@@ -169,7 +170,7 @@ class SqliteJudgeCache:
                     entry.model,
                     entry.prompt_sha,
                     entry.sampling_sha,
-                    orjson.dumps(entry.as_json()).decode(),
+                    canonical_json(entry.as_json()).decode(),
                 ),
             )
 
@@ -196,7 +197,7 @@ class Recordings:
         self._entries[entry.key] = entry
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("ab") as handle:
-            handle.write(orjson.dumps(entry.as_json(), option=orjson.OPT_SORT_KEYS) + b"\n")
+            handle.write(canonical_json(entry.as_json()) + b"\n")
 
     def __len__(self) -> int:
         return len(self._entries)

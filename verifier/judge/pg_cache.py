@@ -10,6 +10,7 @@ import threading
 
 import orjson
 
+from verifier.canonical import canonical_json
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.judge.cache import CachedReply, CacheError
 
@@ -60,7 +61,7 @@ class PostgresJudgeCache:
             entry.model,
             entry.prompt_sha,
             entry.sampling_sha,
-            orjson.dumps(entry.as_json()).decode(),
+            canonical_json(entry.as_json()).decode(),
         )
         with self._lock:
             self._db.execute(_PUT, params)

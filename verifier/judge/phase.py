@@ -249,7 +249,7 @@ class JudgePhase:
             hit = self.cache.get(request.cache_key)
             if hit is not None:
                 parsed = parse_verdict(request.verdict, hit.reply, claims)
-                if not isinstance(parsed, VerdictProblem):
+                if not isinstance(parsed, VerdictProblem) and names_model(hit.reply):
                     self.stats.cached += 1
                     return _Obtained(
                         {v.claim_id: v for v in parsed.claims},
@@ -287,7 +287,7 @@ class JudgePhase:
                     continue
                 self.stats.failed += 1
                 return _Obtained(None, parsed.reason, request, reply, None, parsed.raw)
-            if not reply.served_model:
+            if not names_model(reply):
                 self.stats.failed += 1
                 return _Obtained(None, None, request, reply, None)
             if self.cache is not None:
@@ -362,7 +362,7 @@ class JudgePhase:
                 for shown, o in zip(("a", "b"), both, strict=True)
             ],
         }
-        failed = [o for o in both if o.winner is None or not (o.reply and o.reply.served_model)]
+        failed = [o for o in both if o.winner is None or not names_model(o.reply)]
         missing = missing_parts(triple)
         if failed or missing:
             reason = next((o.problem for o in failed if o.problem), None)
@@ -404,7 +404,7 @@ class JudgePhase:
     def _result(
         self, planned: PlannedClaim, spec: JudgeSpec, name: str, samples: Sequence[_Obtained]
     ) -> ClaimResult:
-        usable = [s for s in samples if s.verdicts is not None and s.reply and s.reply.served_model]
+        usable = [s for s in samples if s.verdicts is not None and names_model(s.reply)]
         base = usable[0] if usable else samples[0]
         request, reply = base.request, base.reply
         triple = {
@@ -450,7 +450,7 @@ class JudgePhase:
         votes: list[ClaimVerdict | VerdictProblem] = []
         for obtained in samples:
             verdict = (obtained.verdicts or {}).get(planned.id)
-            if verdict is not None and obtained.reply is not None and obtained.reply.served_model:
+            if verdict is not None and names_model(obtained.reply):
                 votes.append(verdict)
             else:
                 problem = obtained.problem or "reply named no served model"
@@ -464,6 +464,15 @@ class JudgePhase:
         return ClaimResult(
             planned.id, planned.kind, combined.status, combined.score, combined.reason, evidence
         )
+
+
+def names_model(reply: JudgeReply | None) -> bool:
+    """Whether ``reply`` names the model that served it (a blank name names none).
+
+    A reply that does not is never cached nor taken from the cache: its row is an
+    error, and a rerun asks again.
+    """
+    return reply is not None and bool(reply.served_model and reply.served_model.strip())
 
 
 def _custom_id(case_id: str, claim_ids: Sequence[str], sample: int) -> str:
