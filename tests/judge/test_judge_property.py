@@ -157,7 +157,15 @@ def broken_binary(draw: st.DrawFn) -> Answer:
         del entry[draw(st.sampled_from(["id", "criteria", "reasoning", "pass"]))]
     elif how == "retype":
         key = draw(st.sampled_from(["id", "criteria", "reasoning", "pass"]))
-        entry[key] = draw(_WRONG_VALUES.filter(lambda v: v != [] or key != "criteria"))
+        # Of the wrong values, a text is still a reasoning, and [] still criteria.
+        entry[key] = draw(
+            _WRONG_VALUES.filter(
+                lambda v: (
+                    not (key == "reasoning" and isinstance(v, str))
+                    and not (key == "criteria" and v == [])
+                )
+            )
+        )
     elif how == "pass_text":
         entry["pass"] = draw(st.sampled_from(["true", "false", "yes", "True"]))
     elif how == "missing":
