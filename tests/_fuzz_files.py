@@ -14,8 +14,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.contract.test_contract_fuzz import _mutate, _paths
-
 BOM = b"\xef\xbb\xbf"
 
 _scalars = st.one_of(
@@ -60,11 +58,45 @@ _raw_lines = st.one_of(
 )
 
 
-def _edit_json(value: Any, changes: list[tuple[int, str, Any]]) -> Any:
-    value = json.loads(json.dumps(value))  # a private copy
+def value_paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON-like tree, as keys and indexes from the root (``()``)."""
+    found = [prefix]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found.extend(value_paths(value, (*prefix, key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found.extend(value_paths(value, (*prefix, index)))
+    return found
+
+
+def mutate(document: Any, path: tuple[Any, ...], action: str, value: Any) -> Any:
+    """``document`` with ``value`` replacing (``replace``), removing (``delete``) or added
+    beside (``add``) what ``path`` names; the root replaced is ``value`` itself."""
+    if not path:
+        return value
+    parent = document
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    if action == "replace":
+        parent[last] = value
+    elif action == "delete":
+        del parent[last]
+    elif isinstance(parent, list):
+        parent.insert(last, value)
+    else:
+        parent[f"extra_{last}"] = value
+    return document
+
+
+def edit_json(value: Any, changes: list[tuple[int, str, Any]]) -> Any:
+    """A copy of ``value`` with each ``(pick, action, new)`` applied at the place ``pick``
+    chooses among the copy's places at that moment."""
+    value = json.loads(json.dumps(value))
     for pick, action, new in changes:
-        paths = _paths(value)
-        value = _mutate(value, paths[pick % len(paths)], action, new)
+        paths = value_paths(value)
+        value = mutate(value, paths[pick % len(paths)], action, new)
     return value
 
 
@@ -98,7 +130,7 @@ def damaged_jsonl(draw: st.DrawFn, good: list[Any]) -> bytes:
                 )
             )
             source = good[index % len(good)]
-            lines[index] = _encode(_edit_json(source, changes), False)
+            lines[index] = _encode(edit_json(source, changes), False)
         elif choice == "json":
             lines.insert(index, _encode(draw(json_values), False))
         elif choice == "raw":

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests._fuzz_files import mutate, value_paths
 from tests.conftest import EXAMPLES
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
@@ -49,17 +50,6 @@ _json = st.recursive(
 )
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found.extend(_paths(value, (*prefix, key)))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found.extend(_paths(value, (*prefix, index)))
-    return found
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(changes=st.lists(st.tuples(st.integers(min_value=0), _json), min_size=1, max_size=3))
 def test_any_case_values_give_one_result_per_claim_and_an_intact_record(
@@ -68,12 +58,8 @@ def test_any_case_values_give_one_result_per_claim_and_an_intact_record(
     cases = json.loads(json.dumps(CASES))
     for pick, value in changes:
         # Values inside cases; the cases themselves and their ids stay.
-        paths = [p for p in _paths(cases) if len(p) > 1 and p[1:] != ("id",)]
-        path = paths[pick % len(paths)]
-        parent = cases
-        for step in path[:-1]:
-            parent = parent[step]
-        parent[path[-1]] = value
+        paths = [p for p in value_paths(cases) if len(p) > 1 and p[1:] != ("id",)]
+        mutate(cases, paths[pick % len(paths)], "replace", value)
     lines = [CaseLine(i + 1, str(case["id"]), case) for i, case in enumerate(cases)]
 
     with tempfile.TemporaryDirectory() as folder, SqliteStore(Path(folder) / "g.db") as store:

@@ -21,9 +21,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests._fuzz_files import BOM, damaged_jsonl, json_values
+from tests._fuzz_files import BOM, damaged_jsonl, edit_json, json_values
 from tests.conftest import EXAMPLES
-from tests.contract.test_contract_fuzz import _mutate, _paths
 from tests.gaps._history import day, judge_evidence, plant_run
 from verifier.cases import CaseLine, join_baseline, read_cases
 from verifier.ci.baseline import BaselineError, load_baseline
@@ -149,10 +148,7 @@ _yaml_changes = st.lists(
 
 @st.composite
 def _damaged_yaml(draw: st.DrawFn, document: Any) -> bytes:
-    value = json.loads(json.dumps(document))
-    for pick, action, new in draw(_yaml_changes):
-        paths = _paths(value)
-        value = _mutate(value, paths[pick % len(paths)], action, new)
+    value = edit_json(document, draw(_yaml_changes))
     data = yaml.safe_dump(value, allow_unicode=True).encode("utf-8")
     data += draw(st.sampled_from([b"", b"x: " + b"[" * 3000, b"\xff", b"\t:", b"y: &a [*a]"]))
     if draw(st.booleans()):

@@ -13,6 +13,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests._fuzz_files import edit_json
 from verifier.contract.load import check_contract_source
 
 EXAMPLES = sorted((Path(__file__).parents[2] / "contracts" / "examples").glob("*.yaml"))
@@ -35,35 +36,6 @@ _values = st.recursive(
 )
 
 
-def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix]
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found.extend(_paths(value, (*prefix, key)))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found.extend(_paths(value, (*prefix, index)))
-    return found
-
-
-def _mutate(document: Any, path: tuple[Any, ...], action: str, value: Any) -> Any:
-    if not path:
-        return value
-    parent = document
-    for step in path[:-1]:
-        parent = parent[step]
-    last = path[-1]
-    if action == "replace":
-        parent[last] = value
-    elif action == "delete":
-        del parent[last]
-    elif isinstance(parent, list):
-        parent.insert(last, value)
-    else:
-        parent[f"extra_{last}"] = value
-    return document
-
-
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     example=st.sampled_from(EXAMPLES),
@@ -76,10 +48,7 @@ def _mutate(document: Any, path: tuple[Any, ...], action: str, value: Any) -> An
 def test_any_mutation_of_an_example_is_reported_not_raised(
     example: Path, changes: list[tuple[int, str, Any]]
 ) -> None:
-    document = yaml.safe_load(yaml.safe_dump(SOURCES[example]))  # a private copy
-    for pick, action, value in changes:
-        paths = _paths(document)
-        document = _mutate(document, paths[pick % len(paths)], action, value)
+    document = edit_json(SOURCES[example], changes)
     source = yaml.safe_dump(document, allow_unicode=True).encode("utf-8")
 
     contract, diagnostics = check_contract_source(source, example)
