@@ -276,3 +276,12 @@ def test_a_placeholder_over_a_line_break_is_named_on_one_line(data: bytes, messa
     with pytest.raises(SutError) as raised:
         PromptTemplate(data, source="p.md")
     assert str(raised.value) == message
+
+
+def test_a_template_with_two_marker_lines_is_refused() -> None:
+    data = b"System.\n<!-- dynamic -->\nQ: {{input}}\n<!-- dynamic -->\nmore\n"
+    with pytest.raises(SutError) as raised:
+        PromptTemplate(data, source="p.md")
+    assert str(raised.value) == (
+        "sut prompt p.md: 2 '<!-- dynamic -->' lines; at most one may end the system part"
+    )

@@ -83,13 +83,21 @@ class Template:
     dynamic: str
 
 
-def _split(text: str) -> tuple[str, str] | int:
+def split_at_marker(text: str) -> tuple[str, str] | int:
+    """The part before the one ``DYNAMIC_MARKER`` line (stripped) and the part after it
+    (as written), or the number of marker lines when there is not exactly one. The
+    marker is a line however it ends (an editor or git may write CRLF)."""
     lines = text.splitlines(keepends=True)
     marks = [i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER]
     if len(marks) != 1:
         return len(marks)
     i = marks[0]
-    return "".join(lines[:i]).strip(), "".join(lines[i + 1 :]).strip()
+    return "".join(lines[:i]).strip(), "".join(lines[i + 1 :])
+
+
+def _split(text: str) -> tuple[str, str] | int:
+    split = split_at_marker(text)
+    return split if isinstance(split, int) else (split[0], split[1].strip())
 
 
 def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:

@@ -30,7 +30,7 @@ from verifier.judge.cache_key import cache_key
 from verifier.judge.calls import JudgeStats, call_within_limits
 from verifier.judge.limits import CallLimits, Limiter, shared_limiter
 from verifier.judge.sampling import sent_sampling
-from verifier.judge.template import DYNAMIC_MARKER
+from verifier.judge.template import DYNAMIC_MARKER, split_at_marker
 from verifier.judge.triple import prompt_sha_of, sampling_sha_of
 from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, SystemBlock
 from verifier.sut._types import Produced, SecretMask, SutError
@@ -59,12 +59,16 @@ class PromptTemplate:
         except UnicodeDecodeError as exc:
             raise SutError(f"sut prompt {source}: not UTF-8 at byte {exc.start}") from None
         self.sha = prompt_sha_of(data)
-        lines = text.splitlines(keepends=True)
-        at = next((i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER), None)
-        if at is None:
+        split = split_at_marker(text)
+        if split == 0:
             self.system, self.user = "", text
+        elif isinstance(split, int):
+            raise SutError(
+                f"sut prompt {source}: {split} '{DYNAMIC_MARKER}' lines; at most one may end "
+                "the system part"
+            )
         else:
-            self.system, self.user = "".join(lines[:at]).strip(), "".join(lines[at + 1 :])
+            self.system, self.user = split
         if _PLACEHOLDER.search(self.system):
             raise SutError(f"sut prompt {source}: placeholders belong after {DYNAMIC_MARKER}")
         self.paths: dict[str, Any] = {}
