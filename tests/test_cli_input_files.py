@@ -127,7 +127,7 @@ CASES = [
             str(d / "g.db"),
         ],
         2,
-        "error: {file}: not a JSON report of `verifier run --format json` (cases must be a list, "
+        "error: {file}: not a JSON report of `verifier run --format json` (cases must be an array, "
         "not an object)",
     ),
     (

@@ -7,6 +7,7 @@ as error rows for that line.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,9 +59,6 @@ def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
     return f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
 
 
-_BOM = b"\xef\xbb\xbf"
-
-
 def read_cases(path: Path) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
@@ -82,7 +80,7 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 continue
             fallback = f"line-{number}"
             if number == 1:
-                raw = raw.removeprefix(_BOM)  # editors on Windows save UTF-8 with one
+                raw = raw.removeprefix(codecs.BOM_UTF8)  # editors on Windows save UTF-8 with one
             try:
                 value = orjson.loads(raw.rstrip(b"\r\n"))
             except orjson.JSONDecodeError as exc:

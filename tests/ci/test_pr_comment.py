@@ -158,8 +158,8 @@ def test_run_compares_with_a_run_in_the_same_store(tmp_path: Path) -> None:
         ),
         (
             '{"run_id": "x", "contract": {"id": "c", "version": 1}, "cases": 5}',
-            "error: nope.json: not a JSON report of `verifier run --format json` (cases must be a "
-            "list, not an integer)",
+            "error: nope.json: not a JSON report of `verifier run --format json` (cases must be an "
+            "array, not an integer)",
         ),
         (
             '{"run_id": "x", "contract": {"id": "c", "version": 1}, "total_cases": 1, "passed_cases": 1,'

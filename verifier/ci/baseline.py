@@ -140,7 +140,7 @@ def _parse_report(path: Path, report: Any) -> BaselineRun:
     )
 
 
-_KINDS = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+_KINDS = {dict: "an object", list: "an array", str: "a string", int: "an integer"}
 
 
 def _get(node: Any, key: str, kind: type | tuple[type, ...], where: str = "") -> Any:

@@ -10,6 +10,7 @@ Every line is checked, and every problem is reported as ``FILE:LINE: message``.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import math
 from dataclasses import dataclass
@@ -118,7 +119,7 @@ def read_labels(path: Path) -> LabelSet:
     first_line: dict[tuple[str, str, str], int] = {}
     # A byte order mark, as some editors write, is no part of the first label (the
     # file's hash below stays that of its bytes).
-    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").splitlines(), start=1):
+    for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).splitlines(), start=1):
         if not raw.strip():
             continue
         try:

@@ -20,6 +20,7 @@ import jsonschema_rs
 import orjson
 from pydantic import Field, ValidationInfo, model_validator
 
+from verifier._json_words import json_kind
 from verifier.rubric._base import (
     Check,
     Outcome,
@@ -127,7 +128,7 @@ def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
         except RecursionError:
             raise ValueError(f"schema_file {name!r} nests too deeply to read") from None
     if not isinstance(schema, dict):
-        raise ValueError(f"schema_file {name!r} must hold an object, not {type(schema).__name__}")
+        raise ValueError(f"schema_file {name!r} must hold an object, not {json_kind(schema)}")
     check_schema(schema)
     return schema
 
