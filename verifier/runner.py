@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
+from verifier.gaps.content import FULL, RecordPolicy, build_content
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
@@ -75,6 +76,7 @@ class RunOptions:
         chunk_size: Cases per chunk (a chunk is checked and persisted together).
         run_id: A run id to use instead of a fresh one.
         options_record: What to record about the invocation in the runs table.
+        record: How much of each case's content to keep (see ``verifier.gaps.content``).
     """
 
     threshold: float | None = None
@@ -82,6 +84,7 @@ class RunOptions:
     run_id: str | None = None
     resume: bool = False
     options_record: Mapping[str, Any] | None = None
+    record: RecordPolicy = FULL
 
 
 def new_run_id() -> str:
@@ -304,7 +307,11 @@ class Runner:
             contract_path=str(self.loaded.path),
             contract_source=self.loaded.source.decode("utf-8"),
             started_at=summary.started_at,
-            options=dict(self.options.options_record or {}, threshold=self.threshold),
+            options=dict(
+                self.options.options_record or {},
+                threshold=self.threshold,
+                record=self.options.record.as_record(),
+            ),
         )
         log.info(
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
@@ -392,7 +399,16 @@ class Runner:
         drafts: list[dict[str, Any]] = []
         add_draft = drafts.append
         cases: list[CaseResult] = []
+        contents: dict[str, bytes] = {}
+        policy = self.options.record
         for line in chunk:
+            content_sha: str | None = None
+            if line.case is not None:
+                made = build_content(line.case, policy)
+                if made is not None:
+                    content_sha, body = made
+                    if body:
+                        contents[content_sha] = body
             results = results_by_line.get(line.line) or _line_error_results(plan, line)
             ordered = tuple([results[claim_id] for claim_id in order])
             sut = line.sut
@@ -422,6 +438,7 @@ class Runner:
                         "contract_version": contract_version,
                         "contract_sha256": contract_sha256,
                         "case_id": case_id,
+                        "content_sha256": content_sha,
                         "claim_id": result.claim_id,
                         "kind": result.kind,
                         "status": result.status,
@@ -430,7 +447,7 @@ class Runner:
                         "evidence": result.evidence,
                     }
                 )
-        self.store.append(drafts)
+        self.store.append(drafts, contents)
         sinks = self.sinks
         add_case = summary.add_case
         for case in cases:

@@ -35,6 +35,7 @@ def draft(n: int, run_id: str = "run-1", **changes: Any) -> dict[str, Any]:
         "contract_version": 3,
         "contract_sha256": CONTRACT_SHA,
         "case_id": f"case-{n // 3}",
+        "content_sha256": None,
         "claim_id": "tone" if judged else f"claim-{n % 3}",
         "kind": "judge" if judged else "rubric",
         "status": "pass" if n % 5 else "fail",

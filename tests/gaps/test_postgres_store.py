@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from tests.gaps._support import begin, draft, fill
+from verifier.canonical import sha256_hex
 from verifier.gaps import _postgres_schema
 from verifier.gaps._postgres_schema import Migration
 from verifier.gaps.audit import audit_store
@@ -46,8 +47,15 @@ def test_a_new_store_gets_the_schema_at_the_latest_version(postgres_url: str) ->
         postgres_url,
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
     )
-    assert {t for (t,) in tables} == {"schema_version", "meta", "contracts", "runs", "rows"}
-    assert sql(postgres_url, "SELECT version FROM schema_version") == [(1,)]
+    assert {t for (t,) in tables} == {
+        "schema_version",
+        "meta",
+        "contracts",
+        "runs",
+        "rows",
+        "contents",
+    }
+    assert sql(postgres_url, "SELECT version FROM schema_version ORDER BY version") == [(1,), (2,)]
     assert sql(postgres_url, "SELECT value FROM meta WHERE key = 'store'") == [
         ("verifier.gap-store",)
     ]
@@ -120,25 +128,32 @@ def test_appends_commit_asynchronously_and_ending_a_run_waits_for_the_disk(
     ]
 
 
-def _with_second_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    second = Migration(
-        2, "an index for rows by case", ("CREATE INDEX rows_case_id ON rows (case_id)",)
-    )
-    monkeypatch.setattr(_postgres_schema, "MIGRATIONS", (*_postgres_schema.MIGRATIONS, second))
-
-
 def test_a_version_1_store_is_migrated_and_keeps_its_chain(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A store made by a verifier from before the content record (version 1) ...
+    monkeypatch.setattr(_postgres_schema, "MIGRATIONS", _postgres_schema.MIGRATIONS[:1])
     with PostgresStore(postgres_url) as store:
         fill(store, rows=20)
-    _with_second_version(monkeypatch)
+    monkeypatch.undo()
+    # ... is brought to version 2: its rows still audit, and contents can be stored.
     with PostgresStore(postgres_url) as store:
         report = audit_store(store)
         assert report.ok and report.chain_rows == 20
+        store.begin_run(
+            "run-new",
+            contract_id="c",
+            contract_version=1,
+            contract_sha256=sha256_hex("x"),
+            contract_path="c.yaml",
+            contract_source="x",
+            started_at="2026-01-01T00:00:00Z",
+            options={},
+        )
+        store.append([], {"ab" * 32: b'{"case":{}}'})
     assert sql(postgres_url, "SELECT version FROM schema_version ORDER BY version") == [(1,), (2,)]
-    indexes = sql(postgres_url, "SELECT indexname FROM pg_indexes WHERE tablename = 'rows'")
-    assert ("rows_case_id",) in indexes
+    tables = sql(postgres_url, "SELECT to_regclass('contents') IS NOT NULL")
+    assert tables == [(True,)]
     with PostgresStore(postgres_url):  # already at version 2: nothing runs twice
         pass
     assert len(sql(postgres_url, "SELECT version FROM schema_version")) == 2
@@ -148,19 +163,16 @@ def test_a_failed_migration_leaves_the_store_at_its_version(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     PostgresStore(postgres_url).close()
-    broken = Migration(2, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
+    broken = Migration(3, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
     monkeypatch.setattr(_postgres_schema, "MIGRATIONS", (*_postgres_schema.MIGRATIONS, broken))
     with pytest.raises(StoreError, match="no_such_thing") as caught:
         PostgresStore(postgres_url)
     assert "\n" not in str(caught.value)
-    assert sql(postgres_url, "SELECT version FROM schema_version") == [(1,)]
+    assert sql(postgres_url, "SELECT version FROM schema_version ORDER BY version") == [(1,), (2,)]
     assert sql(postgres_url, "SELECT indexname FROM pg_indexes WHERE indexname = 'one'") == []
 
 
-def test_stores_opened_at_once_migrate_a_new_schema_exactly_once(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _with_second_version(monkeypatch)
+def test_stores_opened_at_once_migrate_a_new_schema_exactly_once(postgres_url: str) -> None:
     start = threading.Barrier(4)
     failures: list[BaseException] = []
 

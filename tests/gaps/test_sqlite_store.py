@@ -23,8 +23,8 @@ def test_store_creates_its_folders_and_uses_wal(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"rows", "runs", "contracts", "meta"}
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("1",)
+    assert tables == {"rows", "runs", "contracts", "meta", "contents"}
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
 
 
 def test_rows_cannot_be_updated_or_deleted_through_sqlite(tmp_path: Path) -> None:
@@ -166,3 +166,25 @@ def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
         store.append([draft(n) for n in range(11, 21)])
         finish(store)
         assert audit_store(store).ok
+
+
+def test_a_version_1_file_gains_the_content_record_and_keeps_its_chain(tmp_path: Path) -> None:
+    path = tmp_path / "gaps.db"
+    with filled_store(path, rows=12):
+        pass
+    # Made as a verifier from before the content record left it: no contents table.
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TRIGGER contents_no_update")
+    conn.execute("DROP TABLE contents")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with SqliteStore(path) as store:
+        assert audit_store(store).ok
+        begin(store, "run-2")
+        store.append([draft(1, run_id="run-2")], {"ab" * 32: b'{"case":{"id":"x"}}'})
+        assert store.content("ab" * 32) == '{"case":{"id":"x"}}'
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
+    with pytest.raises(sqlite3.IntegrityError, match="never change"):
+        conn.execute("UPDATE contents SET body = '{}'")

@@ -15,6 +15,7 @@ from verifier.canonical import sha256_hex
 from verifier.errors import VerifierError
 from verifier.gaps._schema_check import packaged_row_schema
 from verifier.gaps._transfer_format import (
+    CONTENT_SCHEMA,
     CONTRACT_SCHEMA,
     END_SCHEMA,
     EXPORT_SCHEMA,
@@ -25,11 +26,19 @@ from verifier.gaps._transfer_format import (
     split_row_line,
 )
 from verifier.gaps.chain import GENESIS, verify_link
+from verifier.gaps.content import content_sha256
 from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.store import GapStore
 
 # The order of line kinds an export keeps; a kind may not come back after a later one.
-_ORDER = {EXPORT_SCHEMA: 0, ROW_SCHEMA: 1, CONTRACT_SCHEMA: 2, RUN_SCHEMA: 3, END_SCHEMA: 4}
+_ORDER = {
+    EXPORT_SCHEMA: 0,
+    ROW_SCHEMA: 1,
+    CONTENT_SCHEMA: 1,  # among the rows, before the first that refers to it
+    CONTRACT_SCHEMA: 2,
+    RUN_SCHEMA: 3,
+    END_SCHEMA: 4,
+}
 
 
 class ExportRefused(VerifierError):
@@ -99,6 +108,8 @@ def verify_export(path: Path, store: GapStore) -> StagedExport:
                 assert staged is not None
                 _check_row(number, row, previous, staged, schema.first_error)
                 previous = (row["seq"], row["row_hash"])
+            elif kind == CONTENT_SCHEMA:
+                read_content(number, value)
             elif kind == CONTRACT_SCHEMA:
                 assert staged is not None
                 _check_contract(number, value, staged)
@@ -221,6 +232,23 @@ def _check_end(
             number,
             f"the export says it holds {value.get('runs')} runs; the file holds {len(staged.runs)}",
         )
+
+
+def read_content(number: int, value: dict[str, Any]) -> tuple[str, bytes]:
+    """A content line's hash and body, the body verified to hash to it."""
+    sha, body = value.get("sha256"), value.get("body")
+    if not (isinstance(sha, str) and isinstance(body, str)):
+        raise ExportRefused(number, "a content line needs sha256 and body (a string)")
+    raw = body.encode("utf-8")
+    if content_sha256(raw) != sha:
+        raise ExportRefused(number, f"content {sha[:12]} was edited: its body does not hash to it")
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict) or "case" not in parsed:
+        raise ExportRefused(number, f"content {sha[:12]} is not a case content record")
+    return sha, raw
 
 
 def read_row(number: int, line: bytes) -> dict[str, Any] | None:

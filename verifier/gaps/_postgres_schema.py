@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import psycopg
 
 STORE_MARKER = "verifier.gap-store"
-_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows")
+_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows", "contents")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             _REFUSE.format(op="update", OP="UPDATE"),
             _REFUSE.format(op="delete", OP="DELETE"),
             _REFUSE.format(op="truncate", OP="TRUNCATE"),
+        ),
+    ),
+    Migration(
+        2,
+        "the content record: case contents by SHA-256, never updated (purging deletes)",
+        (
+            "CREATE TABLE contents (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
+            "CREATE FUNCTION gap_contents_unchanged() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'stored contents never change'; END $$",
+            "CREATE TRIGGER contents_no_update BEFORE UPDATE ON contents"
+            " FOR EACH STATEMENT EXECUTE FUNCTION gap_contents_unchanged()",
         ),
     ),
 )

@@ -17,8 +17,17 @@ from verifier.gaps.store import StoreError
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
 # recognised before anything is written to it.
 APPLICATION_ID = 0x76726679
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 PAGE_SIZE = 16384
+
+# Version 2: the content record. A content is stored under the SHA-256 of its bytes,
+# so it can never change (updates are refused) but may be deleted: purging content
+# for privacy leaves every row and the chain intact.
+_CONTENTS_DDL = (
+    "CREATE TABLE IF NOT EXISTS contents (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
+    "CREATE TRIGGER IF NOT EXISTS contents_no_update BEFORE UPDATE ON contents"
+    " BEGIN SELECT RAISE(ABORT, 'stored contents never change'); END",
+)
 
 # Separate statements, not executescript(): that would commit the open transaction,
 # and two processes creating one store at once must each do it under the write lock.
@@ -43,6 +52,7 @@ _DDL = (
     " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
     "CREATE TRIGGER IF NOT EXISTS rows_no_delete BEFORE DELETE ON rows"
     " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
+    *_CONTENTS_DDL,
 )
 
 
@@ -97,6 +107,8 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
                 )
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version is not None and str(version[0]) == "1":
+            version = _migrate_to_2(conn)
     if version is None or not str(version[0]).isdigit():
         raise StoreError(f"gap store {path} has no schema version: it is damaged")
     if int(version[0]) > SCHEMA_VERSION:
@@ -104,6 +116,15 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
             f"gap store {path} has schema version {version[0]}, newer than this verifier "
             f"reads ({SCHEMA_VERSION}): upgrade verifier"
         )
+
+
+def _migrate_to_2(conn: sqlite3.Connection) -> tuple[str]:
+    """Adds the content record to a version 1 store (rows written before keep none)."""
+    with transaction(conn):
+        for statement in _CONTENTS_DDL:
+            conn.execute(statement)
+        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    return ("2",)
 
 
 @contextmanager

@@ -5,7 +5,9 @@ An export is one JSON object a line, told apart by ``schema``:
 1. a header (``verifier.gap-export.v1``): the scope (``store`` or one ``run``);
 2. the rows (``verifier.gap-row.v1``) in seq order, each exactly the stored body
    with ``row_hash`` spliced in before its closing brace, so the body that was hashed
-   is recovered byte for byte and every hash re-verifies;
+   is recovered byte for byte and every hash re-verifies; before the first row that
+   refers to a case content, that content (``verifier.gap-export.content.v1``: its
+   ``sha256`` and its stored ``body`` as a string, which must hash to it);
 3. the contracts the runs checked (``verifier.gap-export.contract.v1``);
 4. the runs (``verifier.gap-export.run.v1``), with how many rows the export holds of
    each and the last one's hash;
@@ -25,6 +27,7 @@ from verifier.canonical import canonical_json
 
 EXPORT_SCHEMA = "verifier.gap-export.v1"
 ROW_SCHEMA = "verifier.gap-row.v1"
+CONTENT_SCHEMA = "verifier.gap-export.content.v1"
 CONTRACT_SCHEMA = "verifier.gap-export.contract.v1"
 RUN_SCHEMA = "verifier.gap-export.run.v1"
 END_SCHEMA = "verifier.gap-export.end.v1"

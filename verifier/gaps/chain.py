@@ -34,6 +34,7 @@ DRAFT_FIELDS: frozenset[str] = frozenset(
         "contract_version",
         "contract_sha256",
         "case_id",
+        "content_sha256",
         "claim_id",
         "kind",
         "status",
@@ -43,6 +44,10 @@ DRAFT_FIELDS: frozenset[str] = frozenset(
     }
 )
 """Keys of a draft: every gap-row field except those the chain assigns."""
+
+LEGACY_DRAFT_FIELDS: frozenset[str] = DRAFT_FIELDS - {"content_sha256"}
+"""Keys of a draft of a row from before the content record (an imported old export):
+sealed as it was, without ``content_sha256``."""
 
 CHAIN_FIELDS: tuple[str, ...] = ("seq", "prev_hash", "row_hash")
 
@@ -101,7 +106,7 @@ def seal(drafts: Iterable[Mapping[str, Any]], last_seq: int, last_hash: str) -> 
 
     Args:
         drafts: Rows without ``seq``, ``prev_hash`` and ``row_hash``; each must have
-            exactly the keys in ``DRAFT_FIELDS``.
+            exactly the keys in ``DRAFT_FIELDS`` (or ``LEGACY_DRAFT_FIELDS``).
         last_seq: ``seq`` of the store's last row (0 for an empty store).
         last_hash: ``row_hash`` of the store's last row (``GENESIS`` when empty).
 
@@ -120,7 +125,7 @@ def seal(drafts: Iterable[Mapping[str, Any]], last_seq: int, last_hash: str) -> 
     sha256 = hashlib.sha256
     new_row = tuple.__new__  # SealedRow(...) would go through a Python-level __new__
     for draft in drafts:
-        if draft.keys() != DRAFT_FIELDS:
+        if draft.keys() != DRAFT_FIELDS and draft.keys() != LEGACY_DRAFT_FIELDS:
             raise ChainError(_draft_problem(draft))
         seq += 1
         row = {**draft, "seq": seq, "prev_hash": prev}
@@ -153,8 +158,10 @@ def seal(drafts: Iterable[Mapping[str, Any]], last_seq: int, last_hash: str) -> 
 
 def _draft_problem(draft: Mapping[str, Any]) -> str:
     keys = set(draft.keys())
-    missing = sorted(DRAFT_FIELDS - keys)
-    extra = sorted(keys - DRAFT_FIELDS)
+    # content_sha256 may be left out altogether (a row from before the content record).
+    expected = DRAFT_FIELDS if "content_sha256" in keys else LEGACY_DRAFT_FIELDS
+    missing = sorted(expected - keys)
+    extra = sorted(keys - expected)
     parts = []
     if missing:
         parts.append("missing " + ", ".join(missing))

@@ -20,17 +20,23 @@ from typing import IO, Any
 import orjson
 
 from verifier.gaps._transfer_format import (
+    CONTENT_SCHEMA,
     CONTRACT_SCHEMA,
     END_SCHEMA,
     EXPORT_SCHEMA,
     RUN_SCHEMA,
     row_line,
 )
+from verifier.gaps.content import content_hash_of
 from verifier.gaps.store import GapStore, RunRecord, StoredContract, StoredRow, StoreError
 
 __all__ = ["ExportSummary", "export_jsonl", "export_parquet", "write_export"]
 
 PARQUET_BATCH_ROWS = 20_000
+_CONTENTS_REMEMBERED = 10_000
+"""Contents already written that an export remembers, so a content shared by many
+rows is written once without memory growing with the store (past this many, a
+content may be written again; the import stores it once)."""
 
 
 @dataclass(slots=True)
@@ -45,9 +51,11 @@ class ExportSummary:
         last_hash: ``row_hash`` of the last row written.
         warnings: Things an import of this file will refuse (a row whose run has no
             record, a run whose contract is not stored).
+        contents: Case contents written.
     """
 
     rows: int = 0
+    contents: int = 0
     runs: int = 0
     last_seq: int | None = None
     last_hash: str | None = None
@@ -88,7 +96,17 @@ def export_jsonl(
     write(_line(header))
     per_run: dict[str, _RunRows] = {}
     held = _RunRows()
+    written: set[str] = set()
     for row in _rows(store, run_id):
+        sha = content_hash_of(row.body)
+        if sha is not None and sha not in written:
+            if len(written) >= _CONTENTS_REMEMBERED:
+                written.clear()
+            written.add(sha)
+            content = store.content(sha)
+            if content is not None:  # recorded as a hash only, or purged
+                write(_line({"schema": CONTENT_SCHEMA, "sha256": sha, "body": content}))
+                summary.contents += 1
         write(row_line(row.body, row.row_hash))
         write("\n")
         if row.run_id not in per_run:

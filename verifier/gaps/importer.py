@@ -23,15 +23,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from verifier.errors import VerifierError
-from verifier.gaps._export_check import ExportRefused, numbered_lines, read_row, verify_export
-from verifier.gaps._transfer_format import resealed_evidence
+from verifier.gaps._export_check import (
+    ExportRefused,
+    numbered_lines,
+    read_content,
+    read_row,
+    verify_export,
+)
+from verifier.gaps._transfer_format import CONTENT_SCHEMA, resealed_evidence
 from verifier.gaps.chain import CHAIN_FIELDS
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, GapStore, StoreError
 
 __all__ = ["ExportRefused", "ImportSummary", "import_jsonl"]
 
 APPEND_BATCH = 2000
+_CONTENT_MARK = CONTENT_SCHEMA.encode("ascii")
 
 
 @dataclass(slots=True)
@@ -78,12 +87,16 @@ def import_jsonl(path: Path, store: GapStore, *, batch: int = APPEND_BATCH) -> I
             )
             begun.append(run_id)
         drafts: list[dict[str, Any]] = []
+        contents: dict[str, bytes] = {}
         for row in _row_lines(path):
+            if isinstance(row, tuple):
+                contents[row[0]] = row[1]
+                continue
             drafts.append(_draft(row))
             if len(drafts) >= batch:
-                summary.rows += store.append(drafts)
-                drafts = []
-        summary.rows += store.append(drafts)
+                summary.rows += store.append(drafts, contents)
+                drafts, contents = [], {}
+        summary.rows += store.append(drafts, contents)
         for run_id, run in staged.runs.items():
             record = run.record
             if record["status"] in ("finished", "interrupted"):
@@ -122,13 +135,18 @@ def _draft(row: dict[str, Any]) -> dict[str, Any]:
     return draft
 
 
-def _row_lines(path: Path) -> Iterator[dict[str, Any]]:
-    """Every row of the file, its hash verified again (the file may have changed)."""
+def _row_lines(path: Path) -> Iterator[dict[str, Any] | tuple[str, bytes]]:
+    """Every row and content of the file, in file order, each verified again (the file
+    may have changed since the first pass)."""
     with path.open("rb") as file:
         for number, line in numbered_lines(file):
             parsed = read_row(number, line)
             if parsed is not None:
                 yield parsed
+            elif line.startswith(b"{") and _CONTENT_MARK in line:
+                value = orjson.loads(line)
+                if isinstance(value, dict) and value.get("schema") == CONTENT_SCHEMA:
+                    yield read_content(number, value)
 
 
 def _now() -> str:

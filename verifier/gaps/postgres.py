@@ -138,16 +138,21 @@ class PostgresStore(Closing):
                     (run_id,),
                 )
 
-    def append(self, drafts: Iterable[Mapping[str, Any]]) -> int:
+    def append(
+        self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
+    ) -> int:
         """Seals drafts (``verifier.gaps.chain.DRAFT_FIELDS``) of running runs onto the
         end of the chain and writes them in one transaction; returns the count.
+
+        ``contents`` are the case contents the drafts refer to, by SHA-256; one
+        already stored is kept as it is.
 
         Raises:
             StoreError: A draft's run has not begun or has ended, or PostgreSQL failed.
             ChainError: A draft has missing or extra keys; nothing is written.
         """
         batch = drafts if isinstance(drafts, list) else list(drafts)
-        if not batch:
+        if not batch and not contents:
             return 0
         run_ids = list({str(draft.get("run_id")) for draft in batch})
         with self._write(durable=False) as cur:
@@ -165,6 +170,12 @@ class PostgresStore(Closing):
                 ((seq, row_hash) for run_id, _, seq, row_hash in found if run_id is None),
                 (0, GENESIS),
             )
+            if contents:
+                cur.executemany(
+                    "INSERT INTO contents (sha256, body) VALUES (%s, %s)"
+                    " ON CONFLICT (sha256) DO NOTHING",
+                    [(sha, body.decode("utf-8")) for sha, body in contents.items()],
+                )
             # Sealing a slice at a time lets the server store one slice while the next
             # is hashed. A draft that cannot be sealed aborts the COPY: nothing is kept.
             try:
@@ -237,6 +248,23 @@ class PostgresStore(Closing):
             "SELECT sha256, path, source FROM contracts WHERE sha256 = %s", (sha256,)
         )
         return StoredContract(*found[0]) if found else None
+
+    def content(self, sha256: str) -> str | None:
+        """Returns the case content stored under this hash, or ``None``."""
+        found = self._read("SELECT body FROM contents WHERE sha256 = %s", (sha256,))
+        return str(found[0][0]) if found else None
+
+    def iter_contents(self) -> Iterator[tuple[str, str]]:
+        """Streams every stored content as ``(sha256, body)``, in hash order."""
+        self._check_open()
+        with (
+            self._target.errors(self._error),
+            self._target.connect(autocommit=False, error=self._error) as conn,
+            conn.cursor(name="gap_contents") as cursor,
+        ):
+            cursor.execute("SELECT sha256, body FROM contents ORDER BY sha256")
+            while batch := cursor.fetchmany(_FETCH):
+                yield from batch
 
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (at most 1000 of them).

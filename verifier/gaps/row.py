@@ -86,6 +86,14 @@ class GapRow(BaseModel):
         pattern=HEX64_PATTERN, description="SHA-256 (hex) of the contract file's bytes."
     )
     case_id: str = Field(min_length=1, description="Id of the case the claim was checked against.")
+    content_sha256: str | None = Field(
+        default=None,
+        pattern=HEX64_PATTERN,
+        description="SHA-256 (hex) of the case's content record: what the claim was checked "
+        "against (input, output, fields, a system's output and runs, a baseline), stored once "
+        "per distinct content. Null or absent when no content was recorded (rows written "
+        "before the record existed, an unreadable line, a contract recording none).",
+    )
     claim_id: str = Field(min_length=1, description="Id of the claim within the contract.")
     kind: RowKind = Field(
         description="Shape of the claim: rubric, judge, comparative, or imported from another tool."

@@ -145,12 +145,16 @@ class SqliteStore(Closing):
                     (run_id,),
                 )
 
-    def append(self, drafts: Iterable[Mapping[str, Any]]) -> int:
+    def append(
+        self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
+    ) -> int:
         """Seals drafts onto the end of the chain and writes them in one transaction.
 
         Args:
             drafts: Rows without ``seq``, ``prev_hash`` and ``row_hash`` (see
                 ``verifier.gaps.chain.DRAFT_FIELDS``), of runs that are running.
+            contents: Case contents the drafts refer to, by SHA-256 (see
+                ``verifier.gaps.content``); one already stored is kept as it is.
 
         Returns:
             The number of rows written.
@@ -160,7 +164,7 @@ class SqliteStore(Closing):
             ChainError: A draft has missing or extra keys; nothing is written.
         """
         batch = drafts if isinstance(drafts, list) else list(drafts)
-        if not batch:
+        if not batch and not contents:
             return 0
         with self._write() as conn:
             for run_id in {draft.get("run_id") for draft in batch}:
@@ -173,6 +177,11 @@ class SqliteStore(Closing):
             # since this one last looked.
             last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
             sealed = seal(batch, *(last.fetchone() or (0, GENESIS)))
+            if contents:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO contents (sha256, body) VALUES (?, ?)",
+                    [(sha, body.decode("utf-8")) for sha, body in contents.items()],
+                )
             self._insert(conn, sealed)
         self._checkpoint_soon()
         return len(sealed)
@@ -262,6 +271,24 @@ class SqliteStore(Closing):
                 "SELECT sha256, path, source FROM contracts WHERE sha256 = ?", (sha256,)
             ).fetchone()
         return StoredContract(*found) if found else None
+
+    def content(self, sha256: str) -> str | None:
+        """Returns the case content stored under this hash, or ``None``."""
+        with sqlite_errors(self._path):
+            found = self._conn.execute(
+                "SELECT body FROM contents WHERE sha256 = ?", (sha256,)
+            ).fetchone()
+        return str(found[0]) if found else None
+
+    def iter_contents(self) -> Iterator[tuple[str, str]]:
+        """Streams every stored content as ``(sha256, body)``, in hash order."""
+        with sqlite_errors(self._path):
+            cursor = self._conn.execute("SELECT sha256, body FROM contents ORDER BY sha256")
+            try:
+                while batch := cursor.fetchmany(_FETCH):
+                    yield from batch
+            finally:
+                cursor.close()
 
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (at most 1000 of them).

@@ -117,8 +117,14 @@ class GapStore(Protocol):
         """Records a run as running, with its contract; resumes an unfinished run."""
         ...
 
-    def append(self, drafts: Iterable[Mapping[str, Any]]) -> int:
-        """Seals and writes drafts at the end of the chain atomically; returns the count."""
+    def append(
+        self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
+    ) -> int:
+        """Seals and writes drafts at the end of the chain atomically; returns the count.
+
+        ``contents`` (SHA-256 to canonical JSON bytes) are written in the same
+        transaction; one already stored is kept as it is.
+        """
         ...
 
     def finish_run(
@@ -145,6 +151,14 @@ class GapStore(Protocol):
 
     def contract(self, sha256: str) -> StoredContract | None:
         """Returns the contract source recorded under this hash, or ``None``."""
+        ...
+
+    def content(self, sha256: str) -> str | None:
+        """Returns the case content stored under this hash, or ``None``."""
+        ...
+
+    def iter_contents(self) -> Iterator[tuple[str, str]]:
+        """Streams every stored content as ``(sha256, body)``."""
         ...
 
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:

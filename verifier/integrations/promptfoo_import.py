@@ -210,6 +210,7 @@ def record_promptfoo_result(
                 "contract_version": CONTRACT_VERSION,
                 "contract_sha256": contract_sha,
                 "case_id": case_id,
+                "content_sha256": None,  # the result came without the output it judged
                 "claim_id": claim_id,
                 "kind": "imported",
                 "status": status,
