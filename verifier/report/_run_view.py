@@ -10,16 +10,27 @@ body, so a large run costs little more than reading it.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 import orjson
 
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, needs_triple
 from verifier.gaps.store import GapStore, RunRecord, StoredRow
+from verifier.report._case_content import (
+    SHOWN_FIELDS,
+    ContentReader,
+    FieldView,
+    field_views,
+    pretty_json,
+)
+from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
+from verifier.report._spans import deciding_spans, evidence_paths
 from verifier.results import ClaimTally
 
 __all__ = [
+    "CONTENT_BUDGET",
+    "CONTENT_CHARS",
     "EVIDENCE_CHARS",
     "MAX_RESULTS",
     "REASON_CHARS",
@@ -38,6 +49,10 @@ EVIDENCE_CHARS = 4000
 """Characters of one result's pretty-printed evidence shown; the rest is counted."""
 REASON_CHARS = 2000
 """Characters of one reason shown (a reason may quote a whole LLM output)."""
+CONTENT_CHARS = 1500
+"""Characters of one field of a case shown with a result (a window around what decided it)."""
+CONTENT_BUDGET = 2_000_000
+"""Characters of case content the page shows in all; later results point to ``verifier show``."""
 
 _JUDGED_KINDS = frozenset({"judge", "comparative"})
 
@@ -60,6 +75,7 @@ class ClaimView:
 
     claim_id: str
     kind: str
+    description: str | None = None
     tally: ClaimTally = field(default_factory=ClaimTally)
     triples: Counter[JudgeTriple] = field(default_factory=Counter)
     missing_triple: int = 0
@@ -78,6 +94,12 @@ class ResultView:
     score: float | None
     reason: str
     evidence: str
+    scale: str | None = None
+    """A scale judge's verdict on its scale (``2/5``)."""
+    fields: tuple[FieldView, ...] = ()
+    """The case's input, output and the fields the evidence points into."""
+    content_note: str | None = None
+    """Why the case's content is not shown, when it is not."""
 
 
 @dataclass(slots=True)
@@ -99,6 +121,20 @@ class RunView:
     results: list[ResultView] = field(default_factory=list)
     rows: int = 0
     not_passed: int = 0
+    content_budget: int = CONTENT_BUDGET
+    """Characters of case content the page may show in all."""
+    content_chars: int = 0
+    """Characters of case content shown so far."""
+
+    @property
+    def verdict(self) -> str | None:
+        """``PASS`` when the run finished with every case passed, ``FAIL`` when a case
+        failed or the run did not finish, ``None`` when it recorded no totals."""
+        totals = self.case_totals
+        if totals is None:
+            return None
+        ok = self.record.status == "finished" and totals.failed_cases == 0
+        return "PASS" if ok else "FAIL"
 
     @property
     def left_out(self) -> int:
@@ -152,21 +188,34 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def read_run(store: GapStore, record: RunRecord, *, max_results: int = MAX_RESULTS) -> RunView:
+def read_run(
+    store: GapStore,
+    record: RunRecord,
+    *,
+    max_results: int = MAX_RESULTS,
+    content_budget: int = CONTENT_BUDGET,
+) -> RunView:
     """Reads one run's rows into the view the HTML report shows.
 
     Args:
         store: The store holding the run.
         record: The run, from ``store.run`` or ``store.last_run``.
         max_results: How many results that did not pass to keep.
+        content_budget: Characters of case content shown in all; results beyond it
+            name the ``verifier show`` command that shows their case.
     """
-    view = RunView(record, store.location, max_results)
+    view = RunView(record, store.location, max_results, content_budget=content_budget)
     claims = view.claims
+    notes = claim_notes(store, record)
+    contents = ContentReader(store)
     for row in store.iter_rows(record.run_id):
         view.rows += 1
         claim = claims.get(row.claim_id)
         if claim is None:
-            claim = claims[row.claim_id] = ClaimView(row.claim_id, row.kind)
+            note = notes.get(row.claim_id)
+            claim = claims[row.claim_id] = ClaimView(
+                row.claim_id, row.kind, note.description if note else None
+            )
         claim.tally.add(row.status)  # type: ignore[arg-type]
         judged = row.kind in _JUDGED_KINDS
         if row.status == "pass" and not judged:
@@ -177,7 +226,8 @@ def read_run(store: GapStore, record: RunRecord, *, max_results: int = MAX_RESUL
         if row.status != "pass":
             view.not_passed += 1
             if len(view.results) < max_results:
-                view.results.append(_result(row, body))
+                result = _result(row, body, notes.get(row.claim_id))
+                view.results.append(_with_content(view, result, body, contents))
     return view
 
 
@@ -211,9 +261,10 @@ def _note_judge(claim: ClaimView, body: dict[str, Any]) -> None:
         claim.missing_triple += 1
 
 
-def _result(row: StoredRow, body: dict[str, Any]) -> ResultView:
+def _result(row: StoredRow, body: dict[str, Any], note: ClaimNote | None) -> ResultView:
     reason = body.get("reason")
     text = reason if isinstance(reason, str) else ""
+    evidence = body.get("evidence", {})
     return ResultView(
         seq=row.seq,
         case_id=row.case_id,
@@ -222,16 +273,24 @@ def _result(row: StoredRow, body: dict[str, Any]) -> ResultView:
         status=row.status,
         score=row.score,
         reason=cut(text, REASON_CHARS),
-        evidence=cut(pretty_json(body.get("evidence", {})), EVIDENCE_CHARS),
+        evidence=cut(pretty_json(evidence), EVIDENCE_CHARS),
+        scale=scale_verdict(evidence, row.score, note) if row.kind == "judge" else None,
     )
 
 
-def pretty_json(value: Any) -> str:
-    """``value`` as indented JSON with sorted keys (``{}`` for what cannot be dumped)."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-    except TypeError:
-        return "{}"
+def _with_content(
+    view: RunView, result: ResultView, body: dict[str, Any], contents: ContentReader
+) -> ResultView:
+    if view.content_chars >= view.content_budget:
+        show = f"verifier show {view.record.run_id} {result.case_id}"
+        return replace(result, content_note=f"left out to keep the page small: {show}")
+    sha = body.get("content_sha256")
+    content = contents.read(sha if isinstance(sha, str) else None)
+    evidence = body.get("evidence")
+    paths = (*SHOWN_FIELDS, *evidence_paths(evidence))
+    fields = field_views(content, deciding_spans(evidence), CONTENT_CHARS, paths)
+    view.content_chars += sum(len(text) for f in fields for _, text in f.segments)
+    return replace(result, fields=fields, content_note=content.note)
 
 
 def cut(text: str, limit: int) -> str:

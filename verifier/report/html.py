@@ -1,8 +1,10 @@
 """The HTML report of one stored run: one self-contained file.
 
-It holds the run's summary, a bar chart of every claim's pass rate (inline SVG drawn
-in Python), the judges' stability triples per judge claim, and every result that did
-not pass with its reason and evidence (up to ``MAX_RESULTS``, the rest counted).
+It holds a PASS/FAIL banner, the run's summary, a bar chart of every claim's pass rate
+(inline SVG drawn in Python) with each claim's description, the judges' stability
+triples per judge claim, and every result that did not pass with its reason, its
+evidence and its case's input and output from the stored content, the span that
+decided it marked (up to ``MAX_RESULTS``, the rest counted).
 A small inline script filters those results by claim and status; without it the page
 shows everything. Nothing is fetched: no stylesheet, font, script or image from
 anywhere (ADR 0010).
@@ -15,7 +17,7 @@ from typing import Any
 
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._html_page import content_security_policy, environment, write_atomically
-from verifier.report._run_view import MAX_RESULTS, RunView, read_run
+from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
 from verifier.report._svg import STATUS_COLOURS, bar_chart
 from verifier.results import judge_usage_text
 
@@ -90,7 +92,12 @@ def judge_usage_line(usage: Any) -> str | None:
 
 
 def write_run_html(
-    store: GapStore, record: RunRecord, path: Path, *, max_results: int = MAX_RESULTS
+    store: GapStore,
+    record: RunRecord,
+    path: Path,
+    *,
+    max_results: int = MAX_RESULTS,
+    content_budget: int = CONTENT_BUDGET,
 ) -> RunView:
     """Reads one run from ``store`` and writes its HTML report to ``path``.
 
@@ -99,6 +106,7 @@ def write_run_html(
         record: The run (``store.run(run_id)`` or ``store.last_run()``).
         path: The file to write; replaced whole, never left half written.
         max_results: How many results that did not pass to list.
+        content_budget: Characters of case content shown in all.
 
     Returns:
         What the page shows, for a one-line summary.
@@ -107,6 +115,6 @@ def write_run_html(
         StoreError: The store cannot be read.
         OSError: The file cannot be written.
     """
-    view = read_run(store, record, max_results=max_results)
+    view = read_run(store, record, max_results=max_results, content_budget=content_budget)
     write_atomically(path, [render_run_html(view)])
     return view

@@ -1,0 +1,85 @@
+"""What a run's contract says of each claim, read from the contract source the store kept.
+
+Reports show a claim's description (or a judge claim's instruction) beside its id,
+and a scale claim's verdict on its own scale (``2/5``) beside the score in [0, 1].
+The source is parsed, not validated: a report of an old run must not fail because
+today's rules would refuse its contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from verifier.gaps.store import GapStore, RunRecord
+
+__all__ = ["ClaimNote", "claim_notes", "scale_verdict"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimNote:
+    """A claim as its contract describes it.
+
+    Attributes:
+        description: The claim's ``description``, else a judge claim's ``instruction``.
+        scale: A scale claim's ``(min, max)``.
+    """
+
+    description: str | None = None
+    scale: tuple[int, int] | None = None
+
+
+def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
+    """Each claim of the run's contract by id (empty when the source is not there or
+    cannot be read)."""
+    import yaml
+
+    stored = store.contract(record.contract_sha256)
+    if stored is None:
+        return {}
+    try:
+        document = yaml.safe_load(stored.source)
+    except yaml.YAMLError:
+        return {}
+    claims = document.get("claims") if isinstance(document, Mapping) else None
+    notes: dict[str, ClaimNote] = {}
+    for claim in claims if isinstance(claims, list) else ():
+        if isinstance(claim, Mapping) and isinstance(claim.get("id"), str):
+            notes[claim["id"]] = _note(claim)
+    return notes
+
+
+def _note(claim: Mapping[str, Any]) -> ClaimNote:
+    text = claim.get("description") or claim.get("instruction")
+    description = " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+    scale = claim.get("scale")
+    bounds = None
+    if isinstance(scale, Mapping):
+        low, high = scale.get("min"), scale.get("max")
+        if _is_int(low) and _is_int(high) and low < high:
+            bounds = (low, high)
+    return ClaimNote(description, bounds)
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def scale_verdict(evidence: Any, score: float | None, note: ClaimNote | None) -> str | None:
+    """A scale judge's verdict as ``score/max`` (``2/5``), or ``None`` for other claims.
+
+    The judge's own score in the evidence is preferred; a row that lacks it (a
+    majority of samples) is mapped back from its score in [0, 1] and the scale.
+    """
+    verdict = evidence.get("verdict") if isinstance(evidence, Mapping) else None
+    if isinstance(verdict, Mapping):
+        given, scale = verdict.get("verdict"), verdict.get("scale")
+        if isinstance(given, Mapping) and isinstance(scale, Mapping):
+            raw, high = given.get("score"), scale.get("max")
+            if _is_int(raw) and _is_int(high):
+                return f"{raw}/{high}"
+    if note is None or note.scale is None or score is None:
+        return None
+    low, high = note.scale
+    return f"{round(low + score * (high - low))}/{high}"
