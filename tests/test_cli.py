@@ -237,7 +237,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         if line.startswith("  ") and line.strip()
     }
     assert listed == {
-        "check", "run", "evaluate", "audit", "compare", "calibrate", "report",
+        "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
         "export", "import", "serve",
     }  # fmt: skip
 

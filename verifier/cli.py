@@ -1075,6 +1075,31 @@ def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> st
     )
 
 
+@main.command("show")
+@click.argument("run_id", metavar="RUN")
+@click.argument("case_id", metavar="CASE")
+@_STORE_OPTION
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["console", "json"]),
+    default="console",
+    show_default=True,
+)
+def show_command(run_id: str, case_id: str, store: str | None, fmt: str) -> None:
+    """Print one case of a stored run: its content (input, output, other fields, what a
+    record policy withheld) with the spans that decided its failures marked, and every
+    result with its status, score, reason and evidence."""
+    from verifier.errors import VerifierError
+    from verifier.report.case_view import show_case
+
+    target = _existing_store(store)
+    try:
+        show_case(target, run_id, case_id, fmt, sys.stdout)  # type: ignore[arg-type]
+    except VerifierError as exc:
+        _fail(str(exc))
+
+
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
