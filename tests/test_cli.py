@@ -113,7 +113,12 @@ def test_json_report_has_the_documented_shape(tmp_path: Path) -> None:
     }
     assert set(report["contract"]) == {"id", "version", "sha256"}
     case = report["cases"][0]
-    assert set(case) == {"id", "pass", "score", "passed", "failed", "errors", "total", "results"}
+    assert set(case) == {
+        "id", "pass", "score", "passed", "failed", "errors", "total", "results", "content",
+    }  # fmt: skip
+    # The case as its claims read it and the store keeps it.
+    first = EXTRACTION_CASES.read_text(encoding="utf-8").splitlines()[0]
+    assert case["content"] == json.loads(first)
     assert set(case["results"][0]) == {"id", "status", "pass", "score", "reasoning", "evidence"}
     assert set(report["assertion_breakdown"]["spans_grounded"]) == {
         "pass_rate",

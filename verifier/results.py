@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +32,9 @@ class CaseResult:
         results: One result per claim, in contract order.
         score: Weighted passes over the weighted total (errors and skips are not passes).
         passed: ``score >= threshold`` and no result is an error.
+        content: The case as its content record keeps it (what a policy redacts as
+            its marker), or ``None`` when the run stores no content or the case
+            came back from the store (a resumed run).
     """
 
     case_id: str
@@ -38,6 +42,7 @@ class CaseResult:
     results: tuple[ClaimResult, ...]
     score: float
     passed: bool
+    content: Mapping[str, Any] | None = None
 
     def count(self, status: RowStatus) -> int:
         return sum(1 for r in self.results if r.status == status)

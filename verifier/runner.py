@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
 from verifier.gaps.content import FULL, RecordPolicy, build_content
+from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
@@ -403,6 +404,7 @@ class Runner:
         policy = self.options.record
         for line in chunk:
             content_sha: str | None = None
+            body: bytes | None = None
             if line.case is not None:
                 made = build_content(line.case, policy)
                 if made is not None:
@@ -422,7 +424,8 @@ class Runner:
                 )  # fmt: skip
             score, ok = _score(weights, ordered, threshold)
             case_id = line.case_id
-            cases.append(CaseResult(case_id, line.line, ordered, score, ok))
+            kept = recorded_case(line.case, policy, body)
+            cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))
             # Run ids are unique per store and a run checks each claim once per case
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.

@@ -5,6 +5,7 @@ an LLM could have written. Run through the real runner, stored in a real SQLite 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,6 +14,7 @@ from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.sqlite import SqliteStore
+from verifier.report import ReportWriter
 from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = """\
@@ -66,15 +68,21 @@ LONG_MATCH_AT = 4000
 
 
 def run_demo(
-    tmp_path: Path, *, cases: list[dict[str, object]] = CASES, policy: RecordPolicy | None = None
+    tmp_path: Path,
+    *,
+    cases: list[dict[str, object]] = CASES,
+    policy: RecordPolicy | None = None,
+    sinks: Sequence[ReportWriter] = (),
 ) -> tuple[Path, str]:
-    """Runs the demo contract over ``cases``; returns the store's path and the run id."""
+    """Runs the demo contract over ``cases`` with reports ``sinks``; returns the
+    store's path and the run id."""
     contract_path = tmp_path / "evidence-demo.yaml"
     contract_path.write_text(CONTRACT, encoding="utf-8")
     store_path = tmp_path / "gaps.db"
     options = RunOptions() if policy is None else RunOptions(record=policy)
     with SqliteStore(store_path) as store:
-        runner = Runner(load_contract(contract_path), store, options=options)
+        contract = load_contract(contract_path)
+        runner = Runner(contract, store, sinks=list(sinks), options=options)
         lines = [CaseLine(i + 1, str(c["id"]), c) for i, c in enumerate(cases)]
         # In a thread of its own: Playwright's sync API keeps an event loop running in
         # this one while a module's browser is open, and a run starts its own loop.

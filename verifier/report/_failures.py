@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import orjson
+
 from verifier.results import CaseResult, RowStatus
 
-__all__ = ["FailingCase", "FailingCaseSample", "FailingClaim", "one_line"]
+__all__ = ["FailingCase", "FailingCaseSample", "FailingClaim", "one_line", "output_excerpt"]
 
 # A reason can quote a whole LLM output; reports that list failures show a sentence.
 REASON_CHARS = 300
+EXCERPT_CHARS = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,8 @@ class FailingCase:
     case_id: str
     score: float
     claims: tuple[FailingClaim, ...]
+    excerpt: str | None = None
+    """The case's output on one line, cut (``None`` when the run keeps no content)."""
 
 
 @dataclass(slots=True)
@@ -71,10 +76,31 @@ def summarise_failure(case: CaseResult) -> FailingCase:
             "(every claim)" if len(culprits) == len(case.results) else f"({len(culprits)} claims)"
         )
         return FailingCase(
-            case.case_id, case.score, (FailingClaim(label, first.status, one_line(first.reason)),)
+            case.case_id,
+            case.score,
+            (FailingClaim(label, first.status, one_line(first.reason)),),
+            output_excerpt(case),
         )
     claims = tuple(FailingClaim(r.claim_id, r.status, one_line(r.reason)) for r in culprits)
-    return FailingCase(case.case_id, case.score, claims)
+    return FailingCase(case.case_id, case.score, claims, output_excerpt(case))
+
+
+def output_excerpt(case: CaseResult, limit: int = EXCERPT_CHARS) -> str | None:
+    """The case's ``output`` on one line, cut to ``limit`` characters, with its length
+    when cut (JSON for an output that is not text)."""
+    content = case.content
+    if content is None or "output" not in content:
+        return None
+    output = content["output"]
+    if not isinstance(output, str):
+        try:
+            output = orjson.dumps(output).decode()
+        except TypeError:
+            return None
+    flat = " ".join(output.split())
+    if len(flat) <= limit:
+        return flat
+    return f"{flat[: limit - 1]}… ({len(output)} characters)"
 
 
 def one_line(text: str, limit: int = REASON_CHARS) -> str:

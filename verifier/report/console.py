@@ -1,4 +1,5 @@
-"""Console output with rich: the run's summary, per-claim table and first failures.
+"""Console output with rich: the run's summary, per-claim table, each failing claim's
+top reasons with counts, and the first failing cases with an excerpt of their output.
 
 Also the runner's progress bar, which lives on stderr so that stdout stays clean
 for a report piped elsewhere.
@@ -30,6 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from verifier.report._failures import FailingCaseSample
+from verifier.report._reasons import ClaimReasons, ReasonTally
 from verifier.results import CaseResult, ClaimTally, RunSummary
 
 __all__ = ["MAX_FAILING_CASES", "ConsoleReportWriter", "ProgressReporter", "rate_style"]
@@ -68,16 +70,23 @@ class ConsoleReportWriter:
     ) -> None:
         self._console = console if console is not None else Console(file=out)
         self._failures = FailingCaseSample(limit=max_failing_cases)
+        self._reasons = ReasonTally()
 
     def add_case(self, case: CaseResult) -> None:
-        """Remembers ``case`` if it is among the first failing ones."""
+        """Counts the reasons of ``case``'s failures and remembers it if it is among
+        the first failing ones."""
         self._failures.add(case)
+        self._reasons.add(case)
 
     def finish(self, summary: RunSummary) -> None:
-        """Prints the summary panel, the claim table and the first failing cases."""
+        """Prints the summary panel, the claim table, why claims did not pass and the
+        first failing cases."""
         console = self._console
         console.print(_summary_panel(summary))
         console.print(_breakdown_table(summary.breakdown))
+        reasons = self._reasons.top()
+        if reasons:
+            console.print(_reasons_table(reasons))
         if self._failures.total:
             console.print(_failures_table(self._failures))
         if self._failures.left_out:
@@ -131,6 +140,21 @@ def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
     return table
 
 
+def _reasons_table(claims: list[ClaimReasons]) -> Table:
+    table = Table(title="Why claims did not pass (top reasons)", title_justify="left")
+    table.add_column("claim")
+    table.add_column("results", justify="right")
+    table.add_column("reason", overflow="fold")
+    for claim in claims:
+        claim_cell = Text(claim.claim_id)
+        for top in claim.top:
+            table.add_row(claim_cell, str(top.count), Text(top.reason))
+            claim_cell = Text("")
+        if claim.others:
+            table.add_row(claim_cell, str(claim.others), Text("other reasons", style="dim"))
+    return table
+
+
 def _failures_table(failures: FailingCaseSample) -> Table:
     shown = len(failures.cases)
     title = f"Failing cases ({shown})"
@@ -153,6 +177,10 @@ def _failures_table(failures: FailingCaseSample) -> Table:
                 Text(claim.reason),
             )
             case_cell = Text("")
+        if case.excerpt is not None:
+            table.add_row(
+                case_cell, Text("↳ output", style="dim"), Text(""), Text(case.excerpt, style="dim")
+            )
     return table
 
 

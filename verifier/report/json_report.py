@@ -97,7 +97,7 @@ def case_json(case: CaseResult) -> dict[str, Any]:
     # One list of statuses counted in C, and the entries built inline: this runs for
     # every case of the run.
     statuses = [r.status for r in results]
-    return {
+    entry = {
         "id": case.case_id,
         "pass": case.passed,
         "score": _round(case.score),
@@ -117,6 +117,10 @@ def case_json(case: CaseResult) -> dict[str, Any]:
             for r in results
         ],
     }
+    if case.content is not None:
+        # The case as the store keeps it: redacted fields as their marker.
+        entry["content"] = case.content
+    return entry
 
 
 def result_json(result: ClaimResult) -> dict[str, Any]:
