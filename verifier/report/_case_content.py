@@ -132,10 +132,17 @@ def field_views(
         marks = [
             (0, len(text)) if s.start is None or s.end is None else (s.start, s.end) for s in mine
         ]
+        shown = segments(text, marks, limit)
+        # Offsets are into the text the claim read; a policy may have kept less of it.
+        shown.extend(
+            ("gap", f" (the {s.label} at {s.start}-{s.end} lies past what was kept)")
+            for s in mine
+            if s.start is not None and s.start >= len(text)
+        )
         views.append(
             FieldView(
                 path,
-                tuple(segments(text, marks, limit)),
+                tuple(shown),
                 len(text),
                 tuple(dict.fromkeys(s.label for s in mine)),
                 _withheld_note(content.withheld, path),
