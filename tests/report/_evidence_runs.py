@@ -73,11 +73,12 @@ def run_demo(
     cases: list[dict[str, object]] = CASES,
     policy: RecordPolicy | None = None,
     sinks: Sequence[ReportWriter] = (),
+    contract: str = CONTRACT,
 ) -> tuple[Path, str]:
-    """Runs the demo contract over ``cases`` with reports ``sinks``; returns the
-    store's path and the run id."""
+    """Runs ``contract`` (the demo's by default) over ``cases`` with reports ``sinks``;
+    returns the store's path and the run id."""
     contract_path = tmp_path / "evidence-demo.yaml"
-    contract_path.write_text(CONTRACT, encoding="utf-8")
+    contract_path.write_text(contract, encoding="utf-8")
     store_path = tmp_path / "gaps.db"
     options = RunOptions() if policy is None else RunOptions(record=policy)
     with SqliteStore(store_path) as store:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import EXAMPLES
 from tests.report._chromium import Browse
-from tests.report._evidence_runs import CASES, HOSTILE, SECRET, marks_of, run_demo
+from tests.report._evidence_runs import CASES, CONTRACT, HOSTILE, SECRET, marks_of, run_demo
 from tests.report._runs import cli, plant_run
 from tests.test_cli import verifier
 from verifier.gaps.content import RecordPolicy
@@ -31,6 +31,26 @@ def test_a_failing_case_shows_its_output_with_the_deciding_span_marked(tmp_path:
     # The citation not found is the quote itself, marked whole where it stands.
     assert marks[("rude", "quotes_grounded")] == ["refund is on its way"]
     assert ("calm", "no_apology") not in marks and ("long", "no_apology") in marks
+
+
+def test_a_span_found_inside_a_combinator_is_marked(tmp_path: Path) -> None:
+    nested = (
+        CONTRACT
+        + """\
+  - id: no_slang_anywhere
+    rubric: all
+    field: output
+    of:
+      - rubric: not
+        of:
+          - {rubric: regex, pattern: gonna}
+      - rubric: not_contains
+        values: [lol]
+"""
+    )
+    store, _ = run_demo(tmp_path, contract=nested)
+    marks = marks_of(page_of(store))
+    assert marks[("rude", "no_slang_anywhere")] == ["gonna"]
 
 
 def test_the_content_shows_input_and_output_folded_with_their_lengths(tmp_path: Path) -> None:
