@@ -3,7 +3,8 @@
 For each backend: appends ``--rows`` rows (default 1,000,000) in batches of
 ``--batch`` (default 500, the runner's chunk of cases times one claim) through the
 store's ``append``, which seals every row into the hash chain and writes it in one
-transaction per batch; prints rows per second of appending (building the drafts is
+transaction per batch, with the content record of each row's case (one case of about
+a kilobyte per three rows, stored once); prints rows per second of appending (building the drafts is
 not timed). Then audits the whole store in a fresh process (``audit_store``: schema,
 columns, judge triples, chain, duplicate ids, run records) and prints its wall time,
 its resident memory once the store is open, its peak, and samples along the way, to
@@ -44,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.gaps._support import begin, draft, finish  # noqa: E402
+from verifier.gaps.content import build_content  # noqa: E402
 from verifier.gaps.store import open_store  # noqa: E402
 
 
@@ -80,13 +82,29 @@ def insert(target: str, rows: int, batch: int) -> tuple[float, float, float | No
         begin(store, "bench")
         for start in range(0, rows, batch):
             drafts = [draft(n, "bench") for n in range(start + 1, min(rows, start + batch) + 1)]
+            contents = with_contents(drafts)
             began, began_cpu = time.perf_counter(), cpu_seconds()
-            store.append(drafts)
+            store.append(drafts, contents)
             spent += time.perf_counter() - began
             cpu += cpu_seconds() - began_cpu
         server_cpu = sum(server.cpu_times()[:2]) - server_before if server else None
         finish(store, "bench")
     return spent, cpu, server_cpu
+
+
+def with_contents(drafts: list[dict[str, Any]]) -> dict[str, bytes]:
+    """Gives each draft its case's content record (a case of about a kilobyte, as
+    the runner stores once per case) and returns the contents to store with them."""
+    contents: dict[str, bytes] = {}
+    for row in drafts:
+        case_id = row["case_id"]
+        made = build_content(
+            {"id": case_id, "input": f"Brief on {case_id}. " * 8, "output": "An answer. " * 70}
+        )
+        assert made is not None
+        row["content_sha256"], body = made
+        contents[row["content_sha256"]] = body
+    return contents
 
 
 def audit_here(target: str, history: bool) -> None:
