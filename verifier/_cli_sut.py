@@ -150,6 +150,7 @@ def run_variants_sync(
                 threshold=options.threshold,
                 chunk_size=options.chunk_size,
                 run_id=ids[index],
+                record=options.record,
                 options_record={
                     **record,
                     "judges": mode,

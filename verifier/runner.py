@@ -20,7 +20,8 @@ from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
-from verifier.gaps.content import FULL, RecordPolicy, build_content
+from verifier.gaps.content import RecordPolicy, build_content
+from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
@@ -76,7 +77,8 @@ class RunOptions:
         chunk_size: Cases per chunk (a chunk is checked and persisted together).
         run_id: A run id to use instead of a fresh one.
         options_record: What to record about the invocation in the runs table.
-        record: How much of each case's content to keep (see ``verifier.gaps.content``).
+        record: How much of each case's content to keep (see ``verifier.gaps.content``);
+            ``None``: as the contract's ``record:`` block says.
     """
 
     threshold: float | None = None
@@ -84,7 +86,7 @@ class RunOptions:
     run_id: str | None = None
     resume: bool = False
     options_record: Mapping[str, Any] | None = None
-    record: RecordPolicy = FULL
+    record: RecordPolicy | None = None
 
 
 def new_run_id() -> str:
@@ -261,6 +263,14 @@ class Runner:
         self._order = tuple(p.id for p in self.plan.order)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._stored: dict[str, CaseResult] = {}
+        self.record = options.record or contract.record.policy()
+        self._redactor = (
+            Redactor(
+                self.record, {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric}
+            )
+            if self.record.redact
+            else None
+        )
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
@@ -310,7 +320,7 @@ class Runner:
             options=dict(
                 self.options.options_record or {},
                 threshold=self.threshold,
-                record=self.options.record.as_record(),
+                record=self.record.as_record(),
             ),
         )
         log.info(
@@ -400,10 +410,14 @@ class Runner:
         add_draft = drafts.append
         cases: list[CaseResult] = []
         contents: dict[str, bytes] = {}
-        policy = self.options.record
+        policy = self.record
+        redactor = self._redactor
         for line in chunk:
             content_sha: str | None = None
+            scrub = None
             if line.case is not None:
+                if redactor is not None:
+                    scrub = redactor.for_case(line.case)
                 made = build_content(line.case, policy)
                 if made is not None:
                     content_sha, body = made
@@ -420,6 +434,10 @@ class Runner:
                                 {**r.evidence, "sut": sut})
                     for r in ordered
                 )  # fmt: skip
+            if scrub is not None:
+                # Reports get the scrubbed results too: they end up in CI logs and PR
+                # comments, and a resumed run reports what the store holds.
+                ordered = tuple(map(scrub.result, ordered))
             score, ok = _score(weights, ordered, threshold)
             case_id = line.case_id
             cases.append(CaseResult(case_id, line.line, ordered, score, ok))

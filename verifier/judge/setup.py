@@ -58,7 +58,8 @@ def make_judge_phase(
         mode: ``live`` (cache, then call), ``replay`` (cache and recordings only) or
             ``record`` (always call, and write recordings).
         store_path: The store whose cache table is used, as ``--store`` names it: a
-            SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL (``None``: none).
+            SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL (``None``: none;
+            none either when the contract redacts fields).
         recordings: A recordings file read before the cache (and written in
             ``record`` mode).
         limits: Concurrency, rates, timeout and retries.
@@ -67,7 +68,10 @@ def make_judge_phase(
     """
     from verifier.judge.providers import make_provider
 
-    store_cache = store_cache_for(store_path) if store_path else None
+    # A judge's reply may quote the case, so a contract that redacts fields keeps no
+    # reply in the store (recordings, a file the user names, are still written).
+    redacts = bool(loaded.contract.record.redact)
+    store_cache = store_cache_for(store_path) if store_path and not redacts else None
     recorded = Recordings(recordings) if recordings is not None else None
     providers: dict[str, JudgeProvider] = {}
     if mode != "replay":
