@@ -17,6 +17,7 @@ import click
 from click.core import ParameterSource
 
 from verifier._cli_group import DefaultCommandGroup
+from verifier._cli_purge import purge_command
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -896,6 +897,7 @@ def import_group() -> None:
 
 
 import_group.add_command(promptfoo_import_command)
+main.add_command(purge_command)
 
 
 @import_group.command("jsonl")
