@@ -100,6 +100,7 @@ def sut_stage_for(
         target=choice.target,
         limits=choice.limits,
         run_id=run_id,
+        store_replies=not loaded.contract.record.redact,
     )
     if why:
         click.echo(f"note: {why} (pass --judges live to call it)", err=True)
