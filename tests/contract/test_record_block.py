@@ -17,6 +17,20 @@ def contract_with(record: str) -> str:
     return "contract: demo\nversion: 1\nrecord:\n" + record + CLAIMS
 
 
+def only_diagnostic(write_contract, record: str, *, rejected: bool) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """The one problem reported for a contract with this `record:` block, as
+    ``(LINE:COL, message)``."""
+    path = write_contract(contract_with(record))
+    loaded, diagnostics = check_contract(path)
+    assert (loaded is None) == rejected
+    found = [str(d) for d in diagnostics]
+    assert len(found) == 1, found
+    prefix = f"{path}:"
+    assert found[0].startswith(prefix), found[0]
+    line, col, message = found[0][len(prefix) :].split(":", 2)
+    return f"{line}:{col}", message.strip()
+
+
 def test_a_record_block_loads_into_the_policy_a_run_applies(write_contract) -> None:
     path = write_contract(
         contract_with(
@@ -61,12 +75,8 @@ def test_without_a_record_block_everything_is_recorded_whole(write_contract) -> 
 def test_each_bad_record_key_is_reported_at_its_line(
     write_contract, record: str, where: str, message: str
 ) -> None:
-    path = write_contract(contract_with(record))
-    loaded, diagnostics = check_contract(path)
-    assert loaded is None
-    found = [str(d) for d in diagnostics if d.severity == "error"]
-    assert len(found) == 1, found
-    assert found[0].startswith(f"{path}:{where}: {message}"), found[0]
+    found_at, found = only_diagnostic(write_contract, record, rejected=True)
+    assert found_at == where and found.startswith(message), found
 
 
 def test_a_record_block_that_is_not_a_mapping_is_reported_at_its_line(write_contract) -> None:
@@ -76,3 +86,27 @@ def test_a_record_block_that_is_not_a_mapping_is_reported_at_its_line(write_cont
     assert [str(d) for d in diagnostics] == [
         f"{path}:3:9: record: input should be a valid dictionary (got 'full')"
     ]
+
+
+@pytest.mark.parametrize(
+    ("record", "where", "message"),
+    [
+        (
+            "  content: hashes\n  max_bytes: 10\n",
+            "5:14",
+            "record.max_bytes has no effect with content: hashes (no content is stored)",
+        ),
+        (
+            "  redact: [output, id]\n",
+            "4:20",
+            "record.redact: 'id' covers the case id, which every row keeps as its case_id",
+        ),
+        ("  redact: ['*']\n", "4:12", "record.redact: '*' covers the case id"),
+    ],
+)
+def test_a_record_setting_that_cannot_do_what_it_says_is_a_warning_at_its_line(
+    write_contract, record: str, where: str, message: str
+) -> None:
+    # A warning is reported, and the contract still loads.
+    found_at, found = only_diagnostic(write_contract, record, rejected=False)
+    assert found_at == where and found.startswith("warning: " + message), found
