@@ -12,8 +12,10 @@ results before it becomes a row:
 * the evidence of a rubric claim that reads a redacted field is replaced by
   ``{"redacted": [paths]}``: a span shorter than a quote (a three-digit match) would
   survive the scrub, and such evidence holds nothing but values of that field;
-* a judge's triple (``evidence.judge``: model, prompt and sampling hashes) is kept as
-  it is, so the audit still checks and groups judge rows.
+* a judge's triple (``evidence.judge``: model, prompt and sampling hashes) and a
+  prompt system's (``evidence.sut.triple``) are kept as they are, so the audit still
+  checks and groups those rows; the rest of ``evidence.sut`` is kept, scrubbed, even
+  where the other evidence is replaced.
 
 Redacting overshoots rather than undershoots: any text of a row that happens to share
 ``QUOTE_CHARS`` characters with a redacted value is replaced too.
@@ -33,9 +35,10 @@ __all__ = ["QUOTE_CHARS", "Redactor", "claim_paths"]
 QUOTE_CHARS = 12
 """Shortest run of characters copied from a redacted value that is scrubbed as a quote."""
 
-# The triple ties a judge row to its model, prompt and sampling: hashes and a model
-# id, never case text, and the audit needs them whole.
-_KEPT_EVIDENCE = frozenset({"judge"})
+# A triple ties a row to the model, prompt and sampling that judged it (``judge``)
+# or produced its output (``sut.triple``): hashes and a model id, never case text, and
+# the audit needs them whole. ``None``: the whole entry is the triple.
+_TRIPLES: dict[str, str | None] = {"judge": None, "sut": "triple"}
 # Keys of a rubric spec that name a field it reads, besides ``field``.
 _PATH_KEYS = ("spans", "within", "reference_field")
 
@@ -55,18 +58,14 @@ class Redactor:
             for claim_id, paths in rubric_paths.items()
         }
 
-    @property
-    def active(self) -> bool:
-        """Whether the policy redacts anything at all."""
-        return bool(self._paths)
-
     def for_case(self, case: Mapping[str, Any]) -> _CaseScrub | None:
         """The scrub for one case, or ``None`` when none of its values is redacted."""
         values: set[str] = set()
         for path in self._paths:
             for _, value in path.find(case):
                 values.update(_texts(value))
-        values.discard("")
+        # Blank values say nothing, and scrubbing every space would leave no text.
+        values = {v for v in values if v.strip()}
         return _CaseScrub(values, self._reads) if values else None
 
 
@@ -74,6 +73,7 @@ class _CaseScrub:
     def __init__(self, values: set[str], reads: Mapping[str, Sequence[str]]) -> None:
         # Longest first: a value that contains another is replaced whole.
         self._values = sorted(values, key=len, reverse=True)
+        self._value_set = frozenset(values)
         self._grams = {
             v[i : i + QUOTE_CHARS] for v in values for i in range(len(v) - QUOTE_CHARS + 1)
         }
@@ -82,13 +82,19 @@ class _CaseScrub:
     def result(self, result: ClaimResult) -> ClaimResult:
         """The result as it may be stored: reason and evidence scrubbed."""
         read = self._reads.get(result.claim_id) if result.kind == "rubric" else None
+        evidence: dict[str, Any] = {}
+        for key, value in result.evidence.items():
+            if key in _TRIPLES and isinstance(value, Mapping):
+                # Provenance is kept (scrubbed) even where the rest is withheld.
+                triple = _TRIPLES[key]
+                evidence[key] = {
+                    k: (v if k == triple or triple is None else self._value(v))
+                    for k, v in value.items()
+                }
+            elif not read:
+                evidence[key] = self._value(value)
         if read:
-            evidence: dict[str, Any] = {"redacted": list(read)}
-        else:
-            evidence = {
-                k: (v if k in _KEPT_EVIDENCE else self._value(v))
-                for k, v in result.evidence.items()
-            }
+            evidence["redacted"] = list(read)
         reason = self.text(result.reason) if isinstance(result.reason, str) else result.reason
         return ClaimResult(
             result.claim_id, result.kind, result.status, result.score, reason, evidence
@@ -131,7 +137,7 @@ class _CaseScrub:
             return [self._value(v) for v in value]
         if isinstance(value, int | float) and not isinstance(value, bool):
             # A number equal to a redacted value (an ARR copied into "actual") is one.
-            return REDACTED_MARK if str(value) in self._values else value
+            return REDACTED_MARK if str(value) in self._value_set else value
         return value
 
 
