@@ -383,7 +383,12 @@ class Runner:
                     self.progress.advance(len(replayed))
                 if not chunk:
                     return replayed
+        # A case the system under test failed on comes back without its fields, and
+        # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
+        given: dict[int, dict[str, Any]] = {}
         if self.sut is not None:
+            if self._redactor is not None:
+                given = {line.line: line.case for line in chunk if line.case is not None}
             # After the resumed cases are set aside: a stored case is not produced again.
             chunk = await self.sut.produce(chunk)
         plan = self.plan
@@ -415,9 +420,10 @@ class Runner:
         for line in chunk:
             content_sha: str | None = None
             scrub = None
+            if redactor is not None:
+                read = line.case if line.case is not None else given.get(line.line)
+                scrub = redactor.for_case(read) if read is not None else None
             if line.case is not None:
-                if redactor is not None:
-                    scrub = redactor.for_case(line.case)
                 made = build_content(line.case, policy)
                 if made is not None:
                     content_sha, body = made
