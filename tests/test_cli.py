@@ -243,7 +243,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     }
     assert listed == {
         "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
-        "export", "import", "serve",
+        "export", "import", "purge", "serve",
     }  # fmt: skip
 
 

@@ -264,6 +264,22 @@ def test_store_option_keeps_an_auditable_run_per_contract_file(
         assert {row.case_id for row in store.iter_rows()} == {"good", "rude", "silent"}
 
 
+def test_a_contracts_record_block_applies_to_the_run_pytest_stores(
+    pytester: pytest.Pytester, tiny: Path
+) -> None:
+    record = "record: {content: none, redact: [output]}\nclaims:"
+    (tiny / "tiny.yaml").write_text(TINY.replace("claims:", record), encoding="utf-8")
+    result = pytester.runpytest("--verifier-store", "gaps.db")
+    result.assert_outcomes(passed=1, failed=3)
+    with open_store(str(pytester.path / "gaps.db")) as store:
+        (run,) = store.runs()
+        assert run.options["record"] == {"content": "none", "redact": ["output"], "max_bytes": None}
+        assert list(store.iter_contents()) == []
+        rows = list(store.iter_rows())
+    assert rows and all('"content_sha256":null' in row.body for row in rows)
+    assert not any("hello please" in row.body for row in rows)
+
+
 def test_invalid_contract_is_one_collection_error_with_positions(
     pytester: pytest.Pytester,
 ) -> None:

@@ -100,6 +100,7 @@ def sut_stage_for(
         target=choice.target,
         limits=choice.limits,
         run_id=run_id,
+        store_replies=not loaded.contract.record.redact,
     )
     if why:
         click.echo(f"note: {why} (pass --judges live to call it)", err=True)
@@ -150,6 +151,7 @@ def run_variants_sync(
                 threshold=options.threshold,
                 chunk_size=options.chunk_size,
                 run_id=ids[index],
+                record=options.record,
                 options_record={
                     **record,
                     "judges": mode,

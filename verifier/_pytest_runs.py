@@ -176,6 +176,7 @@ class PytestRuns:
             recordings=None,
             target=self._target,
             run_id=run_id,
+            store_replies=not loaded.contract.record.redact,
         )
         if why and why not in self.notes:
             self.notes.append(why)

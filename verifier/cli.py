@@ -11,12 +11,13 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, cast
 
 import click
 from click.core import ParameterSource
 
 from verifier._cli_group import DefaultCommandGroup
+from verifier._cli_purge import purge_command
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -233,6 +234,13 @@ def _count_lines(path: Path) -> int | None:
     help="Case pass threshold (overrides the contract).",
 )
 @click.option(
+    "--record-content",
+    type=click.Choice(["full", "hashes", "none"]),
+    default=None,
+    help="What the store keeps of each case: its content, only its hash, or neither "
+    "(overrides the contract's record.content; its redact and max_bytes still apply).",
+)
+@click.option(
     "--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True
 )
 @click.option(
@@ -354,6 +362,7 @@ def run(
     fmt: str,
     out: Path | None,
     threshold: float | None,
+    record_content: str | None,
     chunk_size: int,
     judge_mode: str | None,
     recordings: Path | None,
@@ -380,10 +389,13 @@ def run(
     input is run through it first and its output checked. When GITHUB_STEP_SUMMARY is
     set, a Markdown summary of the run is appended to it.
     """
+    from dataclasses import replace
+
     from verifier._cli_sut import ModelChoice, run_variants_sync, sut_plan_of, sut_stage_for
     from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
+    from verifier.gaps.content import ContentMode
     from verifier.gaps.store import open_store
     from verifier.judge.limits import CallLimits
     from verifier.report import make_writer
@@ -419,6 +431,9 @@ def run(
 
     if seed is not None and sample is None:
         _fail("--seed chooses the sample of --sample; give --sample FRACTION too")
+    record_policy = loaded.contract.record.policy()
+    if record_content is not None:
+        record_policy = replace(record_policy, content=cast("ContentMode", record_content))
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
@@ -510,7 +525,10 @@ def run(
                         total=total,
                         choice=choice,
                         options=RunOptions(
-                            threshold=threshold, chunk_size=chunk_size, options_record=record
+                            threshold=threshold,
+                            chunk_size=chunk_size,
+                            options_record=record,
+                            record=record_policy,
                         ),
                         run_id=run_id,
                         judge_phase=lambda contract, rid: _judge_phase(
@@ -544,6 +562,7 @@ def run(
                             run_id=run_id,
                             resume=bool(resume_id),
                             options_record={**record, "judges": mode},
+                            record=record_policy,
                         ),
                     )
                     if batch:
@@ -878,6 +897,7 @@ def import_group() -> None:
 
 
 import_group.add_command(promptfoo_import_command)
+main.add_command(purge_command)
 
 
 @import_group.command("jsonl")

@@ -20,8 +20,9 @@ from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
-from verifier.gaps.content import FULL, RecordPolicy, build_content
+from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
+from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
@@ -77,7 +78,8 @@ class RunOptions:
         chunk_size: Cases per chunk (a chunk is checked and persisted together).
         run_id: A run id to use instead of a fresh one.
         options_record: What to record about the invocation in the runs table.
-        record: How much of each case's content to keep (see ``verifier.gaps.content``).
+        record: How much of each case's content to keep (see ``verifier.gaps.content``);
+            ``None``: as the contract's ``record:`` block says.
     """
 
     threshold: float | None = None
@@ -85,7 +87,7 @@ class RunOptions:
     run_id: str | None = None
     resume: bool = False
     options_record: Mapping[str, Any] | None = None
-    record: RecordPolicy = FULL
+    record: RecordPolicy | None = None
 
 
 def new_run_id() -> str:
@@ -262,6 +264,14 @@ class Runner:
         self._order = tuple(p.id for p in self.plan.order)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._stored: dict[str, CaseResult] = {}
+        self.record = options.record or contract.record.policy()
+        self._redactor = (
+            Redactor(
+                self.record, {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric}
+            )
+            if self.record.redact
+            else None
+        )
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
@@ -311,7 +321,7 @@ class Runner:
             options=dict(
                 self.options.options_record or {},
                 threshold=self.threshold,
-                record=self.options.record.as_record(),
+                record=self.record.as_record(),
             ),
         )
         log.info(
@@ -374,7 +384,12 @@ class Runner:
                     self.progress.advance(len(replayed))
                 if not chunk:
                     return replayed
+        # A case the system under test failed on comes back without its fields, and
+        # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
+        given: dict[int, dict[str, Any]] = {}
         if self.sut is not None:
+            if self._redactor is not None:
+                given = {line.line: line.case for line in chunk if line.case is not None}
             # After the resumed cases are set aside: a stored case is not produced again.
             chunk = await self.sut.produce(chunk)
         plan = self.plan
@@ -401,10 +416,15 @@ class Runner:
         add_draft = drafts.append
         cases: list[CaseResult] = []
         contents: dict[str, bytes] = {}
-        policy = self.options.record
+        policy = self.record
+        redactor = self._redactor
         for line in chunk:
             content_sha: str | None = None
             body: bytes | None = None
+            scrub = None
+            if redactor is not None:
+                read = line.case if line.case is not None else given.get(line.line)
+                scrub = redactor.for_case(read) if read is not None else None
             if line.case is not None:
                 made = build_content(line.case, policy)
                 if made is not None:
@@ -422,6 +442,10 @@ class Runner:
                                 {**r.evidence, "sut": sut})
                     for r in ordered
                 )  # fmt: skip
+            if scrub is not None:
+                # Reports get the scrubbed results too: they end up in CI logs and PR
+                # comments, and a resumed run reports what the store holds.
+                ordered = tuple(map(scrub.result, ordered))
             score, ok = _score(weights, ordered, threshold)
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)

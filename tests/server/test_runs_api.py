@@ -282,3 +282,30 @@ def test_a_run_whose_store_is_unusable_fails_without_internals(
         state = poll_run(client, accepted.json()["run_id"])
     assert state["status"] == "failed" and state["report"] is None
     assert "store" in state["error"] and str(tmp_path) not in state["error"]
+
+
+def test_an_inline_contracts_record_block_decides_what_the_store_keeps(
+    tmp_path: Path, judge_env: None
+) -> None:
+    contract = RUBRIC_ONLY.replace(
+        "claims:", "record: {content: hashes, redact: [output]}\nclaims:"
+    )
+    secret = "Renewed 240 seats for Ann Smith [source: Salesforce]."
+    with (
+        running(settings(tmp_path, None)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        body = {"contract": contract, "cases": [{"id": "a", "output": secret}]}
+        accepted = client.post("/v1/runs", json=body).json()
+        state = poll_run(client, accepted["run_id"])
+    report = state["report"]
+    assert [c["pass"] for c in report["cases"]] == [True]
+    assert "Ann Smith" not in json.dumps(state)
+    from verifier.gaps.store import open_store
+
+    with open_store(str(tmp_path / "gaps.db")) as store:
+        rows = [json.loads(r.body) for r in store.iter_rows(accepted["run_id"])]
+        assert list(store.iter_contents()) == []
+    assert len(rows) == 2 and all(len(r["content_sha256"]) == 64 for r in rows)
+    assert all(r["evidence"] == {"redacted": ["output"]} for r in rows)
+    assert all(b"Ann Smith" not in p.read_bytes() for p in tmp_path.glob("gaps.db*"))

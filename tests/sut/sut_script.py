@@ -2,7 +2,8 @@
 
 Inputs steer it: ``crash`` exits 3 with a message on stderr, ``sleep`` hangs, ``leak``
 prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREETING``
-variable, ``bad-json`` prints text that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
+variable, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
+that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
 anything else is answered in a sentence.
 """
 
@@ -20,6 +21,9 @@ if text == "sleep":
 if text == "leak":
     print(f"auth failed with token {os.environ.get('SUT_TOKEN', '')}", file=sys.stderr)
     sys.exit(1)
+if text.startswith("complain:"):
+    print(f"cannot answer {text!r}", file=sys.stderr)
+    sys.exit(2)
 if text == "env":
     print(os.environ.get("GREETING", "unset"))
     sys.exit(0)

@@ -263,3 +263,19 @@ def test_the_recorded_description_of_a_system_is_masked(
     assert "sk-abcdef123456" in spec.describe()
     assert masked_description(spec) == "exec:bot --token ***"
     assert masked_description(SutSpec.model_validate({"python": "m:f"})) == "python:m:f"
+
+
+def test_a_failing_command_quoting_a_redacted_input_leaves_no_trace_of_it(
+    tmp_path: Path,
+) -> None:
+    text = CONTRACT.replace("claims:", "record:\n  redact: [input]\nclaims:")
+    private = "complain: the account of Ann Smith, 7731-QX"
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "p", "input": private})
+    result, report = run_report(
+        tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": SECRET}
+    )
+    reason = results(report)["p"]["cites"]["reasoning"]
+    assert "exited 2" in reason and "cannot answer '[redacted]'" in reason
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("gaps.db*"))
+    for data in (stored, json.dumps(report).encode(), result.stderr.encode()):
+        assert b"Ann Smith" not in data and b"7731-QX" not in data

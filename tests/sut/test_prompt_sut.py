@@ -285,3 +285,32 @@ def test_a_template_with_two_marker_lines_is_refused() -> None:
     assert str(raised.value) == (
         "sut prompt p.md: 2 '<!-- dynamic -->' lines; at most one may end the system part"
     )
+
+
+def test_a_contract_redacting_the_output_keeps_no_prompt_reply_in_the_store(
+    tmp_path: Path, server: MessagesServer, contract: Path
+) -> None:
+    # The reply quotes the question, so both fields are redacted.
+    contract.write_text(CONTRACT + "record:\n  redact: [input, output]\n", encoding="utf-8")
+    secret = "Where is parcel 7731-QX for Ann Smith of Leeds?"
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": secret})
+    result, report = run_report(tmp_path, contract, cases, base_url=server.base_url)
+    assert result.returncode == 0, result.stderr
+    assert results(report)["a"]["answers"]["status"] == "pass"
+    assert secret in server.model_calls()[0].body["messages"][0]["content"]
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("gaps.db*"))
+    assert b"7731-QX" not in stored and b"Ann Smith" not in stored
+    # The rubric claim on the output shows what was withheld, and keeps where the
+    # output came from with the system's whole triple, which the audit re-checks.
+    evidence = stored_rows(tmp_path / "gaps.db")[0]["evidence"]
+    assert evidence["redacted"] == ["output"] and set(evidence) == {"redacted", "sut"}
+    assert evidence["sut"]["triple"]["model_id"] == MODEL
+    assert evidence["sut"]["kind"] == "prompt"
+    from verifier.gaps.audit import audit_store
+    from verifier.gaps.sqlite import SqliteStore
+
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        assert audit_store(store).ok
+    # Nothing was cached, so a rerun asks the model again.
+    run_report(tmp_path, contract, cases, base_url=server.base_url)
+    assert len(server.model_calls()) == 2

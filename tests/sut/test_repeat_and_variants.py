@@ -151,6 +151,29 @@ def test_variants_are_stored_as_two_runs_compared_pairwise_and_by_verifier_compa
     assert '"cites"' in compared.stdout and "worse" in compared.stdout
 
 
+def test_both_variant_runs_keep_what_record_content_says(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    path = tmp_path / "variants.yaml"
+    path.write_text(VARIANTS, encoding="utf-8")
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "q0", "input": "question 0"})
+    result, _ = run_report(
+        tmp_path, path, cases,
+        "--variant", "old=python:sut_functions:answer",
+        "--variant", "new=python:sut_functions:drifting",
+        "--record-content", "none",
+        base_url=server.base_url,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    from verifier.gaps.store import open_store
+
+    with open_store(str(tmp_path / "gaps.db")) as store:
+        runs = store.runs()
+        assert [r.options["record"]["content"] for r in runs] == ["none", "none"]
+        assert list(store.iter_contents()) == []
+    assert all(r["content_sha256"] is None for r in stored_rows(tmp_path / "gaps.db"))
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.contract.judge_lint import lint_judges
+from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
 from verifier.contract.yaml_positions import Loc, Positions
 from verifier.errors import Diagnostic
@@ -48,6 +49,7 @@ class _Linter:
         self.judges()
         lint_judges(self.data, self.base_dir, self.report)
         lint_sut(self.data, self.base_dir, self.report)
+        lint_record(self.data, self.report)
         self.llm_equality()
         return self.found
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     Discriminator,
     Field,
@@ -25,6 +26,7 @@ from verifier.contract._base import Sampling as Sampling
 from verifier.contract._base import _Frozen
 from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import FieldPathError, compile_path
+from verifier.gaps.content import RecordPolicy
 from verifier.rubric._registry import REGISTRY
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
@@ -173,6 +175,40 @@ Claim = Annotated[
 ]
 
 
+def _field_path(path: str) -> str:
+    try:
+        compile_path(path)
+    except FieldPathError as exc:
+        raise ValueError(str(exc)) from None
+    return path
+
+
+class RecordSpec(_Frozen):
+    """What the gap store keeps of each case's content (the ``record:`` block)."""
+
+    content: Literal["full", "hashes", "none"] = Field(
+        default="full",
+        description="full: store each case's content; hashes: only its SHA-256 in every row; "
+        "none: neither.",
+    )
+    redact: tuple[Annotated[str, AfterValidator(_field_path)], ...] = Field(
+        default=(),
+        description="Field paths (`*` allowed) whose values never reach the store: the content "
+        "keeps their hash, and rows' reasons and evidence show [redacted] instead.",
+    )
+    max_bytes: int | None = Field(
+        default=None,
+        gt=0,
+        strict=True,
+        description="Texts longer than this many UTF-8 bytes are stored cut, with the hash and "
+        "length of the whole.",
+    )
+
+    def policy(self) -> RecordPolicy:
+        """The policy a run applies (``verifier.gaps.content.RecordPolicy``)."""
+        return RecordPolicy(content=self.content, redact=self.redact, max_bytes=self.max_bytes)
+
+
 class Contract(_Frozen):
     """A verification contract (format v1)."""
 
@@ -189,16 +225,17 @@ class Contract(_Frozen):
     sut: SutSpec | None = Field(
         default=None, description="The system under test: produce outputs instead of reading them."
     )
+    record: RecordSpec = Field(
+        default_factory=RecordSpec,
+        description="What the gap store keeps of each case's content.",
+    )
     claims: tuple[Claim, ...] = Field(min_length=1)
 
     @field_validator("llm_fields")
     @classmethod
     def _paths_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for path in value:
-            try:
-                compile_path(path)
-            except FieldPathError as exc:
-                raise ValueError(str(exc)) from None
+            _field_path(path)
         return value
 
     def claim(self, claim_id: str) -> Any:

@@ -266,6 +266,15 @@ class PostgresStore(Closing):
             while batch := cursor.fetchmany(_FETCH):
                 yield from batch
 
+    def delete_contents(self, shas: Iterable[str]) -> int:
+        """Deletes stored contents; returns how many were deleted."""
+        keys = list(shas)
+        if not keys:
+            return 0
+        with self._write() as cur:
+            cur.execute("DELETE FROM contents WHERE sha256 = ANY(%s)", (keys,))
+            return cur.rowcount
+
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (at most 1000 of them).
 

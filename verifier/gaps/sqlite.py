@@ -290,6 +290,29 @@ class SqliteStore(Closing):
             finally:
                 cursor.close()
 
+    def delete_contents(self, shas: Iterable[str]) -> int:
+        """Deletes stored contents, overwriting their bytes in the file.
+
+        Returns:
+            How many contents were deleted.
+        """
+        keys = [(sha,) for sha in shas]
+        if not keys:
+            return 0
+        with self._lock, sqlite_errors(self._path):
+            # A purged content must leave the file, not linger in a free page or in
+            # the write-ahead log until SQLite happens to reuse it.
+            self._conn.execute("PRAGMA secure_delete = ON")
+            try:
+                with transaction(self._conn):
+                    before = self._conn.total_changes
+                    self._conn.executemany("DELETE FROM contents WHERE sha256 = ?", keys)
+                    deleted = self._conn.total_changes - before
+            finally:
+                self._conn.execute("PRAGMA secure_delete = OFF")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return deleted
+
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (at most 1000 of them).
 

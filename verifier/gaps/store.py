@@ -161,6 +161,14 @@ class GapStore(Protocol):
         """Streams every stored content as ``(sha256, body)``."""
         ...
 
+    def delete_contents(self, shas: Iterable[str]) -> int:
+        """Deletes stored contents (purging); rows and the chain are untouched.
+
+        Returns:
+            How many contents were deleted (a hash not stored is skipped).
+        """
+        ...
+
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (touching ``run_id`` if given)."""
         ...

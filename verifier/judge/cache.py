@@ -33,6 +33,7 @@ __all__ = [
     "EXCLUDED_FROM_CACHE_KEY",
     "CachedReply",
     "LayeredCache",
+    "MemoryCache",
     "Recordings",
     "SqliteJudgeCache",
     "StoreCache",
@@ -176,6 +177,27 @@ class SqliteJudgeCache:
 
     def close(self) -> None:
         self._conn.close()
+
+
+class MemoryCache:
+    """Cache entries held by one run only and written nowhere.
+
+    For a contract that redacts fields: its replies may quote the case, so none is
+    kept in the store, yet a reply fetched once (a batch's results, collected before
+    the run reads them) must still reach the run.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, CachedReply] = {}
+
+    def get(self, key: str) -> CachedReply | None:
+        return self._entries.get(key)
+
+    def put(self, entry: CachedReply) -> None:
+        self._entries[entry.key] = entry
+
+    def close(self) -> None:
+        self._entries.clear()
 
 
 class Recordings:

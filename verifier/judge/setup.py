@@ -8,7 +8,13 @@ from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim
-from verifier.judge.cache import LayeredCache, Recordings, SqliteJudgeCache, StoreCache
+from verifier.judge.cache import (
+    LayeredCache,
+    MemoryCache,
+    Recordings,
+    SqliteJudgeCache,
+    StoreCache,
+)
 from verifier.judge.limits import CallLimits
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.judge.types import JudgeProvider
@@ -58,7 +64,8 @@ def make_judge_phase(
         mode: ``live`` (cache, then call), ``replay`` (cache and recordings only) or
             ``record`` (always call, and write recordings).
         store_path: The store whose cache table is used, as ``--store`` names it: a
-            SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL (``None``: none).
+            SQLite file, ``sqlite:///FILE`` or a ``postgresql://`` URL (``None``: none;
+            when the contract redacts fields, replies are kept for the run only).
         recordings: A recordings file read before the cache (and written in
             ``record`` mode).
         limits: Concurrency, rates, timeout and retries.
@@ -67,7 +74,13 @@ def make_judge_phase(
     """
     from verifier.judge.providers import make_provider
 
-    store_cache = store_cache_for(store_path) if store_path else None
+    # A judge's reply may quote the case, so a contract that redacts fields keeps its
+    # replies for the run only (recordings, a file the user names, are still written).
+    store_cache: StoreCache | None
+    if loaded.contract.record.redact:
+        store_cache = MemoryCache()
+    else:
+        store_cache = store_cache_for(store_path) if store_path else None
     recorded = Recordings(recordings) if recordings is not None else None
     providers: dict[str, JudgeProvider] = {}
     if mode != "replay":

@@ -178,11 +178,14 @@ def model_access(
     target: str,
     limits: CallLimits | None = None,
     run_id: str = "",
+    store_replies: bool = True,
 ) -> tuple[ModelAccess, str | None]:
     """How ``spec`` reaches its model, as judges do: the mode (``None``: ``live`` unless
     the provider's key is unset), the recordings (default ``NAME.recordings.jsonl``
-    beside the contract, when it exists or is being recorded) and the store's cache.
-    Returns it with a note to show when the mode fell back to replay."""
+    beside the contract, when it exists or is being recorded) and the store's cache
+    (none when ``store_replies`` is false: a contract that redacts its outputs keeps
+    no reply in the store). Returns it with a note to show when the mode fell back to
+    replay."""
     from verifier.judge.setup import default_recordings
 
     why = None
@@ -193,7 +196,7 @@ def model_access(
         recordings = sibling if sibling.exists() or mode == "record" else None
     access = ModelAccess(
         mode=mode,
-        store_path=target,
+        store_path=target if store_replies else None,
         recordings=recordings,
         limits=limits or CallLimits(),
         run_id=run_id,

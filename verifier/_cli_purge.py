@@ -1,0 +1,61 @@
+"""``verifier purge``: delete stored case contents no longer wanted, keeping every row.
+
+Kept out of ``verifier/cli.py`` so that module only registers it; the store and the
+purge are imported inside the command, so ``verifier --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("purge")
+@click.option(
+    "--content",
+    "content",
+    is_flag=True,
+    help="Delete case contents (the only thing a purge deletes; rows are never deleted).",
+)
+@click.option("--run", "run_id", default=None, help="Purge what this run recorded.")
+@click.option(
+    "--before",
+    default=None,
+    metavar="DATE",
+    help="Purge what runs started before DATE recorded (2026-01-31 or 2026-01-31T12:00:00Z, UTC).",
+)
+@click.option(
+    "--store",
+    default=None,
+    help="Gap-row store: a SQLite file or a postgresql:// URL.  [default: .verifier/gaps.db]",
+)
+def purge_command(content: bool, run_id: str | None, before: str | None, store: str | None) -> None:
+    """Delete the stored case contents of the chosen runs that no other run refers to.
+
+    Rows keep the SHA-256 of their case's content, so every row, its hash and the
+    chain stay as they were and the audit still passes; exports no longer carry the
+    purged contents. Each deleted content is printed on stdout.
+    """
+    from verifier.cli import _existing_store, _fail
+    from verifier.errors import VerifierError
+    from verifier.gaps.purge import purge_contents, select_runs
+    from verifier.gaps.store import open_store
+
+    if not content:
+        _fail("say what to purge: --content (stored case contents)")
+    target = _existing_store(store)
+    try:
+        with open_store(target) as gap_store:
+            runs = select_runs(gap_store, run_id=run_id, before=before)
+            result = purge_contents(gap_store, runs)
+            location = gap_store.location
+    except VerifierError as exc:
+        _fail(str(exc))
+    for sha, size in result.deleted:
+        click.echo(f"deleted content {sha} ({size} bytes)")
+    total = sum(size for _, size in result.deleted)
+    kept = f"; {result.kept} kept, still used by other runs" if result.kept else ""
+    click.echo(
+        f"purged {len(result.deleted)} content(s), {total} bytes, of {len(result.runs)} run(s) "
+        f"from {location}{kept}; every row and the chain are unchanged",
+        err=True,
+    )

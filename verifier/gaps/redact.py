@@ -1,0 +1,173 @@
+"""Redaction of gap rows: a redacted field's value leaves no trace in a row.
+
+The content record already keeps only the hash of a redacted field. But a row's
+``reason`` and ``evidence`` are written from the case too: a regex match span, an
+enum reason quoting the value, a judge's reasoning quoting the output, a citation
+span. For a case whose contract redacts fields, ``Redactor`` rewrites each of its
+results before it becomes a row:
+
+* every string in the reason and the evidence loses each whole redacted value and
+  every run of ``QUOTE_CHARS`` or more characters copied from one (a quote, a match
+  span), replaced by ``[redacted]``;
+* the evidence of a rubric claim that reads a redacted field is replaced by
+  ``{"redacted": [paths]}``: a span shorter than a quote (a three-digit match) would
+  survive the scrub, and such evidence holds nothing but values of that field;
+* a judge's triple (``evidence.judge``: model, prompt and sampling hashes) and a
+  prompt system's (``evidence.sut.triple``) are kept as they are, so the audit still
+  checks and groups those rows; the rest of ``evidence.sut`` is kept, scrubbed, even
+  where the other evidence is replaced.
+
+Redacting overshoots rather than undershoots: any text of a row that happens to share
+``QUOTE_CHARS`` characters with a redacted value is replaced too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from verifier.fieldpath import compile_path, paths_overlap
+from verifier.gaps.content import REDACTED_MARK, RecordPolicy
+from verifier.results import ClaimResult
+
+__all__ = ["QUOTE_CHARS", "Redactor", "claim_paths"]
+
+QUOTE_CHARS = 12
+"""Shortest run of characters copied from a redacted value that is scrubbed as a quote."""
+
+# A triple ties a row to the model, prompt and sampling that judged it (``judge``)
+# or produced its output (``sut.triple``): hashes and a model id, never case text, and
+# the audit needs them whole. ``None``: the whole entry is the triple.
+_TRIPLES: dict[str, str | None] = {"judge": None, "sut": "triple"}
+# Keys of a rubric spec that name a field it reads, besides ``field``.
+_PATH_KEYS = ("spans", "within", "reference_field")
+
+
+class Redactor:
+    """Rewrites a contract's claim results so no redacted value reaches a row.
+
+    Args:
+        policy: The run's record policy; only ``redact`` matters here.
+        rubric_paths: For each rubric claim id, the field paths it reads.
+    """
+
+    def __init__(self, policy: RecordPolicy, rubric_paths: Mapping[str, Sequence[str]]) -> None:
+        self._paths = tuple(compile_path(p) for p in policy.redact)
+        self._reads = {
+            claim_id: sorted({r for r in policy.redact for p in paths if paths_overlap(p, r)})
+            for claim_id, paths in rubric_paths.items()
+        }
+
+    def for_case(self, case: Mapping[str, Any]) -> _CaseScrub | None:
+        """The scrub for one case, or ``None`` when none of its values is redacted."""
+        values: set[str] = set()
+        for path in self._paths:
+            for _, value in path.find(case):
+                values.update(_texts(value))
+        # Blank values say nothing, and scrubbing every space would leave no text.
+        values = {v for v in values if v.strip()}
+        return _CaseScrub(values, self._reads) if values else None
+
+
+class _CaseScrub:
+    def __init__(self, values: set[str], reads: Mapping[str, Sequence[str]]) -> None:
+        # Longest first: a value that contains another is replaced whole.
+        self._values = sorted(values, key=len, reverse=True)
+        self._value_set = frozenset(values)
+        self._grams = {
+            v[i : i + QUOTE_CHARS] for v in values for i in range(len(v) - QUOTE_CHARS + 1)
+        }
+        self._reads = reads
+
+    def result(self, result: ClaimResult) -> ClaimResult:
+        """The result as it may be stored: reason and evidence scrubbed."""
+        read = self._reads.get(result.claim_id) if result.kind == "rubric" else None
+        evidence: dict[str, Any] = {}
+        for key, value in result.evidence.items():
+            if key in _TRIPLES and isinstance(value, Mapping):
+                # Provenance is kept (scrubbed) even where the rest is withheld.
+                triple = _TRIPLES[key]
+                evidence[key] = {
+                    k: (v if k == triple or triple is None else self._value(v))
+                    for k, v in value.items()
+                }
+            elif not read:
+                evidence[key] = self._value(value)
+        if read:
+            evidence["redacted"] = list(read)
+        reason = self.text(result.reason) if isinstance(result.reason, str) else result.reason
+        return ClaimResult(
+            result.claim_id, result.kind, result.status, result.score, reason, evidence
+        )
+
+    def text(self, text: str) -> str:
+        """A string with every redacted value and every quote of one replaced."""
+        for value in self._values:
+            if value in text:
+                text = text.replace(value, REDACTED_MARK)
+        return self._quotes(text) if self._grams else text
+
+    def _quotes(self, text: str) -> str:
+        n = QUOTE_CHARS
+        covered = [False] * len(text)
+        grams = self._grams
+        for i in range(len(text) - n + 1):
+            if text[i : i + n] in grams:
+                covered[i : i + n] = [True] * n
+        if not any(covered):
+            return text
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            if covered[i]:
+                while i < len(text) and covered[i]:
+                    i += 1
+                out.append(REDACTED_MARK)
+            else:
+                out.append(text[i])
+                i += 1
+        return "".join(out)
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {self._value(k): self._value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._value(v) for v in value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # A number equal to a redacted value (an ARR copied into "actual") is one.
+            return REDACTED_MARK if str(value) in self._value_set else value
+        return value
+
+
+def _texts(value: Any) -> Iterable[str]:
+    """Every string leaf of a value, and numbers as written, for scrubbing."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+
+
+def claim_paths(spec: Any, inherited: str | None = None) -> list[str]:
+    """The field paths a rubric claim reads, combinators' inner claims included.
+
+    Args:
+        spec: The claim as a mapping (``model_dump()`` of a rubric claim).
+        inherited: The ``field`` a combinator passes down to its inner claims.
+    """
+    if not isinstance(spec, Mapping):
+        return []
+    field = spec.get("field") or inherited
+    found = [field] if isinstance(field, str) else []
+    found.extend(p for key in _PATH_KEYS if isinstance(p := spec.get(key), str))
+    inner = spec.get("of")
+    for item in inner if isinstance(inner, list | tuple) else ():
+        found.extend(claim_paths(item, field if isinstance(field, str) else None))
+    return found
