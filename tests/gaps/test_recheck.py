@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
 from tests.gaps._recheck import (
     copied_example,
@@ -14,6 +15,7 @@ from tests.gaps._recheck import (
     run_example,
     stored_rows,
 )
+from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
 
 
@@ -118,7 +120,7 @@ def test_judge_rows_without_a_cache_entry_or_recording_are_not_recheckable(
     assert report["agree"] == len(rows) - len(verdicts) and report["differ"] == 0
 
 
-def test_a_missing_schema_file_makes_its_rows_not_recheckable_with_that_reason(
+def test_a_missing_schema_file_makes_the_rows_that_need_it_not_recheckable_with_that_reason(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "c.schema.json").write_text('{"type": "object", "required": ["a"]}')
@@ -127,17 +129,21 @@ def test_a_missing_schema_file_makes_its_rows_not_recheckable_with_that_reason(
         "contract: c\nversion: 1\nclaims:\n"
         "  - id: shaped\n    rubric: json_schema\n    field: output\n"
         "    schema_file: c.schema.json\n"
+        "  - id: waits\n    rubric: present\n    field: output.a\n    after: [shaped]\n"
+        "  - id: other\n    rubric: present\n    field: output\n"
     )
     (tmp_path / "cases.jsonl").write_text('{"id": "x", "output": {"a": 1}}\n')
     store = str(tmp_path / "gaps.db")
     run = verifier("run", str(contract), "--cases", "cases.jsonl", "--store", store, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert recheck(store, tmp_path)[1]["agree"] == 1
+    assert recheck(store, tmp_path)[1]["agree"] == 3
     (tmp_path / "c.schema.json").unlink()
     code, report = recheck(store, tmp_path)
     assert code == 0
     why = report["not_recheckable_by_reason"]["schema_file_missing"]
-    assert why["rows"] == 1 and "c.schema.json" in why["example"]
+    # shaped needs the file and waits waits for shaped; other needs neither.
+    assert why["rows"] == 2 and "'c.schema.json' does not exist" in why["example"]
+    assert report["agree"] == report["rechecked"] == 1
 
 
 def test_recheck_of_one_run_reads_only_its_rows_and_an_unknown_run_is_a_usage_error(
@@ -174,3 +180,43 @@ def test_the_console_report_names_the_counts_and_each_differing_row(
         f"claim {victim['claim_id']}: stored pass (score 1.0), rechecked fail" in done.stdout
     )
     assert lines[-1] == "FAILED"
+
+
+def test_comparisons_recheck_pairwise_from_the_recordings_and_similarity_from_the_content(
+    tmp_path: Path, store_backend: Backend
+) -> None:
+    run = verifier(
+        "run",
+        str(EXAMPLES / "answer-comparison.yaml"),
+        "--cases",
+        str(EXAMPLES / "answer-comparison.candidate.jsonl"),
+        "--baseline",
+        str(EXAMPLES / "answer-comparison.baseline.jsonl"),
+        "--store",
+        store_backend.target,
+        cwd=tmp_path,
+        env={"ANTHROPIC_API_KEY": ""},
+    )
+    assert run.returncode == 1, run.stderr
+    rows = stored_rows(store_backend.target)
+    assert {r["claim_id"] for r in rows if r["kind"] == "comparative"} == {
+        "no_worse_than_baseline",
+        "close_to_baseline",
+        "stable_across_runs",
+    }
+    code, report = recheck(store_backend.target, tmp_path)
+    assert code == 0, report
+    assert report["agree"] == report["rows"] == len(rows)
+
+
+def test_rows_from_before_the_content_record_are_not_recheckable(
+    tmp_path: Path, store_backend: Backend
+) -> None:
+    with store_backend.open() as store:
+        begin(store)
+        store.append([{k: v for k, v in draft(n).items() if k != "content_sha256"} for n in (1, 2)])
+        finish(store)
+    code, report = recheck(store_backend.target, tmp_path)
+    assert code == 0, report
+    assert report["rechecked"] == 0
+    assert report["not_recheckable_by_reason"]["before_content_record"]["rows"] == 2

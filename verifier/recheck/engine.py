@@ -135,6 +135,11 @@ def _compare(
     report: RecheckReport,
 ) -> None:
     claim_id = str(body["claim_id"])
+    if plan.missing_files:
+        missing = plan.missing_file(claim_id)
+        if missing is not None:
+            report.skip("schema_file_missing", missing)
+            return
     if content.withheld:
         path = touched(plan.reads(claim_id, content.case), content.withheld)
         if path is not None:

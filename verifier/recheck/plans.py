@@ -24,6 +24,7 @@ from verifier.gaps.store import GapStore
 from verifier.judge.phase import JudgePhase
 from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.recheck.report import Why
+from verifier.recheck.schema_files import without_missing_schemas
 from verifier.results import ClaimResult
 from verifier.runner import UnavailableModelPhase, rubric_checker
 
@@ -48,6 +49,8 @@ class StoredPlan:
     Attributes:
         judged: Ids of the claims a judge decides (judge claims, pairwise comparisons).
         judge_problem: Why no judge phase could be set up, or ``None``.
+        missing_files: Why, by claim id, a claim whose schema file is gone cannot be
+            re-checked (it was loaded with a stand-in; see ``schema_files``).
     """
 
     loaded: LoadedContract
@@ -55,6 +58,7 @@ class StoredPlan:
     judge: JudgePhase | None
     judge_problem: str | None
     loop: asyncio.AbstractEventLoop
+    missing_files: dict[str, str] = field(default_factory=dict)
     claims: dict[str, PlannedClaim] = field(default_factory=dict)
     judged: frozenset[str] = frozenset()
     _reads: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
@@ -79,6 +83,16 @@ class StoredPlan:
         line = CaseLine(0, case_id, case)
         model = self.loop.run_until_complete(phase.evaluate([line], [results]))[0]
         return {**results, **model}
+
+    def missing_file(self, claim_id: str) -> str | None:
+        """Why a claim, or a claim it waits for, lacks its schema file (``None``: it does not)."""
+        if claim_id in self.missing_files:
+            return self.missing_files[claim_id]
+        for gate in self.claims[claim_id].after:
+            why = self.missing_file(gate) if gate in self.claims else None
+            if why is not None:
+                return why
+        return None
 
     def reads(self, claim_id: str, case: Mapping[str, Any]) -> tuple[str, ...] | None:
         """The field paths a claim (and every claim it waits for) reads; ``None``: any."""
@@ -174,15 +188,16 @@ class StoredPlans:
             return PlanUnavailable(
                 "contract_unloadable", f"the contract stored under {sha} does not hash to it"
             )
-        loaded, diagnostics = check_contract_source(source, Path(stored.path))
+        path = Path(stored.path)
+        loaded, diagnostics = check_contract_source(source, path)
+        missing: dict[str, str] = {}
         if loaded is None:
-            errors = [d for d in diagnostics if d.severity == "error"]
-            first = errors[0] if errors else None
-            detail = str(first) if first else f"{stored.path}: cannot be loaded"
-            missing_schema = first is not None and "schema_file" in first.message
-            return PlanUnavailable(
-                "schema_file_missing" if missing_schema else "contract_unloadable", detail
-            )
+            patched = without_missing_schemas(source, path, sha)
+            if patched is None:
+                errors = [d for d in diagnostics if d.severity == "error"]
+                detail = str(errors[0]) if errors else f"{stored.path}: cannot be loaded"
+                return PlanUnavailable("contract_unloadable", detail)
+            loaded, missing = patched
         plan = build_plan(loaded)
         judge: JudgePhase | None = None
         problem: str | None = None
@@ -191,7 +206,7 @@ class StoredPlans:
                 judge = self._replaying_phase(loaded)
             except (VerifierError, ValueError, OSError) as exc:
                 problem = " ".join(str(exc).split())
-        return StoredPlan(loaded, plan, judge, problem, self._loop)
+        return StoredPlan(loaded, plan, judge, problem, self._loop, missing)
 
     def _replaying_phase(self, loaded: LoadedContract) -> JudgePhase:
         from verifier.judge.limits import CallLimits
