@@ -82,6 +82,10 @@ def test_a_stored_content_edited_is_caught_and_its_rows_are_not_rechecked_agains
     assert tampered["rows"] == referring
     assert report["not_recheckable_by_reason"]["content_tampered"]["rows"] == referring
     assert report["agree"] == len(rows) - referring
+    console = verifier("audit", "--store", store_backend.target, "--recheck", cwd=tmp_path)
+    assert console.returncode == 1
+    assert f"  TAMPERED content {sha}: its bytes hash to {tampered['actual']}" in console.stdout
+    assert console.stdout.splitlines()[-1] == "FAILED: 1 stored content(s) tampered with"
 
 
 def test_a_verdict_flipped_in_the_recordings_is_reported(tmp_path: Path) -> None:
@@ -179,7 +183,7 @@ def test_the_console_report_names_the_counts_and_each_differing_row(
         f"  DIFFERS seq {victim['seq']} run {victim['run_id']} case {victim['case_id']} "
         f"claim {victim['claim_id']}: stored pass (score 1.0), rechecked fail" in done.stdout
     )
-    assert lines[-1] == "FAILED"
+    assert lines[-1] == "FAILED: 1 stored verdict(s) differ"
 
 
 def test_comparisons_recheck_pairwise_from_the_recordings_and_similarity_from_the_content(

@@ -59,6 +59,7 @@ class Difference:
     reason: str
 
     def as_dict(self) -> dict[str, Any]:
+        """The difference as JSON-ready data."""
         return {
             "seq": self.seq,
             "run_id": self.run_id,
@@ -71,6 +72,7 @@ class Difference:
         }
 
     def describe(self) -> str:
+        """The difference in one line: where, stored against rechecked, and why."""
         return (
             f"seq {self.seq} run {self.run_id} case {self.case_id} claim {self.claim_id}: "
             f"stored {self.stored}, rechecked {self.rechecked} ({self.what}): {self.reason}"
@@ -86,6 +88,7 @@ class TamperedContent:
     rows: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        """The tampered content as JSON-ready data."""
         return {"sha256": self.sha256, "actual": self.actual, "rows": self.rows}
 
 
@@ -124,6 +127,7 @@ class RecheckReport:
         self.examples.setdefault(why, detail)
 
     def add_difference(self, difference: Difference) -> None:
+        """Counts a differing row, listing it while fewer than ``max_listed`` are."""
         self.rechecked += 1
         self.differ += 1
         if len(self.differences) < self.max_listed:
@@ -169,7 +173,13 @@ class RecheckReport:
         lines += [f"  DIFFERS {d.describe()}" for d in self.differences]
         if self.differ > len(self.differences):
             lines.append(f"  ... and {self.differ - len(self.differences)} more")
-        lines.append("ok: every rechecked verdict agrees" if self.ok else "FAILED")
+        if self.ok:
+            lines.append("ok: every rechecked verdict agrees")
+        else:
+            found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []
+            if self.tampered:
+                found.append(f"{len(self.tampered)} stored content(s) tampered with")
+            lines.append("FAILED: " + "; ".join(found))
         return lines
 
 
