@@ -81,3 +81,12 @@ def flip(
     victim.update(edit)
     rewrite_from(backend, rows, victim["seq"])
     return victim
+
+
+def edit_content(backend: Backend, sha: str, old: str, new: str) -> None:
+    """Edits a stored content as an intruder would: its no-update trigger dropped first."""
+    drop = "DROP TRIGGER IF EXISTS contents_no_update"
+    if backend.name == "postgres":
+        drop += " ON contents"
+    edit = "UPDATE contents SET body = REPLACE(body, ?, ?) WHERE sha256 = ?"
+    backend.tamper(drop, (edit, (old, new, sha)))

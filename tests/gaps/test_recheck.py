@@ -10,6 +10,7 @@ from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
 from tests.gaps._recheck import (
     copied_example,
+    edit_content,
     flip,
     recheck,
     run_example,
@@ -17,6 +18,8 @@ from tests.gaps._recheck import (
 )
 from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
+from verifier.canonical import canonical_json
+from verifier.gaps.content import content_sha256
 
 
 def test_a_clean_run_rechecks_every_row_judges_from_the_recordings_and_none_differs(
@@ -64,16 +67,7 @@ def test_a_stored_content_edited_is_caught_and_its_rows_are_not_rechecked_agains
     run_example(store_backend.target, tmp_path)
     rows = stored_rows(store_backend.target)
     sha = rows[0]["content_sha256"]
-    drop = "DROP TRIGGER IF EXISTS contents_no_update"
-    if store_backend.name == "postgres":
-        drop += " ON contents"
-    store_backend.tamper(
-        drop,
-        (
-            "UPDATE contents SET body = REPLACE(body, 'call', 'cull') WHERE sha256 = ?",
-            (sha,),
-        ),
-    )
+    edit_content(store_backend, sha, "call", "cull")
     code, report = recheck(store_backend.target, tmp_path)
     assert code == 1
     (tampered,) = report["tampered_contents"]
@@ -224,3 +218,16 @@ def test_rows_from_before_the_content_record_are_not_recheckable(
     assert code == 0, report
     assert report["rechecked"] == 0
     assert report["not_recheckable_by_reason"]["before_content_record"]["rows"] == 2
+
+
+def test_a_content_no_row_refers_to_is_verified_too_when_the_whole_store_is_rechecked(
+    tmp_path: Path, store_backend: Backend
+) -> None:
+    body = canonical_json({"case": {"id": "gone", "output": "text"}})
+    sha = content_sha256(body)
+    with store_backend.open() as store:
+        store.append([], {sha: body})
+    edit_content(store_backend, sha, "text", "edit")
+    code, report = recheck(store_backend.target, tmp_path)
+    assert code == 1
+    assert [(t["sha256"], t["rows"]) for t in report["tampered_contents"]] == [(sha, 0)]

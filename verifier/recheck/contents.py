@@ -7,13 +7,13 @@ the row is older than the content record.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore
 from verifier.recheck.report import Why
 
@@ -64,7 +64,7 @@ def case_content(
         if mode == "hashes":
             return NoContent("content_hashes_only", f"only the hash {sha} was recorded")
         return NoContent("content_missing", f"content {sha} is not in the store")
-    actual = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    actual = content_sha256(text)
     if actual != sha:
         return NoContent("content_tampered", f"content {sha} hashes to {actual}", (sha, actual))
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.judge.phase import NO_RECORDING
 from verifier.recheck.contents import CaseContent, NoContent, case_content
@@ -52,7 +53,20 @@ def recheck_store(
             _walk(store, run_id, plans, report)
         finally:
             plans.close()
+    if run_id is None:
+        _verify_unreferenced(store, report)
     return report
+
+
+def _verify_unreferenced(store: GapStore, report: RecheckReport) -> None:
+    # A content no row refers to any more (its rows were cut) can still be edited; a
+    # re-check of the whole store verifies every stored content, not only those read.
+    for sha, body in store.iter_contents():
+        if sha in report.tampered:
+            continue
+        actual = content_sha256(body)
+        if actual != sha:
+            report.tampered[sha] = TamperedContent(sha, actual)
 
 
 def _walk(store: GapStore, run_id: str | None, plans: StoredPlans, report: RecheckReport) -> None:
