@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import EXAMPLES
-from tests.gaps._backends import Backend
+from tests.gaps._backends import Backend, SqliteBackend
 from tests.gaps._recheck import (
     copied_example,
     edit_content,
@@ -231,3 +231,20 @@ def test_a_content_no_row_refers_to_is_verified_too_when_the_whole_store_is_rech
     code, report = recheck(store_backend.target, tmp_path)
     assert code == 1
     assert [(t["sha256"], t["rows"]) for t in report["tampered_contents"]] == [(sha, 0)]
+
+
+def test_the_markdown_report_has_the_counts_and_a_table_of_differing_rows(
+    tmp_path: Path,
+) -> None:
+    store = str(tmp_path / "gaps.db")
+    victim = flip(SqliteBackend(Path(store)), tmp_path, "rubric", "pass", {"status": "fail"})
+    done = verifier("audit", "--store", store, "--recheck", "--format", "markdown", cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0] == "## ❌ verifier audit --recheck"
+    assert "| 50 | 49 | 1 | 0 |" in lines
+    assert any(
+        line.startswith(f"| {victim['seq']} | `{victim['run_id']}` | `{victim['case_id']}` | ")
+        and "| fail (score 1.0) | pass (score 1.0) |" in line
+        for line in lines
+    ), done.stdout
