@@ -134,6 +134,15 @@ def make_case(rng: random.Random, i: int) -> dict[str, object]:
     }
 
 
+def write_cases(path: Path, n: int) -> Path:
+    """Writes ``n`` generated cases (the same ones for the same ``n``) as JSONL."""
+    rng = random.Random(n)
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(n):
+            handle.write(json.dumps(make_case(rng, i)) + "\n")
+    return path
+
+
 def run_cli(
     contract: Path, cases: Path, store: Path, report: Path
 ) -> tuple[float, float, int, int]:
@@ -176,11 +185,7 @@ def main(sizes: list[int]) -> None:
             f" {'cpu s':>7}"
         )
         for n in sizes:
-            cases = workdir / f"cases-{n}.jsonl"
-            rng = random.Random(n)
-            with cases.open("w", encoding="utf-8") as handle:
-                for i in range(n):
-                    handle.write(json.dumps(make_case(rng, i)) + "\n")
+            cases = write_cases(workdir / f"cases-{n}.jsonl", n)
             store = workdir / f"gaps-{n}.db"
             elapsed, cpu, rss, _ = run_cli(contract, cases, store, workdir / f"report-{n}.json")
             print(

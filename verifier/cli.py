@@ -826,8 +826,19 @@ def evaluate_command(
 @click.option(
     "--fail-on-alert", is_flag=True, help="Exit 1 on a degradation alert too, not only on damage."
 )
+@click.option(
+    "--recheck",
+    is_flag=True,
+    help="Instead: re-evaluate every stored verdict from the stored content and contract "
+    "(judges from the cache or recordings, never called); exit 1 when one differs.",
+)
 def audit(
-    store: str | None, run_id: str | None, fmt: str, window: int, fail_on_alert: bool
+    store: str | None,
+    run_id: str | None,
+    fmt: str,
+    window: int,
+    fail_on_alert: bool,
+    recheck: bool,
 ) -> None:
     """Re-check every stored gap row (schema, judge triples, hash chain) and report judge
     drift, pass-rate trends and degradation alerts."""
@@ -837,6 +848,8 @@ def audit(
     from verifier.gaps.store import open_store
 
     target = _existing_store(store)
+    if recheck:
+        _recheck(target, run_id, fmt)
     try:
         with open_store(target) as gap_store:
             report = audit_history(gap_store, run_id=run_id, window=window)
@@ -844,6 +857,22 @@ def audit(
         _fail(str(exc))
     click.echo(render_history(report, fmt), nl=False)
     sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
+
+
+def _recheck(target: str, run_id: str | None, fmt: str) -> NoReturn:
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+    from verifier.recheck import recheck_store, render_recheck
+
+    try:
+        with open_store(target) as gap_store:
+            if run_id is not None and gap_store.run(run_id) is None:
+                _fail(f"no run {run_id} in {gap_store.location}")
+            report = recheck_store(gap_store, target=target, run_id=run_id)
+    except VerifierError as exc:
+        _fail(str(exc))
+    click.echo(render_recheck(report, fmt), nl=False)
+    sys.exit(EXIT_OK if report.ok else EXIT_FAILED)
 
 
 @main.command("export")

@@ -12,7 +12,7 @@ import asyncio
 import datetime as dt
 import gc
 import secrets
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
@@ -132,6 +132,12 @@ def _rubric_steps(plan: Plan) -> tuple[_RubricStep, ...]:
 def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
     """Phase 1 for one case: every rubric claim, in gate order."""
     return _check_rubric(_rubric_steps(plan), case)
+
+
+def rubric_checker(plan: Plan) -> Callable[[Mapping[str, Any]], dict[str, ClaimResult]]:
+    """``check_rubric`` for many cases of one plan, the plan read once."""
+    steps = _rubric_steps(plan)
+    return lambda case: _check_rubric(steps, case)
 
 
 def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict[str, ClaimResult]:
@@ -280,7 +286,7 @@ class Runner:
             self.progress.start(total)
         status: RunStatus = "interrupted"
         try:
-            with _gc_frozen():
+            with gc_frozen():
                 iterator = iter(cases)
                 while chunk := list(islice(iterator, self.options.chunk_size)):
                     await self.check_chunk(chunk, summary)
@@ -487,7 +493,7 @@ class Runner:
 
 
 @contextmanager
-def _gc_frozen() -> Iterator[None]:
+def gc_frozen() -> Iterator[None]:
     """Keeps the cycle collector off the objects that exist before the run.
 
     Each chunk builds tens of thousands of containers, so the collector runs often,

@@ -37,6 +37,10 @@ from verifier.runner import skip_reason
 JudgeMode = Literal["live", "replay", "record"]
 log = get_logger("verifier.judge")
 
+NO_RECORDING = "replay: no recorded verdict"
+"""How the reason of a row begins when replay found no verdict for its request (the
+re-check of stored verdicts tells a missing cache entry from a verdict by it)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Obtained:
@@ -266,7 +270,7 @@ class JudgePhase:
                 None,
                 f"{known} (claim {ids}, case {case_id})"
                 if known
-                else f"replay: no recorded verdict for claim {ids} on case {case_id}",
+                else f"{NO_RECORDING} for claim {ids} on case {case_id}",
                 request,
                 None,
                 None,

@@ -1,0 +1,232 @@
+"""Stored contracts made ready to re-check rows, loaded once per contract hash.
+
+A contract is loaded from the text the store kept, as if read from the path the run
+named (so a ``schema_file``, a judge template and the recordings are looked for
+beside it), planned as the runner plans it, and given a judge phase that only
+replays: it reads the store's judge cache and the recordings, and never calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier.canonical import sha256_hex
+from verifier.cases import CaseLine
+from verifier.compare.claims import output_paths
+from verifier.contract.load import LoadedContract, check_contract_source
+from verifier.contract.models import CompareClaim, JudgeClaim
+from verifier.errors import VerifierError
+from verifier.gaps.store import GapStore
+from verifier.judge.phase import JudgePhase
+from verifier.plan import Plan, PlannedClaim, build_plan
+from verifier.recheck.report import Why
+from verifier.recheck.schema_files import without_missing_schemas
+from verifier.results import ClaimResult
+from verifier.runner import UnavailableModelPhase, rubric_checker
+
+__all__ = ["PlanUnavailable", "StoredPlan", "StoredPlans"]
+
+# Keys under which a rubric claim (and the items of all/any/not) names what it reads.
+_PATH_KEYS = frozenset({"field", "spans", "within", "reference_field"})
+
+
+@dataclass(frozen=True, slots=True)
+class PlanUnavailable:
+    """Why the rows of a stored contract cannot be re-checked."""
+
+    why: Why
+    detail: str
+
+
+@dataclass
+class StoredPlan:
+    """One stored contract, ready to re-evaluate cases.
+
+    Attributes:
+        judged: Ids of the claims a judge decides (judge claims, pairwise comparisons).
+        judge_problem: Why no judge phase could be set up, or ``None``.
+        missing_files: Why, by claim id, a claim whose schema file is gone cannot be
+            re-checked (it was loaded with a stand-in; see ``schema_files``).
+    """
+
+    loaded: LoadedContract
+    plan: Plan
+    judge: JudgePhase | None
+    judge_problem: str | None
+    loop: asyncio.AbstractEventLoop
+    missing_files: dict[str, str] = field(default_factory=dict)
+    claims: dict[str, PlannedClaim] = field(default_factory=dict)
+    judged: frozenset[str] = frozenset()
+    _reads: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.claims = {p.id: p for p in self.plan.order}
+        self.judged = frozenset(p.id for p in self.plan.model if _needs_judge(p.claim))
+        self._model_ids = frozenset(p.id for p in self.plan.model)
+        self._check_rubric = rubric_checker(self.plan)
+
+    def results(
+        self, case_id: str, case: dict[str, Any], claim_ids: Sequence[str]
+    ) -> dict[str, ClaimResult]:
+        """Every claim's result on ``case`` as the runner would give it, judges replayed.
+
+        The model phase runs only when one of ``claim_ids`` needs it.
+        """
+        results = self._check_rubric(case)
+        if not any(claim_id in self._model_ids for claim_id in claim_ids):
+            return results
+        phase = self.judge or UnavailableModelPhase(self.plan)
+        line = CaseLine(0, case_id, case)
+        model = self.loop.run_until_complete(phase.evaluate([line], [results]))[0]
+        return {**results, **model}
+
+    def missing_file(self, claim_id: str) -> str | None:
+        """Why a claim, or a claim it waits for, lacks its schema file (``None``: it does not)."""
+        if claim_id in self.missing_files:
+            return self.missing_files[claim_id]
+        for gate in self.claims[claim_id].after:
+            why = self.missing_file(gate) if gate in self.claims else None
+            if why is not None:
+                return why
+        return None
+
+    def reads(self, claim_id: str, case: Mapping[str, Any]) -> tuple[str, ...] | None:
+        """The field paths a claim (and every claim it waits for) reads; ``None``: any."""
+        planned = self.claims[claim_id]
+        claim = planned.claim
+        if isinstance(claim, CompareClaim):
+            own: tuple[str, ...] | None = output_paths(claim, case)
+            if claim.compare == "pairwise":
+                own = ("input", *(own or ()))
+        elif claim_id in self._reads:
+            own = self._reads[claim_id]
+        else:
+            own = self._reads[claim_id] = _own_reads(claim)
+        if own is None:
+            return None
+        paths = list(own)
+        for gate in planned.after:
+            if gate in self.claims:
+                more = self.reads(gate, case)
+                if more is None:
+                    return None
+                paths += more
+        return tuple(paths)
+
+
+def _needs_judge(claim: Any) -> bool:
+    return isinstance(claim, JudgeClaim) or (
+        isinstance(claim, CompareClaim) and claim.compare == "pairwise"
+    )
+
+
+def _own_reads(claim: Any) -> tuple[str, ...] | None:
+    if isinstance(claim, JudgeClaim):
+        # What a judge request carries: the case's input and the judged field.
+        return ("input", claim.field)
+    found: list[str] = []
+    _collect(claim.model_dump(by_alias=True), found)
+    return tuple(found) or None
+
+
+def _collect(value: Any, found: list[str]) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in _PATH_KEYS and isinstance(item, str):
+                found.append(item)
+            else:
+                _collect(item, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect(item, found)
+
+
+def touched(paths: tuple[str, ...] | None, withheld: Mapping[str, Any]) -> str | None:
+    """The first withheld path that one of ``paths`` reads (or lies inside), if any.
+
+    Args:
+        paths: Field paths, ``*`` allowed; ``None`` reads everything.
+        withheld: The ``withheld`` map of a content envelope (concrete paths).
+    """
+    for concrete in withheld:
+        if paths is None:
+            return concrete
+        parts = concrete.split(".")
+        for path in paths:
+            if all(a == b or a == "*" for a, b in zip(path.split("."), parts, strict=False)):
+                return concrete
+    return None
+
+
+class StoredPlans:
+    """Stored contracts by hash, each loaded on first use and kept for the audit."""
+
+    def __init__(self, store: GapStore, target: str) -> None:
+        self._store = store
+        self._target = target
+        self._plans: dict[str, StoredPlan | PlanUnavailable] = {}
+        self._loop = asyncio.new_event_loop()
+        self._closers: list[Any] = []
+
+    def get(self, sha: str) -> StoredPlan | PlanUnavailable:
+        """The plan of the contract stored under ``sha``, or why there is none."""
+        plan = self._plans.get(sha)
+        if plan is None:
+            plan = self._plans[sha] = self._load(sha)
+        return plan
+
+    def _load(self, sha: str) -> StoredPlan | PlanUnavailable:
+        stored = self._store.contract(sha)
+        if stored is None:
+            return PlanUnavailable("contract_missing", f"contract {sha} is not in the store")
+        source = stored.source.encode("utf-8")
+        if sha256_hex(source) != sha:
+            return PlanUnavailable(
+                "contract_unloadable", f"the contract stored under {sha} does not hash to it"
+            )
+        path = Path(stored.path)
+        loaded, diagnostics = check_contract_source(source, path)
+        missing: dict[str, str] = {}
+        if loaded is None:
+            patched = without_missing_schemas(source, path, sha)
+            if patched is None:
+                errors = [d for d in diagnostics if d.severity == "error"]
+                detail = str(errors[0]) if errors else f"{stored.path}: cannot be loaded"
+                return PlanUnavailable("contract_unloadable", detail)
+            loaded, missing = patched
+        plan = build_plan(loaded)
+        judge: JudgePhase | None = None
+        problem: str | None = None
+        if any(_needs_judge(p.claim) for p in plan.model):
+            try:
+                judge = self._replaying_phase(loaded)
+            except (VerifierError, ValueError, OSError) as exc:
+                problem = " ".join(str(exc).split())
+        return StoredPlan(loaded, plan, judge, problem, self._loop, missing)
+
+    def _replaying_phase(self, loaded: LoadedContract) -> JudgePhase:
+        from verifier.judge.limits import CallLimits
+        from verifier.judge.setup import default_recordings, make_judge_phase
+
+        recordings = default_recordings(loaded.path)
+        phase = make_judge_phase(
+            loaded,
+            mode="replay",
+            store_path=self._target,
+            recordings=recordings if recordings.exists() else None,
+            limits=CallLimits(),
+            run_id="recheck",
+        )
+        if phase.cache is not None and phase.cache.store_cache is not None:
+            self._closers.append(phase.cache.store_cache.close)
+        return phase
+
+    def close(self) -> None:
+        """Closes the judge caches this audit opened and the event loop."""
+        for close in self._closers:
+            close()
+        self._loop.close()

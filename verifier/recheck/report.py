@@ -1,0 +1,227 @@
+"""What a re-check of stored verdicts found: counts, differing rows, tampered contents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+__all__ = ["WHY", "Difference", "RecheckReport", "TamperedContent", "Why", "render_recheck"]
+
+Why: TypeAlias = Literal[
+    "before_content_record",
+    "content_not_recorded",
+    "content_hashes_only",
+    "content_missing",
+    "content_tampered",
+    "content_withheld",
+    "unreadable_case",
+    "unreadable_row",
+    "contract_missing",
+    "contract_unloadable",
+    "schema_file_missing",
+    "judge_unavailable",
+    "no_cache_entry",
+    "unknown_claim",
+    "imported",
+]
+
+WHY: dict[str, str] = {
+    "before_content_record": "row from before the content record",
+    "content_not_recorded": "content not recorded (record: none)",
+    "content_hashes_only": "content recorded as hashes only",
+    "content_missing": "content missing from the store (purged)",
+    "content_tampered": "stored content does not match its hash",
+    "content_withheld": "content redacted or cut on a path the claim reads",
+    "unreadable_case": "the case line could not be read, so no content was recorded",
+    "unreadable_row": "the row body is not a JSON object",
+    "contract_missing": "contract not in the store",
+    "contract_unloadable": "stored contract cannot be loaded",
+    "schema_file_missing": "schema file missing beside the stored contract path",
+    "judge_unavailable": "the judge cannot be set up from the stored contract",
+    "no_cache_entry": "no judge cache entry or recording for the request",
+    "unknown_claim": "claim not in the stored contract",
+    "imported": "imported from another tool",
+}
+"""Why a row could not be re-checked, by the key reports and ``--format json`` use."""
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """A row whose stored verdict is not what re-checking its content gives."""
+
+    seq: int
+    run_id: str
+    case_id: str
+    claim_id: str
+    stored: str
+    rechecked: str
+    what: str
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The difference as JSON-ready data."""
+        return {
+            "seq": self.seq,
+            "run_id": self.run_id,
+            "case_id": self.case_id,
+            "claim_id": self.claim_id,
+            "stored": self.stored,
+            "rechecked": self.rechecked,
+            "what": self.what,
+            "reason": self.reason,
+        }
+
+    def describe(self) -> str:
+        """The difference in one line: where, stored against rechecked, and why."""
+        return (
+            f"seq {self.seq} run {self.run_id} case {self.case_id} claim {self.claim_id}: "
+            f"stored {self.stored}, rechecked {self.rechecked} ({self.what}): {self.reason}"
+        )
+
+
+@dataclass(slots=True)
+class TamperedContent:
+    """A stored content whose bytes no longer hash to its key."""
+
+    sha256: str
+    actual: str
+    rows: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """The tampered content as JSON-ready data."""
+        return {"sha256": self.sha256, "actual": self.actual, "rows": self.rows}
+
+
+@dataclass(slots=True)
+class RecheckReport:
+    """The counts of ``verifier audit --recheck``.
+
+    Attributes:
+        rows: Rows read (of ``run_id`` if given).
+        rechecked: Rows re-evaluated (``agree`` + differing rows).
+        not_recheckable: Rows that could not be re-evaluated, by ``WHY`` key.
+        examples: The first detail seen for each key of ``not_recheckable``.
+        differences: Differing rows, at most ``max_listed`` of them.
+    """
+
+    location: str
+    run_id: str | None = None
+    rows: int = 0
+    rechecked: int = 0
+    agree: int = 0
+    differ: int = 0
+    not_recheckable: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, str] = field(default_factory=dict)
+    differences: list[Difference] = field(default_factory=list)
+    tampered: dict[str, TamperedContent] = field(default_factory=dict)
+    max_listed: int = 1000
+
+    @property
+    def ok(self) -> bool:
+        """Whether every re-checked row agrees and no stored content was tampered with."""
+        return not self.differ and not self.tampered
+
+    def skip(self, why: Why, detail: str, rows: int = 1) -> None:
+        """Counts ``rows`` rows as not recheckable for one reason."""
+        self.not_recheckable[why] = self.not_recheckable.get(why, 0) + rows
+        self.examples.setdefault(why, detail)
+
+    def add_difference(self, difference: Difference) -> None:
+        """Counts a differing row, listing it while fewer than ``max_listed`` are."""
+        self.rechecked += 1
+        self.differ += 1
+        if len(self.differences) < self.max_listed:
+            self.differences.append(difference)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (``--format json``)."""
+        return {
+            "store": self.location,
+            "run_id": self.run_id,
+            "ok": self.ok,
+            "rows": self.rows,
+            "rechecked": self.rechecked,
+            "agree": self.agree,
+            "differ": self.differ,
+            "not_recheckable": sum(self.not_recheckable.values()),
+            "not_recheckable_by_reason": {
+                key: {"rows": count, "why": WHY[key], "example": self.examples[key]}
+                for key, count in sorted(self.not_recheckable.items())
+            },
+            "differences": [d.as_dict() for d in self.differences],
+            "omitted_differences": self.differ - len(self.differences),
+            "tampered_contents": [t.as_dict() for t in self.tampered.values()],
+        }
+
+    def lines(self) -> list[str]:
+        """The report for a terminal, one line a finding."""
+        scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
+        skipped = sum(self.not_recheckable.values())
+        lines = [
+            f"recheck of {scope}: {self.rows} rows; {self.rechecked} rechecked, "
+            f"{self.agree} agree, {self.differ} differ, {skipped} not recheckable",
+        ]
+        lines += [
+            f"  not recheckable: {count} {WHY[key]} (e.g. {self.examples[key]})"
+            for key, count in sorted(self.not_recheckable.items())
+        ]
+        for tampered in self.tampered.values():
+            lines.append(
+                f"  TAMPERED content {tampered.sha256}: its bytes hash to {tampered.actual}; "
+                f"{tampered.rows} row(s) refer to it and were not rechecked against it"
+            )
+        lines += [f"  DIFFERS {d.describe()}" for d in self.differences]
+        if self.differ > len(self.differences):
+            lines.append(f"  ... and {self.differ - len(self.differences)} more")
+        if self.ok:
+            lines.append("ok: every rechecked verdict agrees")
+        else:
+            found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []
+            if self.tampered:
+                found.append(f"{len(self.tampered)} stored content(s) tampered with")
+            lines.append("FAILED: " + "; ".join(found))
+        return lines
+
+
+def render_recheck(report: RecheckReport, fmt: str) -> str:
+    """The re-check as ``console``, ``json`` or ``markdown`` text, ending in a newline."""
+    if fmt == "json":
+        import orjson
+
+        return orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    if fmt == "markdown":
+        return _markdown(report)
+    return "\n".join(report.lines()) + "\n"
+
+
+def _markdown(report: RecheckReport) -> str:
+    from verifier.report.markdown import code_span
+
+    mark = "✅" if report.ok else "❌"
+    lines = [
+        f"## {mark} verifier audit --recheck",
+        "",
+        "| rechecked | agree | differ | not recheckable |",
+        "|---:|---:|---:|---:|",
+        f"| {report.rechecked} | {report.agree} | {report.differ} "
+        f"| {sum(report.not_recheckable.values())} |",
+    ]
+    if report.not_recheckable:
+        lines += ["", "| not recheckable | rows |", "|---|---:|"]
+        lines += [
+            f"| {WHY[key]} | {count} |" for key, count in sorted(report.not_recheckable.items())
+        ]
+    if report.tampered:
+        lines += ["", "**Tampered contents:** " + ", ".join(code_span(s) for s in report.tampered)]
+    if report.differences:
+        lines += [
+            "",
+            "| seq | run | case | claim | stored | rechecked | reason |",
+            "|---:|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {d.seq} | {code_span(d.run_id)} | {code_span(d.case_id)} | "
+            f"{code_span(d.claim_id)} | {d.stored} | {d.rechecked} | {code_span(d.reason)} |"
+            for d in report.differences
+        ]
+    return "\n".join(lines) + "\n"
