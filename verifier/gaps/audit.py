@@ -25,8 +25,11 @@ from typing import Any, Protocol, TypeAlias
 
 import orjson
 
+from verifier.canonical import sha256_hex
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
+from verifier.gaps._seal_audit import SealWalk
+from verifier.gaps._summary_audit import SummaryCheck
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
@@ -95,12 +98,15 @@ def audit_store(
     *,
     max_problems: int = 1000,
     observers: Sequence[RowObserver] = (),
+    expect_head: str | None = None,
 ) -> AuditReport:
     """Checks the integrity of a store, or of one run within it.
 
     Checks every row's body against the ``verifier.gap-row.v1`` schema, that its
     columns agree with its body, the judge triple of every verdict, the hash chain,
-    ``row_id`` uniqueness, and that each ended run still holds the rows it recorded.
+    ``row_id`` uniqueness, that each ended run still holds the rows it recorded, the
+    seal chain and each row and run record it seals, each ended run's summary against
+    its rows, and that every stored contract and case content hashes to its key.
 
     Args:
         store: The store to read.
@@ -108,6 +114,7 @@ def audit_store(
             still verified over the whole store.
         max_problems: How many problems to keep in the report; the rest are counted.
         observers: Fed every row of the store (not only ``run_id``'s) during the pass.
+        expect_head: A head published earlier: a problem unless the seal chain holds it.
 
     Returns:
         The report; ``report.ok`` is false on any integrity problem.
@@ -115,13 +122,18 @@ def audit_store(
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run at all.
     """
-    audit = _Audit(store, run_id, AuditReport(store.location, run_id, max_problems=max_problems))
+    report = AuditReport(store.location, run_id, max_problems=max_problems)
+    report.expected_head = expect_head
+    audit = _Audit(store, run_id, report)
     # The store finds duplicate ids in a query of its own (a sort of every row id);
     # asked first, on a thread, it runs while the rows stream past.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-audit") as pool:
         duplicates = pool.submit(store.duplicate_row_ids, run_id)
-        audit.stream(tuple(observers))
+        audit.seals = SealWalk(store, report, expect_head)
+        audit.stream((*observers, audit.summaries))
+        audit.seals.finish()
         audit.check_runs()
+        audit.check_sources()
         found = duplicates.result()
     for duplicate in found:
         held_by = ", ".join(str(s) for s in duplicate.seqs)
@@ -150,11 +162,16 @@ class _Audit:
         self.current_run: str | None = None
         self.in_scope = False
         self.chain_rows = self.rows_checked = 0
+        self.summaries = SummaryCheck(
+            r for r in self.runs.values() if run_id is None or r.run_id == run_id
+        )
+        self.seals: SealWalk | None = None
 
     def stream(self, observers: tuple[RowObserver, ...]) -> None:
         # This runs once per row of the store: rows are parsed here, then checked a
         # batch at a time, so the schema validator is called once per batch.
         loads, only, check_batch = orjson.loads, self.run_id, self.check_batch
+        seals = self.seals.after_rows if self.seals is not None else None
         batch: list[tuple[StoredRow, dict[str, Any] | None]] = []
         scoped: list[dict[str, Any]] = []
         for row in self.store.iter_rows():
@@ -171,11 +188,15 @@ class _Audit:
                 batch.append((row, None))
             if len(batch) == OBSERVED_BATCH:
                 check_batch(batch, scoped)
+                if seals is not None:
+                    seals(batch)
                 for observer in observers:
                     observer.observe(batch)
                 batch, scoped = [], []
         if batch:
             check_batch(batch, scoped)
+            if seals is not None:
+                seals(batch)
             for observer in observers:
                 observer.observe(batch)
         self.report.chain_rows = self.chain_rows
@@ -302,6 +323,47 @@ class _Audit:
         for record in records:
             if record.status != "running":
                 self.check_ended_run(record)
+        self.summaries.report(self.report, [r.run_id for r in records])
+        if self.seals is not None:
+            self.check_sealed_runs(self.seals)
+
+    def check_sealed_runs(self, seals: SealWalk) -> None:
+        """Each sealed run's record against its seals (runs from before the seal chain
+        have none, and are checked as before)."""
+        for run_id in seals.runs:
+            if self.run_id is not None and run_id != self.run_id:
+                continue
+            if seals.run_problem(self.runs.get(run_id), run_id) is None:
+                continue
+            # The records were read before the seals: a run that began or ended in
+            # between is read again, and left alone if the store moved on meanwhile.
+            problem = seals.run_problem(self.store.run(run_id), run_id)
+            head, walked = self.store.head(), seals.head
+            moved = head is not None and (walked is None or head.n > walked.n)
+            if problem is not None and not moved:
+                self.report.add("seal", None, None, problem)
+
+    def check_sources(self) -> None:
+        """Every stored contract source and case content against the hash it is kept
+        under: a run's check can only be re-run from what it really checked."""
+        add = self.report.add
+        for contract in self.store.iter_contracts():
+            if sha256_hex(contract.source) != contract.sha256:
+                add(
+                    "contract",
+                    None,
+                    None,
+                    f"contract {contract.sha256} ({contract.path}) does not hash to its "
+                    "key: its stored source was edited",
+                )
+        for sha, body in self.store.iter_contents():
+            if sha256_hex(body) != sha:
+                add(
+                    "content",
+                    None,
+                    None,
+                    f"case content {sha} does not hash to its key: it was edited",
+                )
 
     def check_ended_run(self, record: RunRecord) -> None:
         add, chain = self.report.add, record.chain_record

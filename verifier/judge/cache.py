@@ -9,6 +9,11 @@ Entries live in the gap store, beside the rows they back (a table of the SQLite 
 or of the PostgreSQL schema: ``verifier.judge.pg_cache``), and in optional
 *recordings* (a JSONL file of entries) that can be committed so CI replays verdicts
 offline. A cached reply keeps the triple of the call that produced it.
+
+An entry in the store is sealed when written: the SHA-256 of its text goes into the
+store's seal chain (``verifier.gaps.seals``) in the same transaction. ``get`` serves an
+entry only while it matches its seal; an edited entry (a flipped verdict, say) or one
+without a seal (written before the seal chain) is a miss, so the judge is asked again.
 """
 
 from __future__ import annotations
@@ -134,7 +139,7 @@ class StoreCache(Protocol):
 
 
 class SqliteJudgeCache:
-    """Cache entries in a table of the SQLite gap-store file."""
+    """Cache entries in a table of the SQLite gap-store file, each sealed in its chain."""
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
@@ -152,14 +157,27 @@ class SqliteJudgeCache:
             raise CacheError(f"{path}: cannot open the judge cache: {exc}") from None
 
     def get(self, key: str) -> CachedReply | None:
+        """The entry stored under ``key`` if it matches its seal, else ``None``."""
+        from verifier.gaps.seals import CACHE_SEAL_QUERY, StoredSeal, cache_entry_sealed
+
         with self._lock:
             row = self._conn.execute(
                 "SELECT entry FROM judge_cache WHERE key = ?", (key,)
             ).fetchone()
-        return CachedReply.from_json(orjson.loads(row[0])) if row else None
+            if row is None:
+                return None
+            sealed = self._conn.execute(CACHE_SEAL_QUERY, (key,)).fetchone()
+        if not cache_entry_sealed(StoredSeal(*sealed) if sealed else None, key, row[0]):
+            return None
+        return CachedReply.from_json(orjson.loads(row[0]))
 
     def put(self, entry: CachedReply) -> None:
-        with self._lock:
+        """Stores ``entry`` under its key, replacing any entry already there, and seals it."""
+        from verifier.gaps._sqlite_file import transaction
+        from verifier.gaps.seals import append_seal, cache_payload
+
+        text = canonical_json(entry.as_json()).decode()
+        with self._lock, transaction(self._conn):
             self._conn.execute(
                 "INSERT OR REPLACE INTO judge_cache"
                 " (key, provider, model, prompt_sha, sampling_sha, entry)"
@@ -170,9 +188,10 @@ class SqliteJudgeCache:
                     entry.model,
                     entry.prompt_sha,
                     entry.sampling_sha,
-                    canonical_json(entry.as_json()).decode(),
+                    text,
                 ),
             )
+            append_seal(self._conn.execute, "?", "cache", entry.key, cache_payload(text))
 
     def close(self) -> None:
         self._conn.close()

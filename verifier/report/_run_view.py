@@ -99,6 +99,8 @@ class RunView:
     results: list[ResultView] = field(default_factory=list)
     rows: int = 0
     not_passed: int = 0
+    head: str | None = None
+    """The store's head right after the run's record was last sealed (its end)."""
 
     @property
     def left_out(self) -> int:
@@ -161,6 +163,8 @@ def read_run(store: GapStore, record: RunRecord, *, max_results: int = MAX_RESUL
         max_results: How many results that did not pass to keep.
     """
     view = RunView(record, store.location, max_results)
+    sealed = store.run_seal(record.run_id)
+    view.head = sealed.seal_hash if sealed else None
     claims = view.claims
     for row in store.iter_rows(record.run_id):
         view.rows += 1
