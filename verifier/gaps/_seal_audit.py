@@ -7,6 +7,8 @@ each run), so memory grows with runs, never with rows or seals.
 
 The seal iterator is started before the rows are: a seal then never names a row the
 rows' snapshot lacks (every seal is written with its rows, in one transaction).
+
+Stored contract sources and case contents are checked here too, against their keys.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from verifier.canonical import sha256_hex
 from verifier.gaps._audit_report import AuditReport
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.seals import SEAL_KINDS, StoredSeal, seal_intact
@@ -96,6 +99,22 @@ class SealWalk:
                 f"the published head {self.expect_head} is not in the seal chain ({held}): "
                 "the store was rewritten, cut or replaced since it was published",
             )
+
+    def check_runs(self, records: dict[str, RunRecord], only: str | None) -> None:
+        """Each sealed run's record (of ``only``, if given) against its seals; runs
+        from before the seal chain have none, and are checked as before."""
+        for run_id in self.runs:
+            if (only is not None and run_id != only) or (
+                self.run_problem(records.get(run_id), run_id) is None
+            ):
+                continue
+            # The records were read before the seals: a run that began or ended in
+            # between is read again, and left alone if the store moved on meanwhile.
+            problem = self.run_problem(self.store.run(run_id), run_id)
+            head, walked = self.store.head(), self.head
+            moved = head is not None and (walked is None or head.n > walked.n)
+            if problem is not None and not moved:
+                self.report.add("seal", None, None, problem)
 
     def run_problem(self, record: RunRecord | None, run_id: str) -> str | None:
         """How a run record disagrees with the seals of its run, or ``None``."""
@@ -185,6 +204,24 @@ class SealWalk:
             self._tip = (seq, row_hash)
             return
         self.report.add("seal", seq, None, message)
+
+
+def check_sources(store: GapStore, report: AuditReport) -> None:
+    """Every stored contract source and case content against the hash it is kept
+    under: a run's check can only be re-run from what it really checked."""
+    for contract in store.iter_contracts():
+        if sha256_hex(contract.source) != contract.sha256:
+            report.add(
+                "contract",
+                None,
+                None,
+                f"contract {contract.sha256} ({contract.path}) does not hash to its key: "
+                "its stored source was edited",
+            )
+    for sha, body in store.iter_contents():
+        if sha256_hex(body) != sha:
+            message = f"case content {sha} does not hash to its key: it was edited"
+            report.add("content", None, None, message)
 
 
 def _body(seal: StoredSeal) -> dict[str, Any] | None:

@@ -25,10 +25,9 @@ from typing import Any, Protocol, TypeAlias
 
 import orjson
 
-from verifier.canonical import sha256_hex
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
-from verifier.gaps._seal_audit import SealWalk
+from verifier.gaps._seal_audit import SealWalk, check_sources
 from verifier.gaps._summary_audit import SummaryCheck
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
@@ -133,7 +132,7 @@ def audit_store(
         audit.stream((*observers, audit.summaries))
         audit.seals.finish()
         audit.check_runs()
-        audit.check_sources()
+        check_sources(store, report)
         found = duplicates.result()
     for duplicate in found:
         held_by = ", ".join(str(s) for s in duplicate.seqs)
@@ -325,45 +324,7 @@ class _Audit:
                 self.check_ended_run(record)
         self.summaries.report(self.report, [r.run_id for r in records])
         if self.seals is not None:
-            self.check_sealed_runs(self.seals)
-
-    def check_sealed_runs(self, seals: SealWalk) -> None:
-        """Each sealed run's record against its seals (runs from before the seal chain
-        have none, and are checked as before)."""
-        for run_id in seals.runs:
-            if self.run_id is not None and run_id != self.run_id:
-                continue
-            if seals.run_problem(self.runs.get(run_id), run_id) is None:
-                continue
-            # The records were read before the seals: a run that began or ended in
-            # between is read again, and left alone if the store moved on meanwhile.
-            problem = seals.run_problem(self.store.run(run_id), run_id)
-            head, walked = self.store.head(), seals.head
-            moved = head is not None and (walked is None or head.n > walked.n)
-            if problem is not None and not moved:
-                self.report.add("seal", None, None, problem)
-
-    def check_sources(self) -> None:
-        """Every stored contract source and case content against the hash it is kept
-        under: a run's check can only be re-run from what it really checked."""
-        add = self.report.add
-        for contract in self.store.iter_contracts():
-            if sha256_hex(contract.source) != contract.sha256:
-                add(
-                    "contract",
-                    None,
-                    None,
-                    f"contract {contract.sha256} ({contract.path}) does not hash to its "
-                    "key: its stored source was edited",
-                )
-        for sha, body in self.store.iter_contents():
-            if sha256_hex(body) != sha:
-                add(
-                    "content",
-                    None,
-                    None,
-                    f"case content {sha} does not hash to its key: it was edited",
-                )
+            self.seals.check_runs(self.runs, self.run_id)
 
     def check_ended_run(self, record: RunRecord) -> None:
         add, chain = self.report.add, record.chain_record

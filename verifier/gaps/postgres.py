@@ -53,10 +53,12 @@ _COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite'
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
 _LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
 # Rows (run_id, status, NULL, NULL) per run asked about, then (NULL, NULL, seq,
-# row_hash) of the chain's last row when there is one.
+# row_hash) of the chain's last row and (NULL, 'seal', n, seal_hash) of the last seal,
+# when there are.
 _RUNS_AND_LAST_ROW = (
     "SELECT run_id, status, NULL::bigint, NULL::text FROM runs WHERE run_id = ANY(%s)"
     " UNION ALL (SELECT NULL, NULL, seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1)"
+    " UNION ALL (SELECT NULL, 'seal', n, seal_hash FROM seals ORDER BY n DESC LIMIT 1)"
 )
 # For this transaction only; in the same statement as the lock, to spare a round trip.
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
@@ -182,8 +184,11 @@ class PostgresStore(Closing):
                     state = "has not begun" if status is None else f"is {status}"
                     raise StoreError(f"cannot append rows: run {run_id} {state}")
             last_seq, last_hash = next(
-                ((seq, row_hash) for run_id, _, seq, row_hash in found if run_id is None),
+                ((seq, h) for run_id, kind, seq, h in found if run_id is None and kind is None),
                 (0, GENESIS),
+            )
+            last_seal = next(
+                ((n, h) for run_id, kind, n, h in found if run_id is None and kind == "seal"), None
             )
             if contents:
                 cur.executemany(
@@ -206,7 +211,15 @@ class PostgresStore(Closing):
                 raise StoreError("cannot append rows: a draft value has the wrong type") from None
             if batch:
                 payload = append_payload(batch, len(batch))
-                append_seal(cur.execute, "%s", "append", "", payload, rows=(last_seq, last_hash))
+                append_seal(
+                    cur.execute,
+                    "%s",
+                    "append",
+                    "",
+                    payload,
+                    rows=(last_seq, last_hash),
+                    last=last_seal,
+                )
         return len(batch)
 
     def finish_run(

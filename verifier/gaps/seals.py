@@ -93,6 +93,7 @@ def append_seal(
     payload: Mapping[str, Any],
     *,
     rows: tuple[int, str] | None = None,
+    last: tuple[int, str] | bool | None = True,
 ) -> StoredSeal:
     """Appends a seal inside a store's write transaction (which holds the chain lock).
 
@@ -101,12 +102,17 @@ def append_seal(
         placeholder: The database's parameter marker (``?`` or ``%s``).
         rows: The row chain's last row when the caller knows it (it just appended);
             otherwise read here.
+        last: The last seal as ``(n, seal_hash)`` (``None``: there is none) when the
+            caller read it in the same transaction; ``True``: read here.
     """
-    last = execute("SELECT n, seal_hash FROM seals ORDER BY n DESC LIMIT 1", ()).fetchone()
+    if last is True:
+        found_seal = execute("SELECT n, seal_hash FROM seals ORDER BY n DESC LIMIT 1", ())
+        last = found_seal.fetchone()
     if rows is None:
         found = execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1", ()).fetchone()
         rows = (int(found[0]), str(found[1])) if found else None
-    made = make_seal((int(last[0]), str(last[1])) if last else None, kind, subject, rows, payload)
+    previous = (int(last[0]), str(last[1])) if isinstance(last, tuple) else None
+    made = make_seal(previous, kind, subject, rows, payload)
     marks = ", ".join([placeholder] * len(StoredSeal._fields))
     execute(f"INSERT INTO seals ({SEAL_COLUMNS}) VALUES ({marks})", tuple(made))
     return made
