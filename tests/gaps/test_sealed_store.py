@@ -278,3 +278,14 @@ def test_the_run_page_shows_the_head_right_after_the_run(two_runs: Backend, tmp_
     assert result.returncode == 0, result.stderr
     html = page.read_text(encoding="utf-8")
     assert '<dd id="head" class="mono"' in html and head_hash(two_runs) in html
+
+
+def test_the_page_of_a_run_that_has_not_ended_shows_no_head(
+    store_backend: Backend, tmp_path: Path
+) -> None:
+    run(store_backend, "open", finished=False)
+    page = tmp_path / "page.html"
+    args = ("report", "open", "--store", store_backend.target, "--html", str(page))
+    result = verifier(*args, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert 'id="head"' not in page.read_text(encoding="utf-8")

@@ -100,7 +100,7 @@ class RunView:
     rows: int = 0
     not_passed: int = 0
     head: str | None = None
-    """The store's head right after the run's record was last sealed (its end)."""
+    """The store's head right after the run's end was sealed (``None`` before it ends)."""
 
     @property
     def left_out(self) -> int:
@@ -164,7 +164,7 @@ def read_run(store: GapStore, record: RunRecord, *, max_results: int = MAX_RESUL
     """
     view = RunView(record, store.location, max_results)
     sealed = store.run_seal(record.run_id)
-    view.head = sealed.seal_hash if sealed else None
+    view.head = sealed.seal_hash if sealed is not None and sealed.kind == "end" else None
     claims = view.claims
     for row in store.iter_rows(record.run_id):
         view.rows += 1
