@@ -109,8 +109,11 @@ def test_json_report_has_the_documented_shape(tmp_path: Path) -> None:
         "failed_cases",
         "average_score",
         "assertion_breakdown",
+        "head",
         "cases",
     }
+    audit = verifier("audit", "--format", "json", cwd=tmp_path)
+    assert report["head"] == json.loads(audit.stdout)["head"]  # nothing ran since
     assert set(report["contract"]) == {"id", "version", "sha256"}
     case = report["cases"][0]
     assert set(case) == {

@@ -832,6 +832,13 @@ def evaluate_command(
     help="Instead: re-evaluate every stored verdict from the stored content and contract "
     "(judges from the cache or recordings, never called); exit 1 when one differs.",
 )
+@click.option(
+    "--expect-head",
+    default=None,
+    metavar="HASH",
+    help="A head printed by an earlier audit or run: exit 1 unless the store's seal chain "
+    "still holds it where it was.",
+)
 def audit(
     store: str | None,
     run_id: str | None,
@@ -839,20 +846,26 @@ def audit(
     window: int,
     fail_on_alert: bool,
     recheck: bool,
+    expect_head: str | None,
 ) -> None:
-    """Re-check every stored gap row (schema, judge triples, hash chain) and report judge
+    """Re-check every stored gap row (schema, judge triples, hash chain), the sealed run
+    records, contracts and contents, print the store's head hash, and report judge
     drift, pass-rate trends and degradation alerts."""
+    import re
+
     from verifier.errors import VerifierError
     from verifier.gaps._history_render import render_history
     from verifier.gaps.history import audit_history
     from verifier.gaps.store import open_store
 
+    if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
+        _fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
     target = _existing_store(store)
     if recheck:
         _recheck(target, run_id, fmt)
     try:
         with open_store(target) as gap_store:
-            report = audit_history(gap_store, run_id=run_id, window=window)
+            report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
     except VerifierError as exc:
         _fail(str(exc))
     click.echo(render_history(report, fmt), nl=False)
@@ -936,7 +949,13 @@ main.add_command(purge_command)
     default=None,
     help=f"Gap-row store to import into.  [default: {DEFAULT_STORE}]",
 )
-def import_command(file: Path, store: str | None) -> None:
+@click.option(
+    "--expect-head",
+    default=None,
+    metavar="HASH",
+    help="The head the source store published: refuse an export whose seals do not hold it.",
+)
+def import_command(file: Path, store: str | None, expect_head: str | None) -> None:
     """Verify a JSONL export whole (hashes, links, counts), then append it to a store.
 
     Rows are sealed again into the store's own chain; each keeps its original seq and
@@ -949,7 +968,7 @@ def import_command(file: Path, store: str | None) -> None:
     target = _store_target(store)
     try:
         with open_store(target) as gap_store:
-            summary = import_jsonl(file, gap_store)
+            summary = import_jsonl(file, gap_store, expect_head=expect_head)
             location = gap_store.location
     except ExportRefused as exc:
         _fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}", EXIT_FAILED)

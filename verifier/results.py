@@ -113,6 +113,8 @@ class RunSummary:
     interrupted: bool = False
     judge_usage: dict[str, int] | None = None
     """Judge calls made, cached, failed and retried, and tokens used (None: no judges)."""
+    head: str | None = None
+    """The store's head once the run's end was sealed (``verifier audit --expect-head``)."""
 
     def judge_usage_line(self) -> str | None:
         """One line on what the judges cost, or ``None`` for runs without judges."""

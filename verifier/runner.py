@@ -361,6 +361,8 @@ class Runner:
             finished_at=summary.finished_at,
             summary=_summary_record(summary),
         )
+        sealed = self.store.run_seal(self.run_id)
+        summary.head = sealed.seal_hash if sealed else None
         log.info(
             "run " + status,
             run_id=self.run_id,

@@ -11,8 +11,9 @@ from typing import Any
 
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps.chain import SealedRow, row_hash_of
+from verifier.gaps.seals import StoredSeal
 from verifier.gaps.sqlite import SqliteStore
-from verifier.gaps.store import DuplicateRowId, GapStore, RunRecord
+from verifier.gaps.store import DuplicateRowId, GapStore, RunRecord, StoredContract
 
 CONTRACT_SOURCE = "contract: demo\nversion: 3\nclaims:\n  - id: cites\n    rubric: regex\n"
 CONTRACT_SHA = sha256_hex(CONTRACT_SOURCE)
@@ -90,8 +91,9 @@ def tamper(path: Path, *statements: tuple[str, tuple[Any, ...]] | str) -> None:
     """Runs SQL on the store file as an intruder would: triggers dropped first."""
     conn = sqlite3.connect(path)
     try:
-        conn.execute("DROP TRIGGER IF EXISTS rows_no_update")
-        conn.execute("DROP TRIGGER IF EXISTS rows_no_delete")
+        triggers = ("rows_no_update", "rows_no_delete", "seals_no_update", "seals_no_delete")
+        for trigger in (*triggers, "contents_no_update"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         for statement in statements:
             sql, params = (statement, ()) if isinstance(statement, str) else statement
             conn.execute(sql, params)
@@ -134,6 +136,24 @@ class ListStore:
 
     def runs(self) -> list[RunRecord]:
         return list(self._runs)
+
+    def iter_seals(self) -> Iterator[StoredSeal]:
+        return iter(())
+
+    def iter_contracts(self) -> Iterator[StoredContract]:
+        return iter(())
+
+    def iter_contents(self) -> Iterator[tuple[str, str]]:
+        return iter(())
+
+    def head(self) -> StoredSeal | None:
+        return None
+
+    def run_seal(self, run_id: str) -> StoredSeal | None:
+        return None
+
+    def run(self, run_id: str) -> RunRecord | None:
+        return next((r for r in self._runs if r.run_id == run_id), None)
 
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         seqs: dict[str, list[int]] = {}

@@ -126,7 +126,15 @@ def test_export_then_import_through_the_command_line(steady: Path, tmp_path: Pat
 def test_export_to_standard_output(steady: Path) -> None:
     result = cli("export", "--store", str(steady), "--run", "r2")
     lines = result.stdout.splitlines()
-    assert json.loads(lines[0])["scope"] == "run" and len(lines) == 1 + 102 + 1 + 1 + 1
+    kinds = [json.loads(line)["schema"] for line in lines]
+    assert json.loads(lines[0])["scope"] == "run"
+    assert kinds.count("verifier.gap-row.v1") == 102
+    assert kinds[-3:] == [
+        "verifier.gap-export.contract.v1",
+        "verifier.gap-export.run.v1",
+        "verifier.gap-export.end.v1",
+    ]
+    assert set(kinds[103:-3]) == {"verifier.gap-export.seal.v1"}  # the store's seal chain
 
 
 def test_a_tampered_export_is_refused_with_its_line(steady: Path, tmp_path: Path) -> None:

@@ -88,10 +88,14 @@ def test_a_jsonl_export_holds_each_stored_body_with_its_row_hash(source: Path) -
         assert parsed["row_hash"] == row.row_hash
         assert line == row.body[:-1] + f',"row_hash":"{row.row_hash}"}}'
     kinds = [json.loads(line)["schema"] for line in lines[1 + len(stored) :]]
-    assert kinds == ["verifier.gap-export.contract.v1", *["verifier.gap-export.run.v1"] * 3,
+    with SqliteStore(source) as store:
+        seals = list(store.iter_seals())
+    assert kinds == [*["verifier.gap-export.seal.v1"] * len(seals),
+                     "verifier.gap-export.contract.v1", *["verifier.gap-export.run.v1"] * 3,
                      "verifier.gap-export.end.v1"]  # fmt: skip
     end = json.loads(lines[-1])
     assert (end["rows"], end["runs"], end["last_hash"]) == (len(stored), 3, stored[-1].row_hash)
+    assert end["head"] == seals[-1].seal_hash
 
 
 def test_round_trip_into_an_empty_store_keeps_every_row_and_its_hash(
@@ -231,7 +235,8 @@ def test_a_row_deleted_from_a_run_export_is_refused_at_its_run_line(
     lines = export_text(source, run_id="r1").splitlines(keepends=True)
     del lines[8]  # the last row of r1: no link after it to break
     export = write(tmp_path / "r1.jsonl", "".join(lines))
-    assert_refused(export, tmp_path, 10, "run r1 was exported with 8 rows")
+    run_line = next(n for n, line in enumerate(lines, 1) if "gap-export.run.v1" in line)
+    assert_refused(export, tmp_path, run_line, "run r1 was exported with 8 rows")
 
 
 def test_a_cut_short_export_is_refused(export: Path, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.gaps._backends import Backend, stored_body
+from tests.gaps._backends import Backend, head_hash, reseal, stored_body
 from tests.gaps._support import begin, draft, fill, finish, forged
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
 from verifier.gaps.audit import AuditReport, audit_store
@@ -93,16 +93,37 @@ def test_a_tail_cut_from_a_finished_run_is_reported(filled: Backend) -> None:
     )
 
 
-def test_a_tail_cut_before_a_run_records_its_count_goes_unnoticed(
-    store_backend: Backend,
-) -> None:
-    # The limit of a hash chain without an outside anchor: nothing records how many
-    # rows a still-running run had, so losing its last rows leaves a valid chain.
-    target = store_backend
-    with target.open() as store:
+@pytest.fixture
+def running(store_backend: Backend) -> Backend:
+    """A store of one run of 10 rows, appended 7 and 3, that has not ended."""
+    with store_backend.open() as store:
         fill(store, rows=10, finished=False)
-    tamper(target, "DELETE FROM rows WHERE seq > 8")
-    assert audit(target).ok
+    return store_backend
+
+
+def test_a_tail_cut_from_a_running_run_is_caught_by_the_seal_of_its_append(
+    running: Backend,
+) -> None:
+    tamper(running, "DELETE FROM rows WHERE seq > 8")
+    report = audit(running)
+    assert kinds(report) == ["seal"]
+    assert report.problems[0].message == (
+        "seal 3 records row 10, but the chain ends at row 8: rows were removed from its end"
+    )
+
+
+def test_a_tail_cut_with_the_seals_after_it_is_caught_only_by_a_published_head(
+    running: Backend,
+) -> None:
+    # The limit of any chain without an outside anchor: cutting rows and the seals
+    # that recorded them leaves a valid, shorter store.
+    published = head_hash(running)
+    tamper(running, "DELETE FROM rows WHERE seq > 7", "DELETE FROM seals WHERE n > 2")
+    assert audit(running).ok
+    with running.open() as store:
+        report = audit_store(store, expect_head=published)
+    assert kinds(report) == ["head"]
+    assert report.problems[0].message.startswith(f"the published head {published} is not in")
 
 
 def test_a_forged_row_inserted_mid_chain_is_detected(filled: Backend) -> None:
@@ -173,8 +194,10 @@ def test_a_rewritten_chain_suffix_is_caught_by_the_recorded_last_hash(filled: Ba
         )
     tamper(filled, *statements)
     report = audit(filled)
-    assert kinds(report) == ["chain"]
-    assert report.problems[0].seq == 30
+    # Every seal from the edit on recorded another row, and so did the run's end.
+    assert set(kinds(report)) == {"seal", "chain"}
+    assert report.problems[0].message.startswith("seal 4 records row 21 with another hash")
+    assert [p.seq for p in report.problems if p.kind == "chain"] == [30]
 
 
 def test_two_swapped_rows_are_detected(filled: Backend) -> None:
@@ -242,6 +265,7 @@ def _plant(filled: Backend, seq: int, **changes: object) -> None:
     summary = json.dumps({"chain": {"rows": 30, "last_seq": 30, "last_hash": prev}})
     statements.append(("UPDATE runs SET summary = ?", (summary,)))
     tamper(filled, *statements)
+    reseal(filled)
 
 
 def test_a_judge_verdict_without_its_triple_is_flagged(filled: Backend) -> None:
@@ -306,6 +330,7 @@ def test_duplicate_row_ids_are_reported(filled: Backend) -> None:
 
 def test_a_finished_run_whose_recorded_count_was_stripped_is_reported(filled: Backend) -> None:
     tamper(filled, "UPDATE runs SET summary = '{}'")
+    reseal(filled)
     report = audit(filled)
     assert kinds(report) == ["run"]
     assert "recorded row count is missing" in report.problems[0].message
@@ -314,7 +339,10 @@ def test_a_finished_run_whose_recorded_count_was_stripped_is_reported(filled: Ba
 def test_rows_of_a_run_without_a_run_record_are_reported_once(filled: Backend) -> None:
     tamper(filled, "DELETE FROM runs")
     report = audit(filled)
-    assert kinds(report) == ["run"]
+    assert kinds(report) == ["run", "seal"]
+    assert report.problems[1].message == (
+        "run run-1 was sealed (seal 7) but has no run record: the run was deleted"
+    )
 
 
 def test_a_run_filter_limits_row_checks_but_not_the_chain(store_backend: Backend) -> None:

@@ -21,6 +21,7 @@ TOP_KEYS = {
     "failed_cases",
     "average_score",
     "assertion_breakdown",
+    "head",
     "cases",
 }
 CASE_KEYS = {"id", "pass", "score", "passed", "failed", "errors", "total", "results"}

@@ -6,13 +6,29 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ProblemKind = Literal[
-    "body", "schema", "column", "chain", "judge_triple", "duplicate_row_id", "run"
+    "body",
+    "schema",
+    "column",
+    "chain",
+    "judge_triple",
+    "duplicate_row_id",
+    "run",
+    "seal",
+    "head",
+    "summary",
+    "contract",
+    "content",
 ]
 """``body``: not a JSON object. ``schema``: breaks ``verifier.gap-row.v1``. ``column``:
 an indexed column disagrees with the body. ``chain``: a missing, moved, edited or
 forged row (including rows cut from a run's end). ``judge_triple``: a verdict without
 the full stability triple. ``duplicate_row_id``: one id on several rows. ``run``: a
-run record that is missing or does not account for its rows."""
+run record that is missing or does not account for its rows. ``seal``: a seal missing,
+edited or moved, a row or run record that disagrees with its seal, or a sealed run
+whose record is gone. ``head``: the published head is not in the seal chain.
+``summary``: a run's summary whose case or claim totals its rows contradict.
+``contract``, ``content``: a stored contract source or case content that no longer
+hashes to its key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +57,12 @@ class AuditReport:
         problems: Problems in the order found, at most ``max_problems`` of them.
         omitted_problems: Problems found beyond that limit.
         first_broken_link: The first chain problem in seq order, if any.
+        head: The hash of the store's last seal, which commits to every row and sealed
+            run record; ``None`` when nothing is sealed.
+        head_seal: The position of that seal in the seal chain.
+        head_rows: The last row the seals commit to (its seq).
+        expected_head: The published head the audit was asked to find, if any.
+        expected_head_at: Where in the seal chain it was found.
     """
 
     location: str
@@ -52,6 +74,11 @@ class AuditReport:
     omitted_problems: int = 0
     first_broken_link: AuditProblem | None = None
     max_problems: int = 1000
+    head: str | None = None
+    head_seal: int | None = None
+    head_rows: int | None = None
+    expected_head: str | None = None
+    expected_head_at: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -81,7 +108,20 @@ class AuditReport:
             "first_broken_link": link.as_dict() if link else None,
             "problems": [p.as_dict() for p in self.problems],
             "omitted_problems": self.omitted_problems,
+            "head": self.head,
+            "head_seal": self.head_seal,
+            "expected_head": self.expected_head,
+            "expected_head_at": self.expected_head_at,
         }
+
+    def head_line(self) -> str:
+        """One line naming the store's head, the hash to publish and check later."""
+        if self.head is None:
+            return "head: none (nothing is sealed in this store yet)"
+        return (
+            f"head: {self.head} (seal {self.head_seal}, "
+            f"committing to rows up to seq {self.head_rows})"
+        )
 
     def render_text(self) -> str:
         """The report for a terminal: what was checked, the verdict, one line a problem."""
@@ -90,10 +130,15 @@ class AuditReport:
             f"audit of {scope}: {self.rows_checked} rows checked in {self.runs_seen} run(s); "
             f"hash chain walked over {self.chain_rows} rows"
         )
+        lines = [head, self.head_line()]
+        if self.expected_head is not None and self.expected_head_at is not None:
+            lines.append(
+                f"published head {self.expected_head}: held at seal {self.expected_head_at}"
+            )
         if self.ok:
-            return head + "\nok: no integrity problems"
+            return "\n".join([*lines, "ok: no integrity problems"])
         count = len(self.problems) + self.omitted_problems
-        lines = [head, f"FAILED: {count} integrity problem(s)"]
+        lines.append(f"FAILED: {count} integrity problem(s)")
         if self.first_broken_link is not None:
             lines.append(f"first broken link: {self.first_broken_link.message}")
         lines.extend(f"  [{p.kind}] {p.message}" for p in self.problems)

@@ -13,6 +13,7 @@ import orjson
 
 from verifier.canonical import sha256_hex
 from verifier.errors import VerifierError
+from verifier.gaps._export_seals import SEAL_LINE_SCHEMA, SealCheck
 from verifier.gaps._schema_check import packaged_row_schema
 from verifier.gaps._transfer_format import (
     CONTENT_SCHEMA,
@@ -35,9 +36,10 @@ _ORDER = {
     EXPORT_SCHEMA: 0,
     ROW_SCHEMA: 1,
     CONTENT_SCHEMA: 1,  # among the rows, before the first that refers to it
-    CONTRACT_SCHEMA: 2,
-    RUN_SCHEMA: 3,
-    END_SCHEMA: 4,
+    SEAL_LINE_SCHEMA: 2,  # after the rows
+    CONTRACT_SCHEMA: 3,
+    RUN_SCHEMA: 4,
+    END_SCHEMA: 5,
 }
 
 
@@ -71,8 +73,12 @@ class StagedExport:
     rows: int = 0
 
 
-def verify_export(path: Path, store: GapStore) -> StagedExport:
+def verify_export(path: Path, store: GapStore, expect_head: str | None = None) -> StagedExport:
     """Checks the whole export at ``path`` against itself and the target ``store``.
+
+    Args:
+        expect_head: A head the source store published: refused unless the export's
+            seal chain holds it.
 
     Raises:
         ExportRefused: At the first problem, with its line.
@@ -83,48 +89,66 @@ def verify_export(path: Path, store: GapStore) -> StagedExport:
     previous: tuple[int, str] | None = None  # (seq, row_hash) of the last row
     ended = False
     last = 0
-    with path.open("rb") as file:
-        for number, line in numbered_lines(file):
-            last = number
-            if ended:
-                raise ExportRefused(number, "a line after the end line")
-            row = read_row(number, line)
-            value = row if row is not None else _object(number, line)
-            kind = value.get("schema")
-            kind = kind if isinstance(kind, str) else ""
-            if staged is None and kind != EXPORT_SCHEMA:
-                raise ExportRefused(number, "not a verifier export: it has no header line")
-            if kind not in _ORDER:
-                raise ExportRefused(number, f"not a line of a verifier export: schema {kind!r}")
-            if _ORDER[kind] < stage or (kind == EXPORT_SCHEMA and staged is not None):
-                raise ExportRefused(number, f"a {kind} line out of place")
-            stage = _ORDER[kind]
-            if kind == EXPORT_SCHEMA:
-                scope = value.get("scope")
-                if scope not in ("store", "run"):
-                    raise ExportRefused(number, f"unknown export scope {scope!r}")
-                staged = StagedExport(scope)
-            elif row is not None:
-                assert staged is not None
-                _check_row(number, row, previous, staged, schema.first_error)
-                previous = (row["seq"], row["row_hash"])
-            elif kind == CONTENT_SCHEMA:
-                read_content(number, value)
-            elif kind == CONTRACT_SCHEMA:
-                assert staged is not None
-                _check_contract(number, value, staged)
-            elif kind == RUN_SCHEMA:
-                assert staged is not None
-                _check_run(number, value, staged, store)
-            else:
-                assert staged is not None
-                _check_end(number, value, staged, previous)
-                ended = True
+    seals: SealCheck | None = None
+    try:
+        with path.open("rb") as file:
+            for number, line in numbered_lines(file):
+                last = number
+                if ended:
+                    raise ExportRefused(number, "a line after the end line")
+                row = read_row(number, line)
+                value = row if row is not None else _object(number, line)
+                kind = value.get("schema")
+                kind = kind if isinstance(kind, str) else ""
+                if staged is None and kind != EXPORT_SCHEMA:
+                    raise ExportRefused(number, "not a verifier export: it has no header line")
+                if kind not in _ORDER:
+                    raise ExportRefused(number, f"not a line of a verifier export: schema {kind!r}")
+                if _ORDER[kind] < stage or (kind == EXPORT_SCHEMA and staged is not None):
+                    raise ExportRefused(number, f"a {kind} line out of place")
+                stage = _ORDER[kind]
+                if kind == EXPORT_SCHEMA:
+                    scope = value.get("scope")
+                    if scope not in ("store", "run"):
+                        raise ExportRefused(number, f"unknown export scope {scope!r}")
+                    staged = StagedExport(scope)
+                    seals = SealCheck(path, scope, expect_head, read_row)
+                elif row is not None:
+                    assert staged is not None
+                    _check_row(number, row, previous, staged, schema.first_error)
+                    previous = (row["seq"], row["row_hash"])
+                elif kind == CONTENT_SCHEMA:
+                    read_content(number, value)
+                elif kind == SEAL_LINE_SCHEMA:
+                    assert seals is not None
+                    _refuse_if(number, seals.seal(value))
+                elif kind == CONTRACT_SCHEMA:
+                    assert staged is not None
+                    _check_contract(number, value, staged)
+                elif kind == RUN_SCHEMA:
+                    assert staged is not None
+                    _check_run(number, value, staged, store)
+                    assert seals is not None
+                    _refuse_if(number, seals.run(value))
+                else:
+                    assert staged is not None and seals is not None
+                    _check_end(number, value, staged, previous)
+                    _refuse_if(number, seals.end(value))
+                    ended = True
+    finally:
+        if seals is not None:
+            seals.close()
+
     if staged is None:
         raise ExportRefused(1, "the file is empty")
     if not ended:
         raise ExportRefused(last + 1, "the export ends without its end line: it was cut short")
     return staged
+
+
+def _refuse_if(number: int, reason: str | None) -> None:
+    if reason is not None:
+        raise ExportRefused(number, reason)
 
 
 def _check_row(

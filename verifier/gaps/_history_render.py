@@ -63,6 +63,8 @@ def render_markdown(audit: HistoryAudit) -> str:
         "",
         f"{scope}{_code(report.location)}: **{report.rows_checked}** rows checked in "
         f"**{report.runs_seen}** run(s); hash chain walked over **{report.chain_rows}** rows.",
+        "",
+        _code(report.head_line()),
     ]
     if not report.ok:
         lines += ["", *_problems(audit)]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import psycopg
 
 STORE_MARKER = "verifier.gap-store"
-_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows", "contents")
+_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows", "contents", "seals")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             " $$ BEGIN RAISE EXCEPTION 'stored contents never change'; END $$",
             "CREATE TRIGGER contents_no_update BEFORE UPDATE ON contents"
             " FOR EACH STATEMENT EXECUTE FUNCTION gap_contents_unchanged()",
+        ),
+    ),
+    Migration(
+        3,
+        "the seal chain: run records, appends and judge-cache entries, append-only",
+        (
+            "CREATE TABLE seals (n BIGINT PRIMARY KEY, kind TEXT NOT NULL,"
+            " subject TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL,"
+            " seal_hash TEXT NOT NULL)",
+            "CREATE INDEX seals_subject ON seals (subject, n)",
+            "CREATE FUNCTION gap_seals_append_only() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'seals are append-only'; END $$",
+            *(
+                f"CREATE TRIGGER seals_no_{op.lower()} BEFORE {op} ON seals"
+                " FOR EACH STATEMENT EXECUTE FUNCTION gap_seals_append_only()"
+                for op in ("UPDATE", "DELETE", "TRUNCATE")
+            ),
         ),
     ),
 )

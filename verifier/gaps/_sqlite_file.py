@@ -17,7 +17,7 @@ from verifier.gaps.store import StoreError
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
 # recognised before anything is written to it.
 APPLICATION_ID = 0x76726679
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 PAGE_SIZE = 16384
 
 # Version 2: the content record. A content is stored under the SHA-256 of its bytes,
@@ -27,6 +27,20 @@ _CONTENTS_DDL = (
     "CREATE TABLE IF NOT EXISTS contents (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
     "CREATE TRIGGER IF NOT EXISTS contents_no_update BEFORE UPDATE ON contents"
     " BEGIN SELECT RAISE(ABORT, 'stored contents never change'); END",
+)
+
+# Version 3: the seal chain (``verifier.gaps.seals``), append-only like the rows. A
+# store's first seal records the row chain's last row, so rows written before the
+# upgrade are sealed with it.
+_SEALS_DDL = (
+    "CREATE TABLE IF NOT EXISTS seals (n INTEGER PRIMARY KEY, kind TEXT NOT NULL,"
+    " subject TEXT NOT NULL, body TEXT NOT NULL, prev_hash TEXT NOT NULL,"
+    " seal_hash TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS seals_subject ON seals (subject, n)",
+    "CREATE TRIGGER IF NOT EXISTS seals_no_update BEFORE UPDATE ON seals"
+    " BEGIN SELECT RAISE(ABORT, 'seals are append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS seals_no_delete BEFORE DELETE ON seals"
+    " BEGIN SELECT RAISE(ABORT, 'seals are append-only'); END",
 )
 
 # Separate statements, not executescript(): that would commit the open transaction,
@@ -53,6 +67,7 @@ _DDL = (
     "CREATE TRIGGER IF NOT EXISTS rows_no_delete BEFORE DELETE ON rows"
     " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
     *_CONTENTS_DDL,
+    *_SEALS_DDL,
 )
 
 
@@ -107,8 +122,9 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
                 )
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if version is not None and str(version[0]) == "1":
-            version = _migrate_to_2(conn)
+        for at, statements in _MIGRATIONS:
+            if version is not None and str(version[0]) == str(at):
+                version = _migrate(conn, statements, at + 1)
     if version is None or not str(version[0]).isdigit():
         raise StoreError(f"gap store {path} has no schema version: it is damaged")
     if int(version[0]) > SCHEMA_VERSION:
@@ -118,13 +134,18 @@ def _initialise(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
-def _migrate_to_2(conn: sqlite3.Connection) -> tuple[str]:
-    """Adds the content record to a version 1 store (rows written before keep none)."""
+def _migrate(conn: sqlite3.Connection, statements: tuple[str, ...], version: int) -> tuple[str]:
+    """Brings a store to ``version`` (rows and runs written before keep what they had)."""
     with transaction(conn):
-        for statement in _CONTENTS_DDL:
+        for statement in statements:
             conn.execute(statement)
-        conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    return ("2",)
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    return (str(version),)
+
+
+# (version a store is at, what brings it to the next): 2 adds the content record, 3 the
+# seal chain.
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _CONTENTS_DDL), (2, _SEALS_DDL))
 
 
 @contextmanager

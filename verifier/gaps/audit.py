@@ -27,6 +27,8 @@ import orjson
 
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
+from verifier.gaps._seal_audit import SealWalk, check_sources
+from verifier.gaps._summary_audit import SummaryCheck
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
@@ -95,12 +97,15 @@ def audit_store(
     *,
     max_problems: int = 1000,
     observers: Sequence[RowObserver] = (),
+    expect_head: str | None = None,
 ) -> AuditReport:
     """Checks the integrity of a store, or of one run within it.
 
     Checks every row's body against the ``verifier.gap-row.v1`` schema, that its
     columns agree with its body, the judge triple of every verdict, the hash chain,
-    ``row_id`` uniqueness, and that each ended run still holds the rows it recorded.
+    ``row_id`` uniqueness, that each ended run still holds the rows it recorded, the
+    seal chain and each row and run record it seals, each ended run's summary against
+    its rows, and that every stored contract and case content hashes to its key.
 
     Args:
         store: The store to read.
@@ -108,6 +113,7 @@ def audit_store(
             still verified over the whole store.
         max_problems: How many problems to keep in the report; the rest are counted.
         observers: Fed every row of the store (not only ``run_id``'s) during the pass.
+        expect_head: A head published earlier: a problem unless the seal chain holds it.
 
     Returns:
         The report; ``report.ok`` is false on any integrity problem.
@@ -115,13 +121,18 @@ def audit_store(
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run at all.
     """
-    audit = _Audit(store, run_id, AuditReport(store.location, run_id, max_problems=max_problems))
+    report = AuditReport(store.location, run_id, max_problems=max_problems)
+    report.expected_head = expect_head
+    audit = _Audit(store, run_id, report)
     # The store finds duplicate ids in a query of its own (a sort of every row id);
     # asked first, on a thread, it runs while the rows stream past.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-audit") as pool:
         duplicates = pool.submit(store.duplicate_row_ids, run_id)
-        audit.stream(tuple(observers))
+        audit.seals = SealWalk(store, report, expect_head)
+        audit.stream((*observers, audit.summaries))
+        audit.seals.finish()
         audit.check_runs()
+        check_sources(store, report)
         found = duplicates.result()
     for duplicate in found:
         held_by = ", ".join(str(s) for s in duplicate.seqs)
@@ -150,11 +161,16 @@ class _Audit:
         self.current_run: str | None = None
         self.in_scope = False
         self.chain_rows = self.rows_checked = 0
+        self.summaries = SummaryCheck(
+            r for r in self.runs.values() if run_id is None or r.run_id == run_id
+        )
+        self.seals: SealWalk | None = None
 
     def stream(self, observers: tuple[RowObserver, ...]) -> None:
         # This runs once per row of the store: rows are parsed here, then checked a
         # batch at a time, so the schema validator is called once per batch.
         loads, only, check_batch = orjson.loads, self.run_id, self.check_batch
+        seals = self.seals.after_rows if self.seals is not None else None
         batch: list[tuple[StoredRow, dict[str, Any] | None]] = []
         scoped: list[dict[str, Any]] = []
         for row in self.store.iter_rows():
@@ -171,11 +187,15 @@ class _Audit:
                 batch.append((row, None))
             if len(batch) == OBSERVED_BATCH:
                 check_batch(batch, scoped)
+                if seals is not None:
+                    seals(batch)
                 for observer in observers:
                     observer.observe(batch)
                 batch, scoped = [], []
         if batch:
             check_batch(batch, scoped)
+            if seals is not None:
+                seals(batch)
             for observer in observers:
                 observer.observe(batch)
         self.report.chain_rows = self.chain_rows
@@ -302,6 +322,9 @@ class _Audit:
         for record in records:
             if record.status != "running":
                 self.check_ended_run(record)
+        self.summaries.report(self.report, [r.run_id for r in records])
+        if self.seals is not None:
+            self.seals.check_runs(self.runs, self.run_id)
 
     def check_ended_run(self, record: RunRecord) -> None:
         add, chain = self.report.add, record.chain_record

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import orjson
 
+from verifier.gaps._export_seals import SealLines
 from verifier.gaps._transfer_format import (
     CONTENT_SCHEMA,
     CONTRACT_SCHEMA,
@@ -97,6 +98,7 @@ def export_jsonl(
     per_run: dict[str, _RunRows] = {}
     held = _RunRows()
     written: set[str] = set()
+    seals = SealLines(store, write)
     for row in _rows(store, run_id):
         sha = content_hash_of(row.body)
         if sha is not None and sha not in written:
@@ -116,6 +118,7 @@ def export_jsonl(
         held.last_seq, held.last_hash = row.seq, row.row_hash
         summary.rows += 1
         summary.last_seq, summary.last_hash = held.last_seq, held.last_hash
+    seals.rest()
     # Read after the rows, so a run that ended meanwhile is described as it ended.
     records = _records(store, run_id, per_run, summary)
     contracts = 0
@@ -137,6 +140,7 @@ def export_jsonl(
         "contracts": contracts,
         "last_seq": summary.last_seq,
         "last_hash": summary.last_hash,
+        "head": seals.head,
     }
     write(_line(end))
     return summary

@@ -71,6 +71,7 @@ def audit_history(
     *,
     window: int = DEFAULT_WINDOW,
     max_problems: int = 1000,
+    expect_head: str | None = None,
 ) -> HistoryAudit:
     """Audits a store's integrity and analyses its history in one pass over the rows.
 
@@ -79,6 +80,7 @@ def audit_history(
         run_id: Limit the row checks, drift changes and alerts to this run.
         window: How many earlier runs a run's pass rate is compared with.
         max_problems: How many integrity problems to keep.
+        expect_head: A head published earlier, which the seal chain must still hold.
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
@@ -87,7 +89,9 @@ def audit_history(
     if window < MIN_PRIOR_RUNS:
         raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
     rates, judges = PassRateObserver(), JudgeDriftObserver()
-    integrity = audit_store(store, run_id, max_problems=max_problems, observers=(rates, judges))
+    integrity = audit_store(
+        store, run_id, max_problems=max_problems, observers=(rates, judges), expect_head=expect_head
+    )
     trends = rates.trends(store.runs())
     drift = judges.changes([ref.run_id for ref in trends.runs])
     alerts = trends.alerts(window)

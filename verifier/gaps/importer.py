@@ -51,13 +51,17 @@ class ImportSummary:
     runs: list[str] = field(default_factory=list)
 
 
-def import_jsonl(path: Path, store: GapStore, *, batch: int = APPEND_BATCH) -> ImportSummary:
+def import_jsonl(
+    path: Path, store: GapStore, *, batch: int = APPEND_BATCH, expect_head: str | None = None
+) -> ImportSummary:
     """Verifies a JSONL export whole, then appends its runs and rows to ``store``.
 
     Args:
         path: A file written by ``export_jsonl`` (``verifier export --format jsonl``).
         store: The target store; none of the export's runs may be in it yet.
         batch: Rows a call to ``store.append`` (one transaction each).
+        expect_head: The head the source store published: the export is refused
+            unless its seal chain holds it (an export edited and sealed again).
 
     Returns:
         How many rows were imported, of which runs.
@@ -68,7 +72,7 @@ def import_jsonl(path: Path, store: GapStore, *, batch: int = APPEND_BATCH) -> I
         StoreError: The store failed while writing; the runs begun are marked
             interrupted, with the reason in their summary.
     """
-    staged = verify_export(path, store)
+    staged = verify_export(path, store, expect_head)
     summary = ImportSummary(runs=list(staged.runs))
     begun: list[str] = []
     try:

@@ -24,7 +24,15 @@ from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
 from verifier.gaps.chain import GENESIS, SealedRow, seal
-from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _run_record
+from verifier.gaps.seals import (
+    RUN_SEAL_QUERY,
+    SEAL_COLUMNS,
+    StoredSeal,
+    append_payload,
+    append_seal,
+    head_of,
+)
+from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _begun, _run_record
 from verifier.gaps.store import (
     DuplicateRowId,
     RunRecord,
@@ -45,10 +53,12 @@ _COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite'
 _COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
 _LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
 # Rows (run_id, status, NULL, NULL) per run asked about, then (NULL, NULL, seq,
-# row_hash) of the chain's last row when there is one.
+# row_hash) of the chain's last row and (NULL, 'seal', n, seal_hash) of the last seal,
+# when there are.
 _RUNS_AND_LAST_ROW = (
     "SELECT run_id, status, NULL::bigint, NULL::text FROM runs WHERE run_id = ANY(%s)"
     " UNION ALL (SELECT NULL, NULL, seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1)"
+    " UNION ALL (SELECT NULL, 'seal', n, seal_hash FROM seals ORDER BY n DESC LIMIT 1)"
 )
 # For this transaction only; in the same statement as the lock, to spare a round trip.
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
@@ -137,6 +147,13 @@ class PostgresStore(Closing):
                     "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = %s",
                     (run_id,),
                 )
+            begun = cur.execute(
+                "SELECT contract_id, contract_version, started_at, options FROM runs"
+                " WHERE run_id = %s",
+                (run_id,),
+            ).fetchone()
+            assert begun is not None  # inserted or found above, under the chain lock
+            append_seal(cur.execute, "%s", "begin", run_id, _begun(contract_sha256, begun))
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
@@ -167,8 +184,11 @@ class PostgresStore(Closing):
                     state = "has not begun" if status is None else f"is {status}"
                     raise StoreError(f"cannot append rows: run {run_id} {state}")
             last_seq, last_hash = next(
-                ((seq, row_hash) for run_id, _, seq, row_hash in found if run_id is None),
+                ((seq, h) for run_id, kind, seq, h in found if run_id is None and kind is None),
                 (0, GENESIS),
+            )
+            last_seal = next(
+                ((n, h) for run_id, kind, n, h in found if run_id is None and kind == "seal"), None
             )
             if contents:
                 cur.executemany(
@@ -189,6 +209,17 @@ class PostgresStore(Closing):
                         last_seq, last_hash = sealed[-1].seq, sealed[-1].row_hash
             except TypeError:  # binary COPY takes no int for a text column, say
                 raise StoreError("cannot append rows: a draft value has the wrong type") from None
+            if batch:
+                payload = append_payload(batch, len(batch))
+                append_seal(
+                    cur.execute,
+                    "%s",
+                    "append",
+                    "",
+                    payload,
+                    rows=(last_seq, last_hash),
+                    last=last_seal,
+                )
         return len(batch)
 
     def finish_run(
@@ -256,13 +287,40 @@ class PostgresStore(Closing):
 
     def iter_contents(self) -> Iterator[tuple[str, str]]:
         """Streams every stored content as ``(sha256, body)``, in hash order."""
+        yield from self._stream("SELECT sha256, body FROM contents ORDER BY sha256")
+
+    def iter_contracts(self) -> Iterator[StoredContract]:
+        """Streams every stored contract source, in hash order."""
+        query = "SELECT sha256, path, source FROM contracts ORDER BY sha256"
+        for sha, path, source in self._stream(query):
+            yield StoredContract(sha, path, source)
+
+    def iter_seals(self) -> Iterator[StoredSeal]:
+        """Streams the seal chain in order."""
+        yield from map(
+            StoredSeal._make, self._stream(f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n")
+        )
+
+    def head(self) -> StoredSeal | None:
+        """The last seal, whose hash is the store's head; ``None`` when none yet."""
+        self._check_open()
+        with self._lock, self._target.errors(self._error):
+            return head_of(self._conn.execute)
+
+    def run_seal(self, run_id: str) -> StoredSeal | None:
+        """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
+        found = self._read(RUN_SEAL_QUERY.replace("?", "%s"), (run_id,))
+        return StoredSeal(*found[0]) if found else None
+
+    def _stream(self, query: str) -> Iterator[tuple[Any, ...]]:
+        """A query's rows through a server-side cursor on a connection of its own."""
         self._check_open()
         with (
             self._target.errors(self._error),
             self._target.connect(autocommit=False, error=self._error) as conn,
-            conn.cursor(name="gap_contents") as cursor,
+            conn.cursor(name="gap_stream") as cursor,
         ):
-            cursor.execute("SELECT sha256, body FROM contents ORDER BY sha256")
+            cursor.execute(query)
             while batch := cursor.fetchmany(_FETCH):
                 yield from batch
 

@@ -149,6 +149,32 @@ class SideTables(Closing):
                     self._conn.execute("BEGIN IMMEDIATE")
                     self._conn.executemany(sql, rows)
 
+    def execute_sealed(
+        self, statement: str, params: Sequence[Any], *, kind: str, subject: str, payload: Any
+    ) -> None:
+        """Runs one statement and appends a seal (``verifier.gaps.seals``) recording it,
+        in one transaction that holds the store's chain lock."""
+        from verifier.gaps.seals import append_seal
+
+        sql = self._sql(statement)
+        with self._errors():
+            if self.postgres:
+                from verifier.gaps._postgres_conn import lock_key
+
+                with self._conn.transaction(), self._conn.cursor() as cursor:
+                    (schema,) = cursor.execute("SELECT current_schema()").fetchone() or ("",)
+                    cursor.execute(
+                        "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), "chain"),)
+                    )
+                    cursor.execute(sql, params)
+                    append_seal(cursor.execute, "%s", kind, subject, payload)
+            else:
+                from verifier.gaps._sqlite_file import transaction
+
+                with transaction(self._conn):
+                    self._conn.execute(sql, params)
+                    append_seal(self._conn.execute, "?", kind, subject, payload)
+
     def close(self) -> None:
         self._conn.close()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from itertools import chain
 from pathlib import Path
@@ -23,6 +23,15 @@ from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transaction
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.seals import (
+    RUN_SEAL_QUERY,
+    SEAL_COLUMNS,
+    StoredSeal,
+    append_payload,
+    append_seal,
+    begin_payload,
+    head_of,
+)
 from verifier.gaps.store import (
     DuplicateRowId,
     RunRecord,
@@ -144,6 +153,12 @@ class SqliteStore(Closing):
                     "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ?",
                     (run_id,),
                 )
+            begun = conn.execute(
+                "SELECT contract_id, contract_version, started_at, options FROM runs"
+                " WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            append_seal(conn.execute, "?", "begin", run_id, _begun(contract_sha256, begun))
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
@@ -183,6 +198,15 @@ class SqliteStore(Closing):
                     [(sha, body.decode("utf-8")) for sha, body in contents.items()],
                 )
             self._insert(conn, sealed)
+            if sealed:
+                append_seal(
+                    conn.execute,
+                    "?",
+                    "append",
+                    "",
+                    append_payload(batch, len(sealed)),
+                    rows=(sealed[-1].seq, sealed[-1].row_hash),
+                )
         self._checkpoint_soon()
         return len(sealed)
 
@@ -282,13 +306,38 @@ class SqliteStore(Closing):
 
     def iter_contents(self) -> Iterator[tuple[str, str]]:
         """Streams every stored content as ``(sha256, body)``, in hash order."""
+        yield from self._stream("SELECT sha256, body", "contents", "sha256")
+
+    def iter_contracts(self) -> Iterator[StoredContract]:
+        """Streams every stored contract source, in hash order."""
+        for sha, path, source in self._stream("SELECT sha256, path, source", "contracts", "sha256"):
+            yield StoredContract(sha, path, source)
+
+    def iter_seals(self) -> Iterator[StoredSeal]:
+        """Streams the seal chain in order."""
+        yield from map(StoredSeal._make, self._stream(f"SELECT {SEAL_COLUMNS}", "seals", "n"))
+
+    def head(self) -> StoredSeal | None:
+        """The last seal, whose hash is the store's head; ``None`` when none yet."""
         with sqlite_errors(self._path):
-            cursor = self._conn.execute("SELECT sha256, body FROM contents ORDER BY sha256")
+            return head_of(self._conn.execute)
+
+    def run_seal(self, run_id: str) -> StoredSeal | None:
+        """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
+        with sqlite_errors(self._path):
+            found = self._conn.execute(RUN_SEAL_QUERY, (run_id,)).fetchone()
+        return StoredSeal(*found) if found else None
+
+    def _stream(self, select: str, table: str, order: str) -> Iterator[tuple[Any, ...]]:
+        with sqlite_errors(self._path):
+            cursor = self._conn.execute(f"{select} FROM {table} ORDER BY {order}")
             try:
                 while batch := cursor.fetchmany(_FETCH):
                     yield from batch
             finally:
-                cursor.close()
+                # A stream left unfinished may be collected after the store closed.
+                with suppress(sqlite3.ProgrammingError):
+                    cursor.close()
 
     def delete_contents(self, shas: Iterable[str]) -> int:
         """Deletes stored contents, overwriting their bytes in the file.
@@ -359,6 +408,18 @@ class SqliteStore(Closing):
 def _rows_per_insert(conn: sqlite3.Connection) -> int:
     limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     return max(1, min(_ROWS_PER_INSERT, limit // len(SealedRow._fields)))
+
+
+def _begun(contract_sha256: str, begun: tuple[Any, ...]) -> dict[str, Any]:
+    """The ``begin`` seal's payload from the run record as it now stands."""
+    contract_id, version, started_at, options = begun
+    return begin_payload(
+        contract_id=contract_id,
+        contract_version=version,
+        contract_sha256=contract_sha256,
+        started_at=started_at,
+        options=_json_object(options),
+    )
 
 
 def _run_record(row: tuple[Any, ...]) -> RunRecord:

@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, Self, TypeAlias
 from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.gaps.chain import SealedRow
+from verifier.gaps.seals import StoredSeal, append_seal, end_payload
 
 RunStatus = Literal["running", "finished", "interrupted"]
 RUN_STATUSES: frozenset[str] = frozenset({"running", "finished", "interrupted"})
@@ -161,6 +162,22 @@ class GapStore(Protocol):
         """Streams every stored content as ``(sha256, body)``."""
         ...
 
+    def iter_contracts(self) -> Iterator[StoredContract]:
+        """Streams every stored contract source."""
+        ...
+
+    def iter_seals(self) -> Iterator[StoredSeal]:
+        """Streams the seal chain in order (see ``verifier.gaps.seals``)."""
+        ...
+
+    def head(self) -> StoredSeal | None:
+        """The last seal, whose hash is the store's head; ``None`` when none yet."""
+        ...
+
+    def run_seal(self, run_id: str) -> StoredSeal | None:
+        """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
+        ...
+
     def delete_contents(self, shas: Iterable[str]) -> int:
         """Deletes stored contents (purging); rows and the chain are untouched.
 
@@ -249,7 +266,7 @@ def record_run_end(
 
     Records ``summary`` plus the ``chain`` key the store writes itself (the run's row
     count and last row, replacing any the caller passed), which lets the audit notice
-    rows deleted from the end of the chain.
+    rows deleted from the end of the chain, and seals the end into the seal chain.
 
     Args:
         execute: The transaction's ``execute`` (a cursor's or a connection's).
@@ -283,3 +300,4 @@ def record_run_end(
         ),
         (status, finished_at, canonical_json(recorded).decode("utf-8"), run_id),
     )
+    append_seal(execute, placeholder, "end", run_id, end_payload(status, finished_at, recorded))

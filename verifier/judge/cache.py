@@ -9,6 +9,11 @@ Entries live in the gap store, beside the rows they back (a table of the SQLite 
 or of the PostgreSQL schema: ``verifier.judge.pg_cache``), and in optional
 *recordings* (a JSONL file of entries) that can be committed so CI replays verdicts
 offline. A cached reply keeps the triple of the call that produced it.
+
+An entry in the store is sealed when written: the SHA-256 of its text goes into the
+store's seal chain (``verifier.gaps.seals``) in the same transaction. ``get`` serves an
+entry only while it matches its seal; an edited entry (a flipped verdict, say) or one
+without a seal (written before the seal chain) is a miss, so the judge is asked again.
 """
 
 from __future__ import annotations
@@ -131,14 +136,43 @@ class StoreCache(Protocol):
 
     def put(self, entry: CachedReply) -> None: ...
 
+    def rejected(self, key: str) -> str | None:
+        """Why ``get`` refused the entry stored under ``key``, or ``None``."""
+        ...
+
     def close(self) -> None: ...
 
 
+_REJECTED_REMEMBERED = 10_000
+
+
+class RejectedEntries:
+    """The keys whose stored entries ``get`` refused for not matching their seal, so a
+    miss caused by an edited entry can be told from a plain one (bounded: past
+    ``_REJECTED_REMEMBERED`` keys the oldest are forgotten)."""
+
+    def __init__(self) -> None:
+        self._why: dict[str, str] = {}
+
+    def note(self, key: str, sealed: bool) -> None:
+        if len(self._why) >= _REJECTED_REMEMBERED:
+            self._why.pop(next(iter(self._why)))
+        self._why[key] = (
+            "was edited after it was sealed"
+            if sealed
+            else "has no seal (written before cache entries were sealed, or its seal is gone)"
+        )
+
+    def why(self, key: str) -> str | None:
+        return self._why.get(key)
+
+
 class SqliteJudgeCache:
-    """Cache entries in a table of the SQLite gap-store file."""
+    """Cache entries in a table of the SQLite gap-store file, each sealed in its chain."""
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
+        self._rejected = RejectedEntries()
         try:
             self._conn = sqlite3.connect(
                 str(path), timeout=30, isolation_level=None, check_same_thread=False
@@ -153,14 +187,32 @@ class SqliteJudgeCache:
             raise CacheError(f"{path}: cannot open the judge cache: {exc}") from None
 
     def get(self, key: str) -> CachedReply | None:
+        """The entry stored under ``key`` if it matches its seal, else ``None``."""
+        from verifier.gaps.seals import CACHE_SEAL_QUERY, StoredSeal, cache_entry_sealed
+
         with self._lock:
             row = self._conn.execute(
                 "SELECT entry FROM judge_cache WHERE key = ?", (key,)
             ).fetchone()
-        return CachedReply.from_json(orjson.loads(row[0])) if row else None
+            if row is None:
+                return None
+            sealed = self._conn.execute(CACHE_SEAL_QUERY, (key,)).fetchone()
+        if not cache_entry_sealed(StoredSeal(*sealed) if sealed else None, key, row[0]):
+            self._rejected.note(key, sealed is not None)
+            return None
+        return CachedReply.from_json(orjson.loads(row[0]))
+
+    def rejected(self, key: str) -> str | None:
+        """Why ``get`` refused the entry stored under ``key``, or ``None``."""
+        return self._rejected.why(key)
 
     def put(self, entry: CachedReply) -> None:
-        with self._lock:
+        """Stores ``entry`` under its key, replacing any entry already there, and seals it."""
+        from verifier.gaps._sqlite_file import transaction
+        from verifier.gaps.seals import append_seal, cache_payload
+
+        text = canonical_json(entry.as_json()).decode()
+        with self._lock, transaction(self._conn):
             self._conn.execute(
                 "INSERT OR REPLACE INTO judge_cache"
                 " (key, provider, model, prompt_sha, sampling_sha, entry)"
@@ -171,9 +223,10 @@ class SqliteJudgeCache:
                     entry.model,
                     entry.prompt_sha,
                     entry.sampling_sha,
-                    canonical_json(entry.as_json()).decode(),
+                    text,
                 ),
             )
+            append_seal(self._conn.execute, "?", "cache", entry.key, cache_payload(text))
 
     def close(self) -> None:
         self._conn.close()
@@ -195,6 +248,10 @@ class MemoryCache:
 
     def put(self, entry: CachedReply) -> None:
         self._entries[entry.key] = entry
+
+    def rejected(self, key: str) -> str | None:
+        """Always ``None``: nothing outside this process can edit these entries."""
+        return None
 
     def close(self) -> None:
         self._entries.clear()
@@ -288,6 +345,10 @@ class LayeredCache:
             if hit is not None:
                 return hit
         return self.store_cache.get(key) if self.store_cache is not None else None
+
+    def rejected(self, key: str) -> str | None:
+        """Why the store's cache refused its entry for ``key`` (see ``RejectedEntries``)."""
+        return self.store_cache.rejected(key) if self.store_cache is not None else None
 
     def put(self, entry: CachedReply) -> None:
         if self.store_cache is not None:

@@ -1,7 +1,9 @@
 """The judge cache of a PostgreSQL gap store: a ``judge_cache`` table beside its rows.
 
 The same entries, keys and replace-on-put behaviour as ``SqliteJudgeCache``, so a team
-sharing one PostgreSQL store also shares the verdicts already paid for.
+sharing one PostgreSQL store also shares the verdicts already paid for; each entry is
+sealed into the store's seal chain when written and served only while it matches
+its seal (see ``verifier.judge.cache``).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import threading
 import orjson
 
 from verifier.canonical import canonical_json
+from verifier.gaps.seals import CACHE_SEAL_QUERY, StoredSeal, cache_entry_sealed, cache_payload
 from verifier.gaps.side_tables import SideTables, TableSpec
-from verifier.judge.cache import CachedReply, CacheError
+from verifier.judge.cache import CachedReply, CacheError, RejectedEntries
 
 __all__ = ["PostgresJudgeCache"]
 
@@ -44,27 +47,50 @@ class PostgresJudgeCache:
     """
 
     def __init__(self, url: str) -> None:
+        from verifier.errors import VerifierError
+        from verifier.gaps.postgres import PostgresStore
+
+        # The store's schema (its seal chain above all) is created or migrated first.
+        try:
+            PostgresStore(url).close()
+        except VerifierError as exc:
+            raise CacheError(f"judge cache {exc}") from None
         self._lock = threading.Lock()
+        self._rejected = RejectedEntries()
         self._db = SideTables.open(url, _TABLE, error=_cache_error)
 
     def get(self, key: str) -> CachedReply | None:
-        """The entry stored under ``key``, or ``None``."""
+        """The entry stored under ``key`` if it matches its seal, else ``None``."""
         with self._lock:
             rows = self._db.fetch("SELECT entry FROM judge_cache WHERE key = ?", (key,))
-        return CachedReply.from_json(orjson.loads(rows[0][0])) if rows else None
+            if not rows:
+                return None
+            sealed = self._db.fetch(CACHE_SEAL_QUERY, (key,))
+        seal = StoredSeal(*sealed[0]) if sealed else None
+        if not cache_entry_sealed(seal, key, rows[0][0]):
+            self._rejected.note(key, seal is not None)
+            return None
+        return CachedReply.from_json(orjson.loads(rows[0][0]))
+
+    def rejected(self, key: str) -> str | None:
+        """Why ``get`` refused the entry stored under ``key``, or ``None``."""
+        return self._rejected.why(key)
 
     def put(self, entry: CachedReply) -> None:
-        """Stores ``entry`` under its key, replacing any entry already there."""
+        """Stores ``entry`` under its key, replacing any entry already there, and seals it."""
+        text = canonical_json(entry.as_json()).decode()
         params = (
             entry.key,
             entry.provider,
             entry.model,
             entry.prompt_sha,
             entry.sampling_sha,
-            canonical_json(entry.as_json()).decode(),
+            text,
         )
         with self._lock:
-            self._db.execute(_PUT, params)
+            self._db.execute_sealed(
+                _PUT, params, kind="cache", subject=entry.key, payload=cache_payload(text)
+            )
 
     def close(self) -> None:
         """Closes the connection."""

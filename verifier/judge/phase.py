@@ -41,6 +41,10 @@ NO_RECORDING = "replay: no recorded verdict"
 """How the reason of a row begins when replay found no verdict for its request (the
 re-check of stored verdicts tells a missing cache entry from a verdict by it)."""
 
+REJECTED_ENTRY = "replay: the judge cache entry for this request"
+"""How the reason begins when the store's cache holds an entry for the request but
+refused it for not matching its seal (an edited verdict is never served)."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Obtained:
@@ -266,6 +270,9 @@ class JudgePhase:
         if self.mode == "replay" or spec.provider == "replay":
             ids = ", ".join(c.id for c in claims)
             known = self.replay_reasons.get(request.cache_key)
+            refused = self.cache.rejected(request.cache_key) if self.cache is not None else None
+            if refused is not None:
+                known = f"{REJECTED_ENTRY} {refused}, so it is not served"
             return _Obtained(
                 None,
                 f"{known} (claim {ids}, case {case_id})"

@@ -15,7 +15,7 @@ import orjson
 
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore, StoredRow
-from verifier.judge.phase import NO_RECORDING
+from verifier.judge.phase import NO_RECORDING, REJECTED_ENTRY
 from verifier.recheck.contents import CaseContent, NoContent, case_content
 from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans, touched
 from verifier.recheck.report import Difference, RecheckReport, TamperedContent
@@ -164,6 +164,9 @@ def _compare(
     judged = claim_id in plan.judged
     if judged and plan.judge_problem is not None:
         report.skip("judge_unavailable", plan.judge_problem)
+        return
+    if judged and result.reason.startswith(REJECTED_ENTRY):
+        report.cache_tampered(f"seq {row.seq} run {row.run_id}: {result.reason}")
         return
     if judged and result.reason.startswith(NO_RECORDING):
         report.skip("no_cache_entry", f"claim {claim_id} on case {row.case_id}")

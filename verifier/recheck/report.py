@@ -114,12 +114,20 @@ class RecheckReport:
     examples: dict[str, str] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
     tampered: dict[str, TamperedContent] = field(default_factory=dict)
+    tampered_cache: list[str] = field(default_factory=list)
+    tampered_cache_rows: int = 0
     max_listed: int = 1000
 
     @property
     def ok(self) -> bool:
-        """Whether every re-checked row agrees and no stored content was tampered with."""
-        return not self.differ and not self.tampered
+        """Whether every re-checked row agrees and nothing stored was tampered with."""
+        return not self.differ and not self.tampered and not self.tampered_cache_rows
+
+    def cache_tampered(self, detail: str) -> None:
+        """Counts a judge row whose cache entry no longer matches its seal."""
+        self.tampered_cache_rows += 1
+        if len(self.tampered_cache) < self.max_listed:
+            self.tampered_cache.append(detail)
 
     def skip(self, why: Why, detail: str, rows: int = 1) -> None:
         """Counts ``rows`` rows as not recheckable for one reason."""
@@ -151,6 +159,8 @@ class RecheckReport:
             "differences": [d.as_dict() for d in self.differences],
             "omitted_differences": self.differ - len(self.differences),
             "tampered_contents": [t.as_dict() for t in self.tampered.values()],
+            "tampered_cache_rows": self.tampered_cache_rows,
+            "tampered_cache": self.tampered_cache,
         }
 
     def lines(self) -> list[str]:
@@ -170,6 +180,7 @@ class RecheckReport:
                 f"  TAMPERED content {tampered.sha256}: its bytes hash to {tampered.actual}; "
                 f"{tampered.rows} row(s) refer to it and were not rechecked against it"
             )
+        lines += [f"  TAMPERED judge cache: {detail}" for detail in self.tampered_cache]
         lines += [f"  DIFFERS {d.describe()}" for d in self.differences]
         if self.differ > len(self.differences):
             lines.append(f"  ... and {self.differ - len(self.differences)} more")
@@ -179,6 +190,11 @@ class RecheckReport:
             found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []
             if self.tampered:
                 found.append(f"{len(self.tampered)} stored content(s) tampered with")
+            if self.tampered_cache_rows:
+                found.append(
+                    f"{self.tampered_cache_rows} judge verdict(s) whose cache entry was "
+                    "tampered with"
+                )
             lines.append("FAILED: " + "; ".join(found))
         return lines
 

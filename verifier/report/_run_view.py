@@ -136,6 +136,9 @@ class RunView:
         ok = self.record.status == "finished" and totals.failed_cases == 0
         return "PASS" if ok else "FAIL"
 
+    head: str | None = None
+    """The store's head right after the run's end was sealed (``None`` before it ends)."""
+
     @property
     def left_out(self) -> int:
         return self.not_passed - len(self.results)
@@ -205,6 +208,8 @@ def read_run(
             name the ``verifier show`` command that shows their case.
     """
     view = RunView(record, store.location, max_results, content_budget=content_budget)
+    sealed = store.run_seal(record.run_id)
+    view.head = sealed.seal_hash if sealed is not None and sealed.kind == "end" else None
     claims = view.claims
     notes = claim_notes(store, record)
     contents = ContentReader(store)

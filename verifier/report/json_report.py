@@ -150,6 +150,9 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
         "assertion_breakdown": {
             claim_id: tally.as_dict() for claim_id, tally in summary.breakdown.items()
         },
+        # The store's head once the run's end was sealed: publish it, check it later
+        # with `verifier audit --expect-head`.
+        "head": summary.head,
     }
     if summary.judge_usage is not None:
         # Runs with judge claims add what the judges cost; runs without keep the
