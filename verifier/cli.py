@@ -604,9 +604,10 @@ def run(
                 err=True,
             )
         click.echo(f"variant {name_b}, compared against {name_a}:", err=True)
+    head = f"; store head {summary.head}" if summary.head else ""
     click.echo(
         f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
-        f"gap rows in {stored_in}{'; report written' + where if out else ''}",
+        f"gap rows in {stored_in}{head}{'; report written' + where if out else ''}",
         err=True,
     )
     if sut_plan.variants and baseline_summary is not None:

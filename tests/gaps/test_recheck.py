@@ -248,3 +248,14 @@ def test_the_markdown_report_has_the_counts_and_a_table_of_differing_rows(
         and "| fail (score 1.0) | pass (score 1.0) |" in line
         for line in lines
     ), done.stdout
+
+
+def test_a_recheck_that_could_check_nothing_does_not_claim_every_verdict_agrees() -> None:
+    from verifier.recheck.report import RecheckReport
+
+    report = RecheckReport("gaps.db", rows=3)
+    report.skip("content_missing", "content abc is not in the store", 3)
+    assert report.ok
+    assert report.lines()[-1] == "ok: nothing differs, but no row could be rechecked (see above)"
+    report.rechecked = report.agree = 1
+    assert report.lines()[-1] == "ok: every rechecked verdict agrees"

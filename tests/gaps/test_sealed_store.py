@@ -289,3 +289,33 @@ def test_the_page_of_a_run_that_has_not_ended_shows_no_head(
     result = verifier(*args, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert 'id="head"' not in page.read_text(encoding="utf-8")
+
+
+def test_a_run_prints_the_head_it_left_where_ci_logs_and_pr_comments_keep_it(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    from tests.conftest import EXAMPLES
+
+    store = str(tmp_path / "gaps.db")
+    comment = tmp_path / "comment.md"
+    run = verifier(
+        "run",
+        str(EXAMPLES / "account-research.yaml"),
+        "--cases",
+        str(EXAMPLES / "account-research.cases.jsonl"),
+        "--store",
+        store,
+        "--pr-comment",
+        str(comment),
+        cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stderr
+    audit = verifier("audit", "--store", store, "--format", "json", cwd=tmp_path)
+    head = json.loads(audit.stdout)["head"]
+    assert re.fullmatch(r"[0-9a-f]{64}", head)
+    assert f"store head {head}" in run.stderr
+    assert f"Store head after this run: `{head}`" in comment.read_text()
+    checked = verifier("audit", "--store", store, "--expect-head", head, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout

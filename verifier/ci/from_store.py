@@ -65,6 +65,9 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     usage = record.summary.get("usage")
     if isinstance(usage, dict):
         summary.judge_usage = usage
+    sealed = store.run_seal(run_id)
+    if sealed is not None and sealed.kind == "end":
+        summary.head = sealed.seal_hash
     cases = stored_cases(store, run_id, plan, float(threshold))
     for case in sorted(cases.values(), key=lambda c: c.line):
         summary.add_case(case)

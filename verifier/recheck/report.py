@@ -184,7 +184,9 @@ class RecheckReport:
         lines += [f"  DIFFERS {d.describe()}" for d in self.differences]
         if self.differ > len(self.differences):
             lines.append(f"  ... and {self.differ - len(self.differences)} more")
-        if self.ok:
+        if self.ok and not self.rechecked:
+            lines.append("ok: nothing differs, but no row could be rechecked (see above)")
+        elif self.ok:
             lines.append("ok: every rechecked verdict agrees")
         else:
             found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []

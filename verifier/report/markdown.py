@@ -89,6 +89,12 @@ def heading_lines(summary: RunSummary) -> list[str]:
     )
     if summary.interrupted:
         lines += ["", "> ⚠️ The run was interrupted; the totals cover the cases that finished."]
+    if summary.head:
+        lines += [
+            "",
+            f"Store head after this run: {code_span(summary.head)} (a later "
+            f"`verifier audit --expect-head` with it fails if the store was rewritten)",
+        ]
     return lines
 
 
