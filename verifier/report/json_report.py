@@ -117,8 +117,11 @@ def case_json(case: CaseResult) -> dict[str, Any]:
             for r in results
         ],
     }
-    if case.content is not None:
-        # The case as the store keeps it: redacted fields as their marker.
+    if case.content is not None and not case.passed:
+        # What a failing case was about, as the store keeps it (redacted fields as
+        # their marker). Only for cases that did not pass: a passing case's content
+        # would double the report of a large run for what nobody looks at, and the
+        # store (verifier show) has it.
         entry["content"] = case.content
     return entry
 
