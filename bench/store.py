@@ -68,8 +68,11 @@ def server_process(store: object) -> Any:
         return None
 
 
-def insert(target: str, rows: int, batch: int) -> tuple[float, float, float | None]:
-    """Appends ``rows`` rows to a new store.
+def insert(
+    target: str, rows: int, batch: int, contents: bool = True
+) -> tuple[float, float, float | None]:
+    """Appends ``rows`` rows to a new store (with their cases' contents unless not
+    ``contents``).
 
     Returns:
         Seconds spent in ``append``, this process's CPU seconds in it, and the
@@ -82,9 +85,9 @@ def insert(target: str, rows: int, batch: int) -> tuple[float, float, float | No
         begin(store, "bench")
         for start in range(0, rows, batch):
             drafts = [draft(n, "bench") for n in range(start + 1, min(rows, start + batch) + 1)]
-            contents = with_contents(drafts)
+            stored = with_contents(drafts) if contents else {}
             began, began_cpu = time.perf_counter(), cpu_seconds()
-            store.append(drafts, contents)
+            store.append(drafts, stored)
             spent += time.perf_counter() - began
             cpu += cpu_seconds() - began_cpu
         server_cpu = sum(server.cpu_times()[:2]) - server_before if server else None
@@ -165,8 +168,8 @@ def mib(n: object) -> str:
     return f"{int(n) / 2**20:.0f} MiB"  # type: ignore[call-overload]
 
 
-def bench(name: str, target: str, rows: int, batch: int) -> None:
-    seconds, cpu, server_cpu = insert(target, rows, batch)
+def bench(name: str, target: str, rows: int, batch: int, contents: bool = True) -> None:
+    seconds, cpu, server_cpu = insert(target, rows, batch, contents)
     server = "" if server_cpu is None else f", server {server_cpu:.1f} s"
     print(
         f"{name:<8} insert: {rows:,} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s"
@@ -221,6 +224,12 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--postgres", default=None, help="server URL (default: see above)")
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument(
+        "--no-contents",
+        action="store_true",
+        help="append rows without their cases' contents (the work of a store before the "
+        "content record, to compare like with like)",
+    )
     parser.add_argument("--audit-only", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--history", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -228,12 +237,12 @@ def main() -> None:
         audit_here(args.audit_only, args.history)
         return
     with tempfile.TemporaryDirectory(prefix="verifier-bench-") as folder:
-        bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch)
+        bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch, not args.no_contents)
     if args.no_postgres:
         return
     with postgres_url(args.postgres) as url:
         if url is not None:
-            bench("postgres", url, args.rows, args.batch)
+            bench("postgres", url, args.rows, args.batch, not args.no_contents)
 
 
 if __name__ == "__main__":
