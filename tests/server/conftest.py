@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+# The PostgreSQL server and a fresh schema per test, as the store tests have them.
+from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.server._support import KEY

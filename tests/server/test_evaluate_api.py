@@ -146,3 +146,52 @@ def test_an_unusable_store_is_a_one_line_500_without_internals(
     assert response.status_code == 500
     detail = response.json()["detail"]
     assert "\n" not in detail and str(tmp_path) not in detail and "Traceback" not in detail
+
+
+def _open_files(path: Path) -> int:
+    """How many file descriptors of this process (the server runs in it) hold ``path``."""
+    held = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            held += Path(fd).readlink() == path
+        except OSError:  # closed meanwhile
+            continue
+    return held
+
+
+def test_judged_evaluations_leave_no_store_connection_open(
+    tmp_path: Path, messages: MessagesServer
+) -> None:
+    # Each evaluation opens the store's judge cache; left open, a long-lived server
+    # runs out of file descriptors after a few hundred requests.
+    store = tmp_path / "gaps.db"
+    with running(settings(tmp_path)) as url, httpx.Client(base_url=url, timeout=60) as client:
+        assert client.post("/v1/evaluate", json=PRD_EXAMPLE).status_code == 200
+        before = _open_files(store)
+        for _ in range(20):
+            assert client.post("/v1/evaluate", json=PRD_EXAMPLE).status_code == 200
+        assert _open_files(store) <= before
+
+
+def test_judged_evaluations_leave_no_postgres_connection_open(
+    tmp_path: Path, messages: MessagesServer, postgres_url: str
+) -> None:
+    import psycopg
+
+    def connections() -> int:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (count,) = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone() or (0,)
+        return int(count)
+
+    with (
+        running(settings(tmp_path, store=postgres_url)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        assert client.post("/v1/evaluate", json=PRD_EXAMPLE).status_code == 200
+        before = connections()
+        for _ in range(10):
+            assert client.post("/v1/evaluate", json=PRD_EXAMPLE).status_code == 200
+        assert connections() <= before

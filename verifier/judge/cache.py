@@ -350,6 +350,11 @@ class LayeredCache:
         """Why the store's cache refused its entry for ``key`` (see ``RejectedEntries``)."""
         return self.store_cache.rejected(key) if self.store_cache is not None else None
 
+    def close(self) -> None:
+        """Releases the store's cache (its database connection); recordings hold none."""
+        if self.store_cache is not None:
+            self.store_cache.close()
+
     def put(self, entry: CachedReply) -> None:
         if self.store_cache is not None:
             self.store_cache.put(entry)

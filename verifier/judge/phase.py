@@ -114,9 +114,13 @@ class JudgePhase:
                     )
 
     async def aclose(self) -> None:
-        """Closes the providers' clients (within the loop that made them)."""
+        """Closes the providers' clients (within the loop that made them) and the cache's
+        connection to the store: a long-lived process (the HTTP server) makes a phase
+        per request, and each left open would hold a database connection."""
         for provider in self.providers.values():
             await provider.aclose()
+        if self.cache is not None:
+            self.cache.close()
 
     def status(self) -> str:
         """Counters for the progress bar."""

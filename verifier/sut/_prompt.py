@@ -244,3 +244,5 @@ class PromptCaller:
     async def aclose(self) -> None:
         if self.provider is not None:
             await self.provider.aclose()
+        if self.cache is not None:
+            self.cache.close()  # its connection to the store (see JudgePhase.aclose)
