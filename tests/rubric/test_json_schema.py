@@ -146,10 +146,50 @@ def test_schema_file_nested_thousands_deep_is_one_located_problem(
     result = verifier("check", "c.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert_no_traceback(result)
-    assert (
-        result.stdout
-        == f"c.yaml:4:5: claim 'shaped': schema_file '{name}' nests too deeply to read\n"
+    problem = (
+        "nests too deeply to read"
+        if name.endswith(".json")
+        else "line 1 column 66: document nests deeper than 64 levels"
     )
+    assert result.stdout == f"c.yaml:4:5: claim 'shaped': schema_file '{name}' {problem}\n"
+
+
+ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)},"
+    f" *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)},"
+    f" *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(9)
+)
+
+
+def test_a_schema_file_that_is_a_yaml_alias_bomb_is_refused_before_it_expands(
+    tmp_path: Path,
+) -> None:
+    # About 600 bytes that expand to 10**10 nodes: the contract's node cap applies.
+    (tmp_path / "bomb.yaml").write_text(ALIAS_BOMB, encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
+        "    field: output\n    schema_file: bomb.yaml\n",
+        encoding="utf-8",
+    )
+    result = verifier("check", "c.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    assert "schema_file 'bomb.yaml'" in result.stdout and "alias expansion" in result.stdout
+
+
+def test_a_schema_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    from verifier.contract.yaml_positions import MAX_BYTES
+
+    (tmp_path / "big.json").write_text('{"description": "' + "x" * MAX_BYTES + '"}')
+    (tmp_path / "c.yaml").write_text(
+        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
+        "    field: output\n    schema_file: big.json\n",
+        encoding="utf-8",
+    )
+    result = verifier("check", "c.yaml", cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"are limited to {MAX_BYTES} bytes" in result.stdout
 
 
 def test_without_context_the_file_is_left_for_prepare(make_claim: Make) -> None:

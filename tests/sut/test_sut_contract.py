@@ -106,6 +106,23 @@ def test_command_line_spec_keeps_the_contracts_input_and_format() -> None:
         parse_sut_option("{format: json}", base=declared)
 
 
+def test_a_sut_option_is_read_with_the_contracts_yaml_limits() -> None:
+    # An alias bomb in flow style: ten levels of ten aliases each.
+    bomb = (
+        "{a: &a [x, x, x, x, x, x, x, x, x, x], "
+        + ", ".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]"
+            for i in range(9)
+        )
+        + "}"
+    )
+    with pytest.raises(SutError, match="alias expansion"):
+        parse_sut_option(bomb, base=None)
+    # YAML 1.2 integers, as in contracts: 010 is ten, not eight.
+    spec = parse_sut_option("{python: m:f, timeout: 010}", base=None)
+    assert spec.timeout == 10
+
+
 def test_the_committed_schema_describes_the_sut_block() -> None:
     text = (ROOT / "contracts" / "contract.schema.json").read_text(encoding="utf-8")
     assert '"SutSpec"' in text and '"ExecSut"' in text and '"PromptSut"' in text

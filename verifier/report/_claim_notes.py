@@ -33,14 +33,14 @@ class ClaimNote:
 def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
     """Each claim of the run's contract by id (empty when the source is not there or
     cannot be read)."""
-    import yaml
+    from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
 
     stored = store.contract(record.contract_sha256)
     if stored is None:
         return {}
-    try:
-        document = yaml.safe_load(stored.source)
-    except yaml.YAMLError:
+    try:  # the contracts' reader and limits, as for every YAML verifier reads
+        document, _ = parse_yaml_with_positions(stored.source.encode("utf-8"))
+    except YamlProblem:
         return {}
     claims = document.get("claims") if isinstance(document, Mapping) else None
     notes: dict[str, ClaimNote] = {}

@@ -107,19 +107,30 @@ def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
     path = base_dir / name
     if not path.is_file():
         raise ValueError(f"schema_file {name!r} does not exist (relative to the contract)")
+    from verifier.contract.yaml_positions import MAX_BYTES
+
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ValueError(
+                f"schema_file {name!r} is {size} bytes; files a contract reads are limited "
+                f"to {MAX_BYTES} bytes"
+            )
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"schema_file {name!r} cannot be read: {exc}") from None
     if path.suffix in (".yaml", ".yml"):
-        import yaml  # only contracts with YAML schema files pay for the import
+        # The contract's own reader and limits (size, nodes, depth): a schema file is
+        # YAML a contract brings in, and an alias bomb must not expand here either.
+        from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
 
         try:
-            schema = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ValueError(f"schema_file {name!r} is not valid YAML: {exc}") from None
-        except RecursionError:
-            raise ValueError(f"schema_file {name!r} nests too deeply to read") from None
+            schema, _ = parse_yaml_with_positions(raw)
+        except YamlProblem as exc:
+            raise ValueError(
+                f"schema_file {name!r} line {exc.line} column {exc.col}: {exc.message}"
+            ) from None
     else:
         try:
             schema = json.loads(text)

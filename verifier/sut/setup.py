@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import ValidationError
 
 from verifier.contract.load import pattern_mismatch
@@ -66,11 +65,12 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
     elif stripped.startswith("python:"):
         given = {"python": stripped.removeprefix("python:").strip()}
     elif stripped.startswith("{"):
-        try:
-            loaded = yaml.safe_load(stripped)
-        except yaml.YAMLError as exc:
-            problem = getattr(exc, "problem", None) or "not valid YAML"
-            raise SutError(f"{option}: {problem}") from None
+        from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
+
+        try:  # the contracts' reader and limits: YAML 1.2, no alias bombs
+            loaded, _ = parse_yaml_with_positions(stripped.encode("utf-8"))
+        except YamlProblem as exc:
+            raise SutError(f"{option}: {exc.message}") from None
         if not isinstance(loaded, dict):
             raise SutError(f"{option}: expected {_FORMS}")
         given = loaded
