@@ -162,16 +162,21 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+def contract_reading(folder: Path, schema_file: str) -> None:
+    """Writes ``c.yaml``: one json_schema claim reading ``schema_file``."""
+    (folder / "c.yaml").write_text(
+        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
+        f"    field: output\n    schema_file: {schema_file}\n",
+        encoding="utf-8",
+    )
+
+
 def test_a_schema_file_that_is_a_yaml_alias_bomb_is_refused_before_it_expands(
     tmp_path: Path,
 ) -> None:
     # About 600 bytes that expand to 10**10 nodes: the contract's node cap applies.
     (tmp_path / "bomb.yaml").write_text(ALIAS_BOMB, encoding="utf-8")
-    (tmp_path / "c.yaml").write_text(
-        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
-        "    field: output\n    schema_file: bomb.yaml\n",
-        encoding="utf-8",
-    )
+    contract_reading(tmp_path, "bomb.yaml")
     result = verifier("check", "c.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert_no_traceback(result)
@@ -182,11 +187,7 @@ def test_a_schema_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> 
     from verifier.contract.yaml_positions import MAX_BYTES
 
     (tmp_path / "big.json").write_text('{"description": "' + "x" * MAX_BYTES + '"}')
-    (tmp_path / "c.yaml").write_text(
-        "contract: c\nversion: 1\nclaims:\n  - id: shaped\n    rubric: json_schema\n"
-        "    field: output\n    schema_file: big.json\n",
-        encoding="utf-8",
-    )
+    contract_reading(tmp_path, "big.json")
     result = verifier("check", "c.yaml", cwd=tmp_path)
     assert result.returncode == 2
     assert f"are limited to {MAX_BYTES} bytes" in result.stdout
