@@ -89,6 +89,8 @@ class PostgresStore(Closing):
             with self._target.errors(self._error):
                 schema = prepare_store(self._conn, self.location)
             self._chain_lock = lock_key(schema, "chain")
+            self._schema = schema
+            self._writing: set[str] = set()
         except BaseException:
             self._conn.close()
             raise
@@ -112,10 +114,60 @@ class PostgresStore(Closing):
     ) -> None:
         """Records a run as running with its contract source; resumes an unfinished run.
 
+        The run has one writer: this store holds a session advisory lock on it until
+        the run ends or the store closes (the server drops it with a dead connection).
+
         Raises:
             ValueError: ``contract_source`` does not hash to ``contract_sha256``.
-            StoreError: The run exists with another contract, or has finished.
+            StoreError: The run exists with another contract, or has finished, or
+                another process is writing it.
         """
+        self._hold_run(run_id)
+        try:
+            self._begin(
+                run_id,
+                contract_id=contract_id,
+                contract_version=contract_version,
+                contract_sha256=contract_sha256,
+                contract_path=contract_path,
+                contract_source=contract_source,
+                started_at=started_at,
+                options=options,
+            )
+        except BaseException:
+            self._let_run_go(run_id)
+            raise
+
+    def _hold_run(self, run_id: str) -> None:
+        from verifier.gaps._run_lock import still_written
+
+        if run_id in self._writing:
+            return
+        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (self._run_key(run_id),))[0]
+        if not held:
+            raise still_written(run_id)
+        self._writing.add(run_id)
+
+    def _let_run_go(self, run_id: str) -> None:
+        if run_id in self._writing and not self._closed:
+            self._writing.discard(run_id)
+            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),))
+
+    def _run_key(self, run_id: str) -> int:
+        return lock_key(self._schema, "run", run_id)
+
+    def _begin(
+        self,
+        run_id: str,
+        *,
+        contract_id: str,
+        contract_version: int,
+        contract_sha256: str,
+        contract_path: str,
+        contract_source: str,
+        started_at: str,
+        options: Mapping[str, Any],
+    ) -> None:
         if sha256_hex(contract_source) != contract_sha256:
             raise ValueError(
                 f"contract source of {contract_path} does not hash to {contract_sha256}; "
@@ -236,6 +288,7 @@ class PostgresStore(Closing):
             record_run_end(
                 cur.execute, "%s", run_id, status=status, finished_at=finished_at, summary=summary
             )
+        self._let_run_go(run_id)
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
         """Streams rows in seq order (all, or one run's) through a server-side cursor.

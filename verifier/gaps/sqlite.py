@@ -20,6 +20,7 @@ import orjson
 
 from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
+from verifier.gaps._run_lock import RunWriterLock
 from verifier.gaps._sqlite_file import (
     content_key,
     open_store_file,
@@ -91,6 +92,7 @@ class SqliteStore(Closing):
         # mid-transaction, and a quarter more is written.
         self._conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
         self._checkpointer: WalCheckpointer | None = None
+        self._writers = RunWriterLock(self._path)
         self._automatic_checkpoints = False
         self._rows_per_insert = _rows_per_insert(self._conn)
         self._insert_many = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES " + ", ".join(
@@ -130,6 +132,38 @@ class SqliteStore(Closing):
                 "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
             )
         options_json = canonical_json(dict(options)).decode("utf-8")
+        # One writer per run: taken before anything is written, so a second process
+        # resuming a run that is still going is refused without touching it.
+        try:
+            self._writers.acquire(run_id)
+        except OSError as exc:
+            raise StoreError(f"gap store {self._path}: cannot lock run {run_id}: {exc}") from None
+        try:
+            self._begin(
+                run_id,
+                contract_id,
+                contract_version,
+                contract_sha256,
+                contract_path,
+                contract_source,
+                started_at,
+                options_json,
+            )
+        except BaseException:
+            self._writers.release(run_id)
+            raise
+
+    def _begin(
+        self,
+        run_id: str,
+        contract_id: str,
+        contract_version: int,
+        contract_sha256: str,
+        contract_path: str,
+        contract_source: str,
+        started_at: str,
+        options_json: str,
+    ) -> None:
         with self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO contracts (sha256, path, source) VALUES (?, ?, ?)",
@@ -258,6 +292,7 @@ class SqliteStore(Closing):
             record_run_end(
                 conn.execute, "?", run_id, status=status, finished_at=finished_at, summary=summary
             )
+        self._writers.release(run_id)
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
         """Streams rows in seq order (all, or one run's), a batch at a time.
@@ -399,6 +434,7 @@ class SqliteStore(Closing):
         """Closes the file; further calls fail."""
         if self._checkpointer is not None:
             self._checkpointer.close()
+        self._writers.release_all()
         self._conn.close()
 
     def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
