@@ -363,3 +363,22 @@ def test_reading_commands_refuse_an_empty_or_missing_store_without_creating_one(
     assert result.returncode == 2 and "no store found" in result.stderr, result.stderr
     assert not missing.exists()
     assert not (tmp_path / "page.html").exists()
+
+
+@pytest.mark.parametrize(
+    "option", [("--threshold", "nan"), ("--sample", "nan"), ("--rpm", "nan"), ("--timeout", "inf")]
+)
+def test_a_number_option_that_is_not_finite_is_a_usage_error(
+    tmp_path: Path, option: tuple[str, str]
+) -> None:
+    # A range check alone lets NaN through: a NaN threshold failed every case, and a
+    # NaN sample fraction ended in a traceback.
+    result = verifier(
+        "run", str(EXTRACTION), "--cases", str(EXTRACTION_CASES), *option, cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    assert f"Invalid value for '{option[0]}'" in result.stderr and "not a finite number" in (
+        result.stderr
+    )
+    assert not (tmp_path / ".verifier").exists()  # refused before anything ran

@@ -18,6 +18,7 @@ from click.core import ParameterSource
 
 from verifier._cli_group import DefaultCommandGroup
 from verifier._cli_purge import purge_command
+from verifier._cli_types import FiniteFloatRange
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -229,7 +230,7 @@ def _count_lines(path: Path) -> int | None:
 )
 @click.option(
     "--threshold",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=None,
     help="Case pass threshold (overrides the contract).",
 )
@@ -266,19 +267,19 @@ def _count_lines(path: Path) -> int | None:
 )
 @click.option(
     "--rpm",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     help="Judge requests per minute.",
 )
 @click.option(
     "--tpm",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     help="Judge input tokens per minute.",
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=120.0,
     show_default=True,
     help="Seconds per judge call.",
@@ -288,7 +289,7 @@ def _count_lines(path: Path) -> int | None:
     is_flag=True,
     help="Send every judge request of the run as one Message Batch (cheaper, slower).",
 )
-@click.option("--batch-poll", type=float, default=10.0, hidden=True)
+@click.option("--batch-poll", type=FiniteFloatRange(min=0), default=10.0, hidden=True)
 @click.option(
     "--baseline",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -304,7 +305,7 @@ def _count_lines(path: Path) -> int | None:
 )
 @click.option(
     "--sample",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True),
     default=None,
     metavar="FRACTION",
     help="Check a reproducible random sample of about FRACTION of the cases "
