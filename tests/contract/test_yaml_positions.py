@@ -136,3 +136,22 @@ def test_round_trips_what_pyyaml_dumps(value: dict) -> None:
 def test_integers_are_read_as_yaml_1_2_decimal_not_1_1_octal(text: str, value: object) -> None:
     data, _ = parse_yaml_with_positions(f"n: {text}\n".encode())
     assert data == {"n": value}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("min: 1e99999\n", "too large for a number"),
+        ("min: -1e400\n", "too large for a number"),
+        ("max: .nan\n", "NaN is not a number"),
+    ],
+)
+def test_numbers_that_would_silently_change_a_check_are_refused(text: str, problem: str) -> None:
+    with pytest.raises(YamlProblem, match=problem) as caught:
+        parse_yaml_with_positions(text.encode())
+    assert (caught.value.line, caught.value.col) == (1, 6)
+
+
+def test_an_explicit_infinity_and_ordinary_floats_still_load() -> None:
+    data, _ = parse_yaml_with_positions(b"a: .inf\nb: -.inf\nc: 1e300\nd: 0.5\n")
+    assert data == {"a": float("inf"), "b": float("-inf"), "c": 1e300, "d": 0.5}

@@ -9,6 +9,7 @@ enum value ``no`` or ``on`` stays a string, and ``1:20`` or ``2026-01-01`` stay 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,8 +96,21 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, _CoreResolver)
         value = str(self.construct_scalar(node))
         return int(value[2:], 16) if value.startswith("0x") else int(value, 10)
 
+    def construct_core_float(self, node: ScalarNode) -> float:
+        """A float, refusing what would silently change a check: a literal too large
+        for a float (``1e99999`` would become infinity) and ``.nan`` (every comparison
+        with it is false, so a ``range`` bound of NaN would pass anything). An explicit
+        ``.inf`` stays infinity."""
+        value = float(self.construct_yaml_float(node))
+        if math.isnan(value):
+            raise ValueError("NaN is not a number a check can compare with")
+        if math.isinf(value) and "inf" not in str(node.value).lower():
+            raise ValueError("too large for a number (it would be infinity)")
+        return value
+
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_core_int)  # type: ignore[type-var]
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_core_float)  # type: ignore[type-var]
 
 
 @dataclass
