@@ -15,7 +15,8 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from verifier.gaps.store import StoreError
@@ -37,6 +38,20 @@ class RunWriterLock:
     def __init__(self, store_path: Path) -> None:
         self._folder = store_path.with_name(store_path.name + ".writers")
         self._held: dict[str, int] = {}
+
+    @contextmanager
+    def taken(self, run_id: str) -> Iterator[None]:
+        """Holds the run's lock for what follows, letting it go again if that fails
+        (the run did not begin, so nobody is writing it)."""
+        try:
+            self.acquire(run_id)
+        except OSError as exc:
+            raise StoreError(f"cannot lock run {run_id} for writing: {exc}") from None
+        try:
+            yield
+        except BaseException:
+            self.release(run_id)
+            raise
 
     def acquire(self, run_id: str) -> None:
         """Takes the run's lock, or raises ``StoreError`` when another writer holds it."""

@@ -122,59 +122,13 @@ class PostgresStore(Closing):
             StoreError: The run exists with another contract, or has finished, or
                 another process is writing it.
         """
-        self._hold_run(run_id)
-        try:
-            self._begin(
-                run_id,
-                contract_id=contract_id,
-                contract_version=contract_version,
-                contract_sha256=contract_sha256,
-                contract_path=contract_path,
-                contract_source=contract_source,
-                started_at=started_at,
-                options=options,
-            )
-        except BaseException:
-            self._let_run_go(run_id)
-            raise
-
-    def _hold_run(self, run_id: str) -> None:
-        from verifier.gaps._run_lock import still_written
-
-        if run_id in self._writing:
-            return
-        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (self._run_key(run_id),))[0]
-        if not held:
-            raise still_written(run_id)
-        self._writing.add(run_id)
-
-    def _let_run_go(self, run_id: str) -> None:
-        if run_id in self._writing and not self._closed:
-            self._writing.discard(run_id)
-            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),))
-
-    def _run_key(self, run_id: str) -> int:
-        return lock_key(self._schema, "run", run_id)
-
-    def _begin(
-        self,
-        run_id: str,
-        *,
-        contract_id: str,
-        contract_version: int,
-        contract_sha256: str,
-        contract_path: str,
-        contract_source: str,
-        started_at: str,
-        options: Mapping[str, Any],
-    ) -> None:
         if sha256_hex(contract_source) != contract_sha256:
             raise ValueError(
                 f"contract source of {contract_path} does not hash to {contract_sha256}; "
                 "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
             )
         options_json = canonical_json(dict(options)).decode("utf-8")
-        with self._write() as cur:
+        with self._holding_run(run_id), self._write() as cur:
             cur.execute(
                 "INSERT INTO contracts (sha256, path, source) VALUES (%s, %s, %s)"
                 " ON CONFLICT (sha256) DO NOTHING",
@@ -206,6 +160,34 @@ class PostgresStore(Closing):
             ).fetchone()
             assert begun is not None  # inserted or found above, under the chain lock
             append_seal(cur.execute, "%s", "begin", run_id, _begun(contract_sha256, begun))
+
+    @contextmanager
+    def _holding_run(self, run_id: str) -> Iterator[None]:
+        """The run's session lock for what follows, let go again if that fails."""
+        self._hold_run(run_id)
+        try:
+            yield
+        except BaseException:
+            self._let_run_go(run_id)
+            raise
+
+    def _hold_run(self, run_id: str) -> None:
+        from verifier.gaps._run_lock import still_written
+
+        if run_id in self._writing:
+            return
+        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (self._run_key(run_id),))[0]
+        if not held:
+            raise still_written(run_id)
+        self._writing.add(run_id)
+
+    def _let_run_go(self, run_id: str) -> None:
+        if run_id in self._writing and not self._closed:
+            self._writing.discard(run_id)
+            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),))
+
+    def _run_key(self, run_id: str) -> int:
+        return lock_key(self._schema, "run", run_id)
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None

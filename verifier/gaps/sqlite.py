@@ -134,37 +134,7 @@ class SqliteStore(Closing):
         options_json = canonical_json(dict(options)).decode("utf-8")
         # One writer per run: taken before anything is written, so a second process
         # resuming a run that is still going is refused without touching it.
-        try:
-            self._writers.acquire(run_id)
-        except OSError as exc:
-            raise StoreError(f"gap store {self._path}: cannot lock run {run_id}: {exc}") from None
-        try:
-            self._begin(
-                run_id,
-                contract_id,
-                contract_version,
-                contract_sha256,
-                contract_path,
-                contract_source,
-                started_at,
-                options_json,
-            )
-        except BaseException:
-            self._writers.release(run_id)
-            raise
-
-    def _begin(
-        self,
-        run_id: str,
-        contract_id: str,
-        contract_version: int,
-        contract_sha256: str,
-        contract_path: str,
-        contract_source: str,
-        started_at: str,
-        options_json: str,
-    ) -> None:
-        with self._write() as conn:
+        with self._writers.taken(run_id), self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO contracts (sha256, path, source) VALUES (?, ?, ?)",
                 (contract_sha256, contract_path, contract_source),
