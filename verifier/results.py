@@ -47,6 +47,17 @@ class CaseResult:
     def count(self, status: RowStatus) -> int:
         return sum(1 for r in self.results if r.status == status)
 
+    def claim(self, claim_id: str) -> ClaimResult:
+        """The result of the claim ``claim_id``.
+
+        Raises:
+            KeyError: The contract has no claim with that id.
+        """
+        for result in self.results:
+            if result.claim_id == claim_id:
+                return result
+        raise KeyError(claim_id)
+
 
 @dataclass(slots=True)
 class ClaimTally:
