@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from verifier.cases import CaseLine
     from verifier.contract.load import LoadedContract
     from verifier.gaps.store import GapStore, RunStatus
-    from verifier.judge.phase import JudgeMode, JudgePhase
+    from verifier.judge.phase import JudgeMode
     from verifier.results import CaseResult, RunSummary
-    from verifier.runner import OutputSource, Runner
+    from verifier.runner import Runner
 
 
 @dataclass
@@ -136,7 +136,8 @@ class PytestRuns:
         import structlog
 
         from verifier.logs import route_to_standard_logging
-        from verifier.runner import Runner, RunOptions, new_run_id
+        from verifier.runner import RunOptions
+        from verifier.session import Judges, assemble_run, declared_sut
 
         if not self._runs and not structlog.is_configured():
             # Unconfigured, structlog prints to stdout; pytest's log capture is the
@@ -144,69 +145,21 @@ class PytestRuns:
             route_to_standard_logging()
             self._configured_logging = True
         store = self._open_store()
-        run_id = new_run_id()
-        phase, mode = self._judge_phase(loaded, run_id)
-        runner = Runner(
+        assembled = assemble_run(
             loaded,
             store,
-            model_phase=phase,
-            sut=self._sut_stage(loaded, run_id),
-            options=RunOptions(
-                chunk_size=1,
-                run_id=run_id,
-                options_record={"cases": str(cases), "judges": mode, "via": "pytest"},
-            ),
+            target=self._target,
+            judges=Judges(mode=self.judge_mode),
+            sut=declared_sut(loaded),
+            options=RunOptions(chunk_size=1, options_record={"cases": str(cases), "via": "pytest"}),
+            note=self._note,
         )
+        runner = assembled.runner
         run = _ContractRun(runner, runner.begin())
         self._runs[loaded.path] = run
-        self.run_ids.append(run_id)
+        self.run_ids.append(runner.run_id)
         return run
 
-    def _sut_stage(self, loaded: LoadedContract, run_id: str) -> OutputSource | None:
-        """The contract's system under test, reached as ``verifier run`` reaches it."""
-        from verifier.sut.setup import make_stage, model_access
-
-        spec = loaded.contract.sut
-        if spec is None:
-            return None
-        access, why = model_access(
-            spec,
-            contract_path=loaded.path,
-            mode=self.judge_mode,
-            recordings=None,
-            target=self._target,
-            run_id=run_id,
-            store_replies=not loaded.contract.record.redact,
-        )
-        if why and why not in self.notes:
-            self.notes.append(why)
-        return make_stage(spec, base_dir=loaded.base_dir, access=access)
-
-    def _judge_phase(
-        self, loaded: LoadedContract, run_id: str
-    ) -> tuple[JudgePhase | None, str | None]:
-        """The judge phase as ``verifier run`` makes it (``None`` without model claims)."""
-        from verifier.contract.models import claim_kind
-        from verifier.judge.limits import CallLimits
-        from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
-
-        if not any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
-            return None, None
-        mode: JudgeMode
-        if self.judge_mode is not None:
-            mode = self.judge_mode
-        else:
-            mode, why = default_mode(loaded)
-            if why and why not in self.notes:
-                self.notes.append(why)
-        sibling = default_recordings(loaded.path)
-        recordings = sibling if sibling.exists() or mode == "record" else None
-        phase = make_judge_phase(
-            loaded,
-            mode=mode,
-            store_path=self._target,
-            recordings=recordings,
-            limits=CallLimits(),
-            run_id=run_id,
-        )
-        return phase, mode
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)

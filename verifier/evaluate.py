@@ -21,13 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from verifier._json_words import json_kind
 from verifier.canonical import canonical_json, sha256_hex
-from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CLAIM_ID_PATTERN, Contract
 from verifier.contract.yaml_positions import Positions
 from verifier.errors import VerifierError
 from verifier.judge.config import JudgeChoice
-from verifier.results import CaseResult, RunSummary
+from verifier.results import CaseResult
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode
@@ -230,17 +229,6 @@ class Evaluation:
         }
 
 
-class _KeepCase:
-    def __init__(self) -> None:
-        self.cases: list[CaseResult] = []
-
-    def add_case(self, case: CaseResult) -> None:
-        self.cases.append(case)
-
-    def finish(self, summary: RunSummary) -> None:
-        return None
-
-
 def evaluate(
     request: EvaluationInput,
     judge: JudgeChoice,
@@ -267,32 +255,16 @@ def evaluate(
     Raises:
         VerifierError: The store, template or recordings cannot be used.
     """
-    from verifier.gaps.store import open_store
-    from verifier.judge.limits import CallLimits
-    from verifier.judge.setup import default_mode, make_judge_phase
-    from verifier.runner import Runner, RunOptions, new_run_id, run_sync
+    from verifier.session import Judges, run_contract
 
     loaded = evaluation_contract(request, judge, judge.config or source)
-    if mode is None:
-        mode, why = default_mode(loaded)
-        if why:
-            note(f"{why} (pass --judges live to call them)")
-    run_id = new_run_id()
     case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}
-    keep = _KeepCase()
-    with open_store(store) as gap_store:
-        phase = make_judge_phase(
-            loaded,
-            mode=mode,
-            store_path=store,
-            recordings=recordings,
-            limits=CallLimits(),
-            run_id=run_id,
-        )
-        options = RunOptions(
-            run_id=run_id,
-            options_record={"evaluate": str(source), "judge": judge.name, "judges": mode},
-        )
-        runner = Runner(loaded, gap_store, sinks=[keep], model_phase=phase, options=options)
-        run_sync(runner, [CaseLine(1, CASE_ID, case)])
-    return Evaluation(keep.cases[0], run_id)
+    result = run_contract(
+        loaded,
+        [case],
+        store=store,
+        judges=Judges(mode=mode, recordings=recordings, recordings_beside_contract=False),
+        options_record={"evaluate": str(source), "judge": judge.name},
+        note=lambda why: note(f"{why} (pass --judges live to call them)"),
+    )
+    return Evaluation(result.cases[0], result.run_id)

@@ -127,56 +127,21 @@ def _graded(case: dict[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
 def _run(
     loaded: Any, case: dict[str, Any], options: Mapping[str, Any], target: str
 ) -> dict[str, Any]:
-    from verifier.cases import CaseLine
-    from verifier.gaps.store import open_store
-    from verifier.runner import Runner, RunOptions, new_run_id, run_sync
+    from verifier.session import Judges, run_contract
 
-    run_id = new_run_id()
-    cases: list[Any] = []
-    sink = _KeepCases(cases)
-    with open_store(target) as store:
-        phase = _judge_phase(loaded, options, target, run_id)
-        runner = Runner(
-            loaded,
-            store,
-            sinks=[sink],
-            model_phase=phase,
-            options=RunOptions(run_id=run_id, options_record={"promptfoo": "python assertion"}),
-        )
-        run_sync(runner, [CaseLine(1, case["id"], case)])
-    return _case_grading_result(loaded, cases[0])
-
-
-def _judge_phase(loaded: Any, options: Mapping[str, Any], target: str, run_id: str) -> Any:
-    from verifier.contract.models import claim_kind
-
-    if all(claim_kind(c) == "rubric" for c in loaded.contract.claims):
-        return None
-    from verifier.judge.limits import CallLimits
-    from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
-
-    mode = options.get("judges") or default_mode(loaded)[0]
     recordings = options.get("recordings")
-    path = Path(recordings) if recordings else default_recordings(loaded.path)
-    return make_judge_phase(
+    result = run_contract(
         loaded,
-        mode=mode,
-        store_path=target,
-        recordings=path if path.exists() or mode == "record" else None,
-        limits=CallLimits(),
-        run_id=run_id,
+        [case],
+        store=target,
+        judges=Judges(
+            mode=options.get("judges"), recordings=Path(recordings) if recordings else None
+        ),
+        # promptfoo's provider produced the output; the contract's own system is not run.
+        use_declared_sut=False,
+        options_record={"promptfoo": "python assertion"},
     )
-
-
-class _KeepCases:
-    def __init__(self, cases: list[Any]) -> None:
-        self.cases = cases
-
-    def add_case(self, case: Any) -> None:
-        self.cases.append(case)
-
-    def finish(self, summary: Any) -> None:
-        return None
+    return _case_grading_result(loaded, result.cases[0])
 
 
 def _case_grading_result(loaded: Any, case: Any) -> dict[str, Any]:
