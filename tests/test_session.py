@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,40 @@ def test_store_defaults_to_the_environment_variable(
     result = run_contract(RESEARCH, RESEARCH_CASES, judges=Judges(mode="replay"))
     with open_store(str(target)) as gaps:
         assert gaps.run(result.run_id) is not None
+
+
+def _readme_example() -> str:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Python API", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_python_api_example_runs_as_written(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "contracts").symlink_to(EXAMPLES.parent, target_is_directory=True)
+    (tmp_path / "example.py").write_text(_readme_example(), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "example.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "VERIFIER_STORE"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[1:3] == ["failed", "head"]
+    assert "acct-003 cites_sources: pattern not found in output (258 chars)" in lines
+    assert lines[-1].startswith("pass {'model_id': 'example/hand-written', 'prompt_sha': '")
+    # Nothing but the example's own prints reaches stdout (log events go to logging).
+    assert "run started" not in done.stdout
+    assert (tmp_path / ".verifier" / "gaps.db").is_file()
+
+
+def test_the_package_is_marked_typed() -> None:
+    import verifier
+
+    assert (Path(verifier.__file__).parent / "py.typed").is_file()
+    assert {"run_contract", "Judges", "Sut", "RunResult"} <= set(verifier.__all__)
