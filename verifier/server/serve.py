@@ -37,6 +37,7 @@ def settings_from_options(
     max_body: int,
     max_runs: int,
     read_timeout: float,
+    allowed_hosts: tuple[str, ...],
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -64,6 +65,7 @@ def settings_from_options(
         max_body=max_body,
         max_runs=max_runs,
         read_timeout=read_timeout,
+        allowed_hosts=allowed_hosts,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 from verifier.errors import VerifierError
 from verifier.judge.config import JudgeChoice
+from verifier.server.hosts import split_host
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode
@@ -44,6 +45,8 @@ class ServerSettings:
         kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
         read_timeout: Seconds a connection has to deliver each whole request (head and
             body) once it is ready for one; then it is closed.
+        allowed_hosts: ``Host`` values served besides loopback names and ``host``
+            (``NAME`` any port, ``NAME:PORT`` that port only), for a proxy in front.
     """
 
     host: str = DEFAULT_HOST
@@ -58,6 +61,7 @@ class ServerSettings:
     max_runs: int = 4
     kept_runs: int = 256
     read_timeout: float = DEFAULT_READ_TIMEOUT
+    allowed_hosts: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuses settings that would expose the API or cannot work.
@@ -76,6 +80,12 @@ class ServerSettings:
             raise ServeError("--max-body, --max-runs and kept runs must be at least 1")
         if not 0 < self.read_timeout < math.inf:
             raise ServeError("--read-timeout must be a positive number of seconds")
+        for entry in self.allowed_hosts:
+            if split_host(entry) is None:
+                raise ServeError(
+                    f"--allowed-host {entry!r}: not a host name or address with an "
+                    "optional port (api.example.com, api.example.com:8443, [::1])"
+                )
         if self.contracts_dir is not None and not self.contracts_dir.is_dir():
             raise ServeError(f"{self.contracts_dir}: contracts directory not found")
 
