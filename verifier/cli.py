@@ -1203,6 +1203,22 @@ def show_command(run_id: str, case_id: str, store: str | None, fmt: str) -> None
     show_default=True,
     help="Runs (POST /v1/runs) going on at once; more are refused with 429.",
 )
+@click.option(
+    "--read-timeout",
+    type=FiniteFloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a connection has to send each whole request (headers and body); "
+    "a slower or silent client is disconnected.",
+)
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="Also answer requests whose Host header is this (a name behind a proxy); "
+    "repeatable. By default only loopback names and the bound address are answered.",
+)
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
     judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""

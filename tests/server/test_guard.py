@@ -72,7 +72,7 @@ def test_the_body_limit_stops_reading_at_the_limit() -> None:
         raise AssertionError("the app must not see an oversized body")
 
     scope = {"type": "http", "method": "POST", "path": "/v1/runs", "headers": []}
-    asyncio.run(Guard(app, token=None, max_body=4096)(scope, receive, send))
+    asyncio.run(Guard(app, token=None, max_body=4096, hosts=None)(scope, receive, send))
     assert reads == 5  # four chunks fit, the fifth passes the limit: nothing more is read
     assert sent[0]["status"] == 413
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from verifier._files import is_file
+
 WARN_WITHIN_DAYS = 90
 _DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
 
@@ -110,7 +112,7 @@ def lint_judges(
             if warning:
                 report(("judges", name, "model"), f"judge {name!r}: {warning}", severity="warning")
         prompt = spec.get("prompt")
-        if isinstance(prompt, str) and (base_dir / prompt).is_file():
+        if isinstance(prompt, str) and is_file(base_dir / prompt):
             try:
                 text = (base_dir / prompt).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from verifier._files import is_file
 from verifier.contract.judge_lint import lint_judges
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
@@ -169,7 +170,7 @@ class _Linter:
                 if alias:
                     self.report(("judges", name, "model"), f"judge {name!r}: {alias}")
             prompt = spec.get("prompt")
-            if isinstance(prompt, str) and not (self.base_dir / prompt).is_file():
+            if isinstance(prompt, str) and not is_file(self.base_dir / prompt):
                 self.report(
                     ("judges", name, "prompt"),
                     f"judge {name!r}: prompt file {prompt!r} does not exist "

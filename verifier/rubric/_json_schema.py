@@ -20,6 +20,7 @@ import jsonschema_rs
 import orjson
 from pydantic import Field, ValidationInfo, model_validator
 
+from verifier._files import is_file
 from verifier._json_words import json_kind
 from verifier.rubric._base import (
     Check,
@@ -105,7 +106,7 @@ def check_schema(schema: Mapping[str, Any]) -> CompiledSchema:
 def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
     """Reads and checks a schema file relative to ``base_dir``, raising ``ValueError``."""
     path = base_dir / name
-    if not path.is_file():
+    if not is_file(path):
         raise ValueError(f"schema_file {name!r} does not exist (relative to the contract)")
     from verifier.contract.yaml_positions import MAX_BYTES
 

@@ -16,6 +16,7 @@ from verifier.evaluate import EvaluationInput, evaluate
 from verifier.logs import get_logger
 from verifier.server.contracts import ContractRejected, resolve_contract
 from verifier.server.guard import Guard
+from verifier.server.hosts import host_check
 from verifier.server.models import (
     ContractProblems,
     EvaluationOutput,
@@ -66,6 +67,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     common: Responses = {
         400: _problem("The Content-Length is not a number."),
         413: _problem(f"The body is larger than {settings.max_body} bytes."),
+        421: _problem("The `Host` header names no host this server answers to."),
         500: _problem("The request could not be completed; the reason is one line."),
     }
     if settings.token is not None:
@@ -156,7 +158,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     if settings.token is not None:
         _document_bearer(app)
-    app.add_middleware(Guard, token=settings.token, max_body=settings.max_body)
+    app.add_middleware(
+        Guard, token=settings.token, max_body=settings.max_body, hosts=host_check(settings)
+    )
     return app
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from verifier._files import is_file
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.yaml_positions import (
     MAX_BYTES,
@@ -72,7 +73,7 @@ def resolve_contract(reference: str, contracts_dir: Path | None) -> ResolvedCont
         )
     root = contracts_dir.resolve()
     path = _inside(root, reference)
-    if path is None or not path.is_file():
+    if path is None or not is_file(path):
         raise ContractRejected([f"{reference}: no such contract in the contracts directory"])
     try:
         if path.stat().st_size > MAX_BYTES:
@@ -82,7 +83,7 @@ def resolve_contract(reference: str, contracts_dir: Path | None) -> ResolvedCont
         raise ContractRejected([f"{reference}: cannot read: {exc.strerror or exc}"]) from None
     loaded = _checked(source, path, reference)
     sibling = path.with_name(f"{path.stem}.recordings.jsonl")
-    return ResolvedContract(loaded, sibling if sibling.is_file() else None)
+    return ResolvedContract(loaded, sibling if is_file(sibling) else None)
 
 
 def _load_inline(text: str, contracts_dir: Path | None) -> LoadedContract:

@@ -1,5 +1,5 @@
-"""The ASGI layer in front of every route: the bearer token, the body limit, and a last
-answer for failures.
+"""The ASGI layer in front of every route: the Host check, the bearer token, the body
+limit, and a last answer for failures.
 
 It is plain ASGI rather than a Starlette ``BaseHTTPMiddleware`` so it sees the request
 body as it streams in: a body is refused with 413 as soon as the declared length or
@@ -17,6 +17,7 @@ import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from verifier.logs import get_logger
+from verifier.server.hosts import REFUSED, HostCheck
 
 log = get_logger("verifier.server")
 
@@ -28,25 +29,33 @@ class _TooLarge(Exception):
 
 
 class Guard:
-    """Checks ``Authorization: Bearer <token>`` (when a token is set) and the body size,
-    and turns an exception that escaped a route into a one-line 500.
+    """Checks the ``Host`` header, ``Authorization: Bearer <token>`` (when a token is
+    set) and the body size, and turns an exception that escaped a route into a
+    one-line 500.
 
     Args:
         app: The application behind the guard.
         token: The bearer token every request needs; ``None`` checks none.
         max_body: Largest request body accepted, in bytes.
+        hosts: The ``Host`` values served (others get 421); ``None`` checks none.
     """
 
-    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, max_body: int, hosts: HostCheck | None
+    ) -> None:
         self.app = app
         self._token = token.encode("utf-8") if token is not None else None
         self._max_body = max_body
+        self._hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
+        if self._hosts is not None and not self._hosts.accepts(headers.get(b"host")):
+            await reply(send, 421, REFUSED)
+            return
         if self._token is not None and not self._authorized(headers.get(b"authorization")):
             await reply(
                 send, 401, "missing or wrong bearer token", [(b"www-authenticate", b"Bearer")]

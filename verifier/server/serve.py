@@ -36,6 +36,8 @@ def settings_from_options(
     recordings: Path | None,
     max_body: int,
     max_runs: int,
+    read_timeout: float,
+    allowed_hosts: tuple[str, ...],
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -62,6 +64,8 @@ def settings_from_options(
         recordings=recordings,
         max_body=max_body,
         max_runs=max_runs,
+        read_timeout=read_timeout,
+        allowed_hosts=allowed_hosts,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]
@@ -91,11 +95,16 @@ def bind(settings: ServerSettings) -> socket.socket:
     """
     host = settings.host.strip("[]")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on connections whose socket
+    # says it is TCP. Without it a response written as head then body waits for the
+    # client's delayed ACK (about 40 ms) on every keep-alive request.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, settings.port))
-        sock.listen(128)
+        # A backlog as deep as uvicorn's own: a burst of new connections beyond it has
+        # its SYNs dropped and retried after 1, 3, 7... seconds.
+        sock.listen(2048)
     except OSError as exc:
         sock.close()
         raise ServeError(
@@ -110,9 +119,11 @@ def make_server(settings: ServerSettings) -> uvicorn.Server:
     import uvicorn
 
     from verifier.server.app import create_app
+    from verifier.server.transport import protocol_with
 
     config = uvicorn.Config(
         create_app(settings),
+        http=protocol_with(settings.read_timeout),
         log_config=None,
         server_header=False,
         timeout_graceful_shutdown=10,

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from verifier.errors import VerifierError
 from verifier.judge.config import JudgeChoice
+from verifier.server.hosts import split_host
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_MAX_BODY: Final = 1 << 20
+DEFAULT_READ_TIMEOUT: Final = 10.0
 MIN_TOKEN_LENGTH: Final = 16
 TOKEN_ENV: Final = "VERIFIER_SERVE_TOKEN"
 
@@ -40,6 +43,10 @@ class ServerSettings:
         max_body: Largest request body in bytes; larger ones get 413.
         max_runs: Runs in progress at once; more get 429.
         kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
+        read_timeout: Seconds a connection has to deliver each whole request (head and
+            body) once it is ready for one; then it is closed.
+        allowed_hosts: ``Host`` values served besides loopback names and ``host``
+            (``NAME`` any port, ``NAME:PORT`` that port only), for a proxy in front.
     """
 
     host: str = DEFAULT_HOST
@@ -53,6 +60,8 @@ class ServerSettings:
     max_body: int = DEFAULT_MAX_BODY
     max_runs: int = 4
     kept_runs: int = 256
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    allowed_hosts: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuses settings that would expose the API or cannot work.
@@ -69,6 +78,14 @@ class ServerSettings:
             )
         if self.max_body < 1 or self.max_runs < 1 or self.kept_runs < 1:
             raise ServeError("--max-body, --max-runs and kept runs must be at least 1")
+        if not 0 < self.read_timeout < math.inf:
+            raise ServeError("--read-timeout must be a positive number of seconds")
+        for entry in self.allowed_hosts:
+            if split_host(entry) is None:
+                raise ServeError(
+                    f"--allowed-host {entry!r}: not a host name or address with an "
+                    "optional port (api.example.com, api.example.com:8443, [::1])"
+                )
         if self.contracts_dir is not None and not self.contracts_dir.is_dir():
             raise ServeError(f"{self.contracts_dir}: contracts directory not found")
 

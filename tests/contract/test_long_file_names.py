@@ -1,0 +1,36 @@
+"""`verifier check` with a file name in the contract that no file system can look up:
+a located problem, never a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import assert_no_traceback, verifier
+
+LONG = "p" * 300
+
+
+@pytest.mark.parametrize(
+    ("contract", "message"),
+    [
+        (
+            f"claims: [{{id: a, rubric: json_schema, field: output, schema_file: {LONG}}}]\n",
+            f"c.yaml:3:10: claim 'a': schema_file '{LONG}' does not exist (relative to the contract)",
+        ),
+        (
+            "judges: {j: {provider: anthropic, model: claude-haiku-4-5-20251001, "
+            f"prompt: {LONG}}}}}\nclaims: [{{id: a, judge: j, instruction: Be short}}]\n",
+            f"c.yaml:3:77: judge 'j': prompt file '{LONG}' does not exist (relative to the contract)",
+        ),
+    ],
+)
+def test_a_file_name_too_long_to_look_up_is_a_located_problem(
+    tmp_path: Path, contract: str, message: str
+) -> None:
+    (tmp_path / "c.yaml").write_text(f"contract: c\nversion: 1\n{contract}", encoding="utf-8")
+    result = verifier("check", "c.yaml", cwd=tmp_path)
+    assert_no_traceback(result)
+    assert result.returncode == 2
+    assert message in result.stdout.splitlines(), result.stdout

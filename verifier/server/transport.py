@@ -1,0 +1,99 @@
+"""The HTTP/1.1 connection under the API: uvicorn's h11 protocol with a read deadline.
+
+uvicorn closes a connection that stays idle after a response (its keep-alive timeout),
+but any byte received cancels that timer, and nothing bounds the wait for a request's
+head or body: a client sending one byte every few seconds (slowloris), or one that
+connects and sends nothing, would hold its connection and its memory for ever. Here a
+connection must deliver each whole request, head and body, within ``read_timeout``
+seconds of being ready for it (when it opens, and after each response); otherwise it
+is closed, with a 408 when part of a request had come. Bytes arriving do not extend
+the deadline, so trickling cannot either. Once a request is read the deadline stops:
+the time the application takes to answer is not the client's.
+
+The protocol is named explicitly rather than left to uvicorn's ``auto`` choice, so the
+server behaves the same whether or not ``httptools`` happens to be installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+import h11
+import orjson
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+# Their side of h11's state machine once a request has been read to its end.
+_REQUEST_READ = (h11.DONE, h11.MUST_CLOSE)
+
+
+class ReadDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol, closing a connection that does not deliver a request in
+    time. Subclass it with :func:`protocol_with` to set ``read_timeout``."""
+
+    read_timeout: ClassVar[float] = 10.0
+
+    _read_deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._await_request()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state in _REQUEST_READ:
+            self._stop_deadline()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.transport.is_closing():
+            return
+        # A pipelined request already buffered may have been read in full just now.
+        if self.conn.their_state in _REQUEST_READ:
+            self._stop_deadline()
+        else:
+            self._await_request()
+
+    def _await_request(self) -> None:
+        self._stop_deadline()
+        self._read_deadline = self.loop.call_later(self.read_timeout, self._read_timed_out)
+
+    def _stop_deadline(self) -> None:
+        if self._read_deadline is not None:
+            self._read_deadline.cancel()
+            self._read_deadline = None
+
+    def _read_timed_out(self) -> None:
+        self._read_deadline = None
+        if self.transport.is_closing():
+            return
+        came = self.conn.their_state is not h11.IDLE or bool(self.conn.trailing_data[0])
+        if came and self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            # Written past h11, which has no response to send before a whole head,
+            # because the connection is closed right after.
+            self.transport.write(_timeout_response(self.read_timeout))
+        self.transport.close()
+
+
+def protocol_with(read_timeout: float) -> type[ReadDeadlineProtocol]:
+    """The protocol class for uvicorn's ``http`` setting, with this read deadline.
+
+    Args:
+        read_timeout: Seconds a connection has to deliver each whole request.
+    """
+    return type("ReadDeadlineProtocol", (ReadDeadlineProtocol,), {"read_timeout": read_timeout})
+
+
+def _timeout_response(read_timeout: float) -> bytes:
+    body = orjson.dumps({"detail": f"the request did not arrive within {read_timeout:g} s"})
+    head = (
+        "HTTP/1.1 408 Request Timeout\r\n"
+        "content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
