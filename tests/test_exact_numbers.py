@@ -70,3 +70,20 @@ def test_a_rubric_claim_and_the_stored_content_see_the_exact_value(tmp_path: Pat
     assert sha256_hex(content) == sha
     audit = verifier("audit", "--store", str(db), cwd=tmp_path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_a_failing_case_s_recorded_content_in_the_report_keeps_the_exact_value(
+    tmp_path: Path,
+) -> None:
+    contract = tmp_path / "contract.yaml"
+    contract.write_text(CONTRACT + "record: {redact: [secret]}\n", encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(f'{{"id": "c1", "account": {BIG + 1}, "secret": "s"}}\n', encoding="utf-8")
+    out = tmp_path / "report.json"
+    result = verifier(
+        "run", str(contract), "--cases", str(cases), "--store", str(tmp_path / "gaps.db"),
+        "--format", "json", "--out", str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    (case,) = json.loads(out.read_text(encoding="utf-8"))["cases"]
+    assert case["content"]["account"] == BIG + 1 and case["content"]["secret"] != "s"
