@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from verifier._json_words import json_kind
+from verifier.canonical import loads_exact
 from verifier.errors import CasesError
 
 _READ_BUFFER = 256 * 1024
@@ -48,6 +49,14 @@ def _id_of(value: Any) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return None
+
+
+def _id_problem(number: int, case_id: str | None) -> str:
+    if case_id is None:
+        return f'line {number}: case has no "id" (a non-empty string or integer)'
+    # Ids are stored as text columns, and PostgreSQL text cannot hold NUL: refusing
+    # the case here keeps the run going and both stores holding the same rows.
+    return f'line {number}: case "id" contains the NUL character (U+0000), which ids cannot hold'
 
 
 def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -82,7 +91,7 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
             if number == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)  # editors on Windows save UTF-8 with one
             try:
-                value = orjson.loads(raw.rstrip(b"\r\n"))
+                value = loads_exact(raw.rstrip(b"\r\n"))
             except orjson.JSONDecodeError as exc:
                 # orjson refuses invalid UTF-8 too; the position in bytes is clearer.
                 yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
@@ -96,13 +105,8 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 )
                 continue
             case_id = _id_of(value.get("id"))
-            if case_id is None:
-                yield CaseLine(
-                    number,
-                    fallback,
-                    None,
-                    f'line {number}: case has no "id" (a non-empty string or integer)',
-                )
+            if case_id is None or "\x00" in case_id:
+                yield CaseLine(number, fallback, None, _id_problem(number, case_id))
                 continue
             digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
             if digest in seen:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -28,6 +28,9 @@ from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.rubric._base import Check
+
+if TYPE_CHECKING:
+    from verifier.resume import StoredReplay
 
 log = get_logger("verifier.runner")
 
@@ -269,7 +272,7 @@ class Runner:
         self._steps = _rubric_steps(self.plan)
         self._order = tuple(p.id for p in self.plan.order)
         self._weights = tuple(p.weight for p in self.plan.order)
-        self._stored: dict[str, CaseResult] = {}
+        self._replay: StoredReplay | None = None
         self.record = options.record or contract.record.policy()
         self._redactor = (
             Redactor(
@@ -334,10 +337,12 @@ class Runner:
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
         )
         if self.options.resume:
-            from verifier.resume import stored_cases
+            from verifier.resume import StoredReplay, stored_cases
 
-            self._stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
-            log.info("run resumed", run_id=self.run_id, stored_cases=len(self._stored))
+            # Nothing is read yet: stored cases are read back as the run reaches them.
+            stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
+            self._replay = StoredReplay(stored)
+            log.info("run resumed", run_id=self.run_id)
         return summary
 
     async def end(self, summary: RunSummary, *, status: RunStatus = "finished") -> None:
@@ -345,6 +350,8 @@ class Runner:
 
         The report sinks are not told: ``run`` finishes them once the run succeeded.
         """
+        if self._replay is not None:
+            self._replay.close()
         summary.finished_at = _now()
         summary.interrupted = status != "finished"
         stats = getattr(self.model_phase, "stats", None)
@@ -378,20 +385,29 @@ class Runner:
         cases a resumed run had already stored (as stored), then the others in order.
         """
         replayed: list[CaseResult] = []
-        if self._stored:
+        replay = self._replay
+        if replay is not None:
             # Cases an interrupted run already stored are reported, not redone.
-            replayed = [c for c in (self._stored.pop(line.case_id, None) for line in chunk) if c]
-            if replayed:
-                stored_ids = {c.case_id for c in replayed}
-                chunk = [line for line in chunk if line.case_id not in stored_ids]
-                for case in replayed:
-                    summary.add_case(case)
-                    for sink in self.sinks:
-                        sink.add_case(case)
-                if self.progress:
-                    self.progress.advance(len(replayed))
-                if not chunk:
-                    return replayed
+            unstored: list[CaseLine] = []
+            for line in chunk:
+                case = replay.take(line.line, line.case_id)
+                if case is None:
+                    unstored.append(line)
+                else:
+                    replayed.append(case)
+            chunk = unstored
+            for case in replayed:
+                summary.add_case(case)
+                for sink in self.sinks:
+                    sink.add_case(case)
+            if self.progress and replayed:
+                self.progress.advance(len(replayed))
+            if not chunk:
+                return replayed
+            replay.settle()  # before this chunk is written
+            if replay.exhausted:
+                replay.close()
+                self._replay = None
         # A case the system under test failed on comes back without its fields, and
         # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
         given: dict[int, dict[str, Any]] = {}

@@ -68,7 +68,8 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     sealed = store.run_seal(run_id)
     if sealed is not None and sealed.kind == "end":
         summary.head = sealed.seal_hash
-    cases = stored_cases(store, run_id, plan, float(threshold))
+    # A line stored twice (a resumed run redid it) counts once: the later rows.
+    cases = {case.line: case for case in stored_cases(store, run_id, plan, float(threshold))}
     for case in sorted(cases.values(), key=lambda c: c.line):
         summary.add_case(case)
         for sink in sinks:

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
+from verifier.canonical import loads_exact
 from verifier.gaps.content import RecordPolicy
 
 __all__ = ["recorded_case"]
@@ -31,5 +30,5 @@ def recorded_case(
         return None
     if policy.plain:
         return case
-    kept = orjson.loads(body).get("case")
+    kept = loads_exact(body).get("case")
     return kept if isinstance(kept, Mapping) else None
