@@ -73,7 +73,7 @@ def test_cases_without_usable_ids_become_error_results_not_exceptions(tmp_path: 
     reasons = [case.results[0].reason for case in result.cases]
     assert result.cases[0].line == 1
     assert 'no "id"' in reasons[0]
-    assert "duplicate id 'a'" in reasons[2]
+    assert reasons[2] == "case 3: duplicate case id 'a'"
     assert all(r.status == "error" for r in result.cases[2].results)
 
 

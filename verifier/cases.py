@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,12 +51,12 @@ def _id_of(value: Any) -> str | None:
     return None
 
 
-def _id_problem(number: int, case_id: str | None) -> str:
+def _id_problem(where: str, number: int, case_id: str | None) -> str:
     if case_id is None:
-        return f'line {number}: case has no "id" (a non-empty string or integer)'
+        return f'{where} {number}: case has no "id" (a non-empty string or integer)'
     # Ids are stored as text columns, and PostgreSQL text cannot hold NUL: refusing
     # the case here keeps the run going and both stores holding the same rows.
-    return f'line {number}: case "id" contains the NUL character (U+0000), which ids cannot hold'
+    return f'{where} {number}: case "id" contains the NUL character (U+0000), which ids cannot hold'
 
 
 def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -96,29 +96,45 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
                 # orjson refuses invalid UTF-8 too; the position in bytes is clearer.
                 yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
                 continue
-            if not isinstance(value, dict):
-                yield CaseLine(
-                    number,
-                    fallback,
-                    None,
-                    f"line {number}: a case must be a JSON object, not {json_kind(value)}",
-                )
-                continue
-            case_id = _id_of(value.get("id"))
-            if case_id is None or "\x00" in case_id:
-                yield CaseLine(number, fallback, None, _id_problem(number, case_id))
-                continue
-            digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
-            if digest in seen:
-                yield CaseLine(
-                    number,
-                    f"{case_id}@line-{number}",
-                    None,
-                    f"line {number}: duplicate case id {case_id!r}",
-                )
-                continue
-            seen.add(digest)
-            yield CaseLine(number, case_id, value)
+            yield checked_case(number, value, seen)
+
+
+def checked_case(number: int, value: Any, seen: set[bytes], where: str = "line") -> CaseLine:
+    """Case ``number`` as the runner takes it: ``value`` when it is an object with a
+    usable id not in ``seen`` (which it joins), else an unusable line saying why.
+
+    Args:
+        number: The case's 1-based position (its line in a file).
+        value: The decoded case.
+        seen: Digests of the ids taken so far (8 bytes each, so a million cases cost a
+            few megabytes rather than their ids).
+        where: What ``number`` counts in messages (``line`` of a file, ``case`` of a list).
+    """
+    fallback = f"line-{number}"
+    if not isinstance(value, dict):
+        what = f"{where} {number}: a case must be a JSON object, not {json_kind(value)}"
+        return CaseLine(number, fallback, None, what)
+    case_id = _id_of(value.get("id"))
+    if case_id is None or "\x00" in case_id:
+        return CaseLine(number, fallback, None, _id_problem(where, number, case_id))
+    digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
+    if digest in seen:
+        what = f"{where} {number}: duplicate case id {case_id!r}"
+        return CaseLine(number, f"{case_id}@line-{number}", None, what)
+    seen.add(digest)
+    return CaseLine(number, case_id, value)
+
+
+def case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseLine]:
+    """Cases given in memory, checked as a file's lines are (``CaseLine`` passes as is)."""
+    seen: set[bytes] = set()
+    for number, value in enumerate(values, start=1):
+        if isinstance(value, CaseLine):
+            yield value
+        else:
+            yield checked_case(
+                number, dict(value) if isinstance(value, Mapping) else value, seen, "case"
+            )
 
 
 def join_baseline(cases: Iterator[CaseLine], baseline: Path) -> Iterator[CaseLine]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from verifier.cases import CaseLine, read_cases
+from verifier.cases import CaseLine, case_lines, read_cases
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
 from verifier.contract.sut_models import SutSpec
@@ -311,34 +311,7 @@ def lines_of(
     """
     if isinstance(cases, str | os.PathLike):
         return read_cases(Path(cases))
-    return _case_lines(cases)
-
-
-def _case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseLine]:
-    from verifier.cases import _id_of
-
-    seen: set[str] = set()
-    for number, value in enumerate(values, start=1):
-        if isinstance(value, CaseLine):
-            yield value
-            continue
-        fallback = f"line-{number}"
-        if not isinstance(value, Mapping):
-            kind = type(value).__name__
-            yield CaseLine(number, fallback, None, f"case {number}: not a mapping but {kind}")
-            continue
-        case_id = _id_of(value.get("id"))
-        if case_id is None:
-            yield CaseLine(
-                number, fallback, None, f'case {number}: no "id" (a non-empty string or integer)'
-            )
-        elif case_id in seen:
-            yield CaseLine(
-                number, f"{case_id}@line-{number}", None, f"case {number}: duplicate id {case_id!r}"
-            )
-        else:
-            seen.add(case_id)
-            yield CaseLine(number, case_id, dict(value))
+    return case_lines(cases)
 
 
 def run_contract(
