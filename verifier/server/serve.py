@@ -36,6 +36,9 @@ def settings_from_options(
     recordings: Path | None,
     max_body: int,
     max_runs: int,
+    max_results: int = ServerSettings.max_results,
+    max_cases: int = ServerSettings.max_cases,
+    max_assertions: int = ServerSettings.max_assertions,
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -62,6 +65,9 @@ def settings_from_options(
         recordings=recordings,
         max_body=max_body,
         max_runs=max_runs,
+        max_results=max_results,
+        max_cases=max_cases,
+        max_assertions=max_assertions,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]

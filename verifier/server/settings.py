@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_MAX_BODY: Final = 1 << 20
+DEFAULT_MAX_RESULTS: Final = 100_000
+DEFAULT_MAX_CASES: Final = 10_000
+DEFAULT_MAX_ASSERTIONS: Final = 1_000
+DEFAULT_KEPT_RUNS: Final = 256
 MIN_TOKEN_LENGTH: Final = 16
 TOKEN_ENV: Final = "VERIFIER_SERVE_TOKEN"
 
@@ -39,6 +43,10 @@ class ServerSettings:
         recordings: Recorded verdicts for ``POST /v1/evaluate``.
         max_body: Largest request body in bytes; larger ones get 413.
         max_runs: Runs in progress at once; more get 429.
+        max_results: Results one ``POST /v1/runs`` may ask for (cases x claims, a
+            judge claim counted once per sample); more get 413 before anything is written.
+        max_cases: Cases one ``POST /v1/runs`` may carry; more get 413.
+        max_assertions: Assertions one ``POST /v1/evaluate`` may carry; more get 413.
         kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
     """
 
@@ -52,7 +60,10 @@ class ServerSettings:
     recordings: Path | None = None
     max_body: int = DEFAULT_MAX_BODY
     max_runs: int = 4
-    kept_runs: int = 256
+    max_results: int = DEFAULT_MAX_RESULTS
+    max_cases: int = DEFAULT_MAX_CASES
+    max_assertions: int = DEFAULT_MAX_ASSERTIONS
+    kept_runs: int = DEFAULT_KEPT_RUNS
 
     def check(self) -> None:
         """Refuses settings that would expose the API or cannot work.
@@ -67,8 +78,10 @@ class ServerSettings:
                 f"binding {self.host} exposes the API beyond this machine: "
                 f"pass --token or set {TOKEN_ENV}"
             )
-        if self.max_body < 1 or self.max_runs < 1 or self.kept_runs < 1:
-            raise ServeError("--max-body, --max-runs and kept runs must be at least 1")
+        limits = (self.max_body, self.max_runs, self.max_results, self.max_cases)
+        kept = (self.max_assertions, self.kept_runs)
+        if min(*limits, *kept) < 1:
+            raise ServeError("--max-* and --kept-* options must be at least 1")
         if self.contracts_dir is not None and not self.contracts_dir.is_dir():
             raise ServeError(f"{self.contracts_dir}: contracts directory not found")
 
