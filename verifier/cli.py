@@ -1220,6 +1220,15 @@ def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
 @_limit_option(
     "--max-assertions", 1_000, "Assertions one POST /v1/evaluate may carry; more get 413."
 )
+@_limit_option(
+    "--kept-runs", 256, "Finished runs GET /v1/runs/ID still answers for (oldest dropped first)."
+)
+@_limit_option(
+    "--kept-bytes",
+    1 << 30,
+    "Bytes of finished runs' reports kept on disk, under $TMPDIR (oldest dropped first; "
+    "the newest is kept whatever its size).",
+)
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
     judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""

@@ -16,6 +16,7 @@ from verifier.evaluate import EvaluationInput, evaluate
 from verifier.logs import get_logger
 from verifier.server.contracts import ContractRejected, resolve_contract
 from verifier.server.guard import Guard
+from verifier.server.kept_reports import state_with_report
 from verifier.server.limits import OverLimit, check_cases, check_evaluation, check_run
 from verifier.server.models import (
     ContractProblems,
@@ -177,7 +178,12 @@ def create_app(settings: ServerSettings) -> FastAPI:
         entry = runs.get(run_id)
         if entry is None:
             raise HTTPException(404, f"no run {run_id!r} on this server")
-        return entry.as_json()
+        report = runs.open_report(entry)
+        if report is None:
+            return entry.as_json()
+        # The report is sent from its file as it is, never loaded: it can be tens of
+        # megabytes, and it is the JSON report `verifier run` wrote.
+        return state_with_report(entry.as_json(), report)
 
     if settings.token is not None:
         _document_bearer(app)

@@ -39,6 +39,8 @@ def settings_from_options(
     max_results: int = ServerSettings.max_results,
     max_cases: int = ServerSettings.max_cases,
     max_assertions: int = ServerSettings.max_assertions,
+    kept_runs: int = ServerSettings.kept_runs,
+    kept_bytes: int = ServerSettings.kept_bytes,
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -68,6 +70,8 @@ def settings_from_options(
         max_results=max_results,
         max_cases=max_cases,
         max_assertions=max_assertions,
+        kept_runs=kept_runs,
+        kept_bytes=kept_bytes,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]

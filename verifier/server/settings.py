@@ -19,6 +19,7 @@ DEFAULT_MAX_RESULTS: Final = 100_000
 DEFAULT_MAX_CASES: Final = 10_000
 DEFAULT_MAX_ASSERTIONS: Final = 1_000
 DEFAULT_KEPT_RUNS: Final = 256
+DEFAULT_KEPT_BYTES: Final = 1 << 30
 MIN_TOKEN_LENGTH: Final = 16
 TOKEN_ENV: Final = "VERIFIER_SERVE_TOKEN"
 
@@ -47,7 +48,9 @@ class ServerSettings:
             judge claim counted once per sample); more get 413 before anything is written.
         max_cases: Cases one ``POST /v1/runs`` may carry; more get 413.
         max_assertions: Assertions one ``POST /v1/evaluate`` may carry; more get 413.
-        kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
+        kept_runs: Finished runs that stay retrievable (oldest dropped first).
+        kept_bytes: Bytes of finished runs' reports kept on disk (oldest dropped first;
+            the newest report is kept whatever its size).
     """
 
     host: str = DEFAULT_HOST
@@ -64,6 +67,7 @@ class ServerSettings:
     max_cases: int = DEFAULT_MAX_CASES
     max_assertions: int = DEFAULT_MAX_ASSERTIONS
     kept_runs: int = DEFAULT_KEPT_RUNS
+    kept_bytes: int = DEFAULT_KEPT_BYTES
 
     def check(self) -> None:
         """Refuses settings that would expose the API or cannot work.
@@ -79,7 +83,7 @@ class ServerSettings:
                 f"pass --token or set {TOKEN_ENV}"
             )
         limits = (self.max_body, self.max_runs, self.max_results, self.max_cases)
-        kept = (self.max_assertions, self.kept_runs)
+        kept = (self.max_assertions, self.kept_runs, self.kept_bytes)
         if min(*limits, *kept) < 1:
             raise ServeError("--max-* and --kept-* options must be at least 1")
         if self.contracts_dir is not None and not self.contracts_dir.is_dir():
