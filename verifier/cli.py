@@ -1170,6 +1170,13 @@ def show_command(run_id: str, case_id: str, store: str | None, fmt: str) -> None
         _fail(str(exc))
 
 
+def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
+    """A ``verifier serve`` limit: a whole number of at least 1."""
+    return click.option(
+        name, type=click.IntRange(min=1), default=default, show_default=True, help=help
+    )
+
+
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
@@ -1218,6 +1225,25 @@ def show_command(run_id: str, case_id: str, store: str | None, fmt: str) -> None
     metavar="NAME[:PORT]",
     help="Also answer requests whose Host header is this (a name behind a proxy); "
     "repeatable. By default only loopback names and the bound address are answered.",
+)
+@_limit_option(
+    "--max-results",
+    100_000,
+    "Results one POST /v1/runs may ask for (cases x claims, each judge sample counted); "
+    "more are refused with 413 before anything is written.",
+)
+@_limit_option("--max-cases", 10_000, "Cases one POST /v1/runs may carry; more get 413.")
+@_limit_option(
+    "--max-assertions", 1_000, "Assertions one POST /v1/evaluate may carry; more get 413."
+)
+@_limit_option(
+    "--kept-runs", 256, "Finished runs GET /v1/runs/ID still answers for (oldest dropped first)."
+)
+@_limit_option(
+    "--kept-bytes",
+    1 << 30,
+    "Bytes of finished runs' reports kept on disk, under $TMPDIR (oldest dropped first; "
+    "the newest is kept whatever its size).",
 )
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -61,3 +64,14 @@ def poll_run(client: httpx.Client, run_id: str, *, timeout: float = 60) -> dict[
         if time.monotonic() > deadline:
             raise AssertionError(f"run {run_id} still running after {timeout}s")
         time.sleep(0.05)
+
+
+def serve_process(cwd: Path, env: Mapping[str, str], *arguments: str) -> subprocess.Popen[str]:
+    """``verifier serve ARGUMENTS`` in its own process, its stderr readable as text."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "verifier", "serve", *arguments],
+        cwd=cwd,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

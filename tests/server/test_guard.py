@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import FIXTURES
-from tests.server._support import KEY, TOKEN, running
+from tests.server._support import KEY, TOKEN, running, serve_process
 from verifier.cli import main
 from verifier.server import ServerSettings
 from verifier.server.guard import INTERNAL_ERROR, Guard
@@ -151,23 +149,8 @@ def test_verifier_serve_starts_and_serves_with_a_token_from_the_environment(
 ) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "VERIFIER_"))}
     env["VERIFIER_SERVE_TOKEN"] = TOKEN
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "verifier",
-            "serve",
-            "--host",
-            "0.0.0.0",
-            "--port",
-            "0",
-            "--store",
-            str(tmp_path / "gaps.db"),
-        ],
-        cwd=tmp_path,
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
+    process = serve_process(
+        tmp_path, env, "--host", "0.0.0.0", "--port", "0", "--store", str(tmp_path / "gaps.db")
     )
     try:
         assert process.stderr is not None

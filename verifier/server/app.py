@@ -17,6 +17,8 @@ from verifier.logs import get_logger
 from verifier.server.contracts import ContractRejected, resolve_contract
 from verifier.server.guard import Guard
 from verifier.server.hosts import host_check
+from verifier.server.kept_reports import state_with_report
+from verifier.server.limits import OverLimit, check_cases, check_evaluation, check_run
 from verifier.server.models import (
     ContractProblems,
     EvaluationOutput,
@@ -40,6 +42,13 @@ Responses = dict[int | str, dict[str, Any]]
 
 def _problem(description: str) -> dict[str, Any]:
     return {"model": Problem, "description": description}
+
+
+def _too_large(settings: ServerSettings, what: str) -> dict[str, Any]:
+    return _problem(
+        f"The body is larger than {settings.max_body} bytes, or {what}; `detail` names the "
+        "limit, its value, the request's figure and the `verifier serve` option raising it."
+    )
 
 
 def create_app(settings: ServerSettings) -> FastAPI:
@@ -77,7 +86,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
         "/v1/evaluate",
         response_model=EvaluationOutput,
         summary="Judge one output against a set of assertions",
-        responses={**common, 503: _problem("The server was started without a judge.")},
+        responses={
+            **common,
+            413: _too_large(settings, f"it has more than {settings.max_assertions} assertions"),
+            503: _problem("The server was started without a judge."),
+        },
     )
     async def evaluate_output(request: EvaluationInput) -> Any:
         """The PRD's single evaluation: the assertions judged by the server's judge (in
@@ -87,6 +100,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
             raise HTTPException(
                 503, "this server has no judge: start it with --provider and --model, or --config"
             )
+        try:
+            check_evaluation(settings, len(request.assertions))
+        except OverLimit as exc:
+            raise HTTPException(413, exc.detail) from None
         try:
             result = await asyncio.to_thread(
                 evaluate,
@@ -114,6 +131,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
         summary="Start a run of a contract over cases",
         responses={
             **common,
+            413: _too_large(
+                settings,
+                f"it has more than {settings.max_cases} cases, or its run would make more "
+                f"than {settings.max_results} results (cases x claims, judge samples counted)",
+            ),
             422: {
                 "model": ContractProblems | ValidationProblem,
                 "description": "An unusable contract (every problem with its position), "
@@ -126,14 +148,18 @@ def create_app(settings: ServerSettings) -> FastAPI:
         """Checks the contract (as `verifier check` does), then runs it in the background;
         poll `GET /v1/runs/{run_id}` for the report."""
         try:
+            check_cases(settings, len(request.cases))
             resolved = await asyncio.to_thread(
                 resolve_contract, request.contract, settings.contracts_dir
             )
+            check_run(settings, resolved.loaded, len(request.cases))
         except ContractRejected as exc:
             return JSONResponse(
                 {"detail": "the contract cannot be used", "diagnostics": exc.diagnostics},
                 status_code=422,
             )
+        except OverLimit as exc:
+            raise HTTPException(413, exc.detail) from None
         try:
             entry = runs.start(resolved, request.cases)
         except TooManyRuns:
@@ -154,7 +180,12 @@ def create_app(settings: ServerSettings) -> FastAPI:
         entry = runs.get(run_id)
         if entry is None:
             raise HTTPException(404, f"no run {run_id!r} on this server")
-        return entry.as_json()
+        report = runs.open_report(entry)
+        if report is None:
+            return entry.as_json()
+        # The report is sent from its file as it is, never loaded: it can be tens of
+        # megabytes, and it is the JSON report `verifier run` wrote.
+        return state_with_report(entry.as_json(), report)
 
     if settings.token is not None:
         _document_bearer(app)

@@ -150,6 +150,10 @@ class CaseReport(_Body):
     errors: int
     total: int
     results: list[ClaimReport]
+    content: Annotated[
+        dict[str, Any] | None,
+        Field(description="A case that did not pass: the case as the store keeps it."),
+    ] = None
 
 
 class RunReport(_Body):
@@ -164,6 +168,10 @@ class RunReport(_Body):
     assertion_breakdown: dict[str, ClaimTally]
     usage: Annotated[
         dict[str, Any] | None, Field(description="Judge calls and tokens (runs with judges).")
+    ] = None
+    head: Annotated[
+        str | None,
+        Field(description="The store's head once the run's end was sealed (audit checks it)."),
     ] = None
     cases: list[CaseReport]
 

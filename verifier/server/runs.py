@@ -2,27 +2,27 @@
 
 The run itself is the ordinary runner in a worker thread (with its own event loop), so
 a run's rubric phase, which is CPU work, never stalls the server's loop. The report is
-the JSON report of ``verifier run --format json``; finished runs are kept in memory up
-to ``kept_runs``, the oldest dropped first. Gap rows go to the server's store as in
-any run.
+the JSON report of ``verifier run --format json``, written straight to a file of the
+server's report folder (see :mod:`verifier.server.kept_reports`): neither a finished
+run nor one in progress holds its report in memory. Finished runs stay retrievable up
+to ``kept_runs`` runs and ``kept_bytes`` of reports, the oldest dropped first. Gap
+rows go to the server's store as in any run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import io
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import IO, TYPE_CHECKING, Any
 
 from verifier.cases import CaseLine
 from verifier.errors import VerifierError
 from verifier.logs import get_logger
 from verifier.server.contracts import ResolvedContract
+from verifier.server.kept_reports import ReportFolder
 from verifier.server.settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ class RunEntry:
     started_at: str
     status: str = "running"
     finished_at: str | None = None
-    report: dict[str, Any] | None = None
+    report_bytes: int | None = None
+    """Size of the report on disk; ``None`` while running, or when the run failed."""
     error: str | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
@@ -61,7 +62,7 @@ class RunEntry:
             "contract": self.contract,
             "started_at": self.started_at,
             "finished_at": self.finished_at,
-            "report": self.report,
+            "report": None,
             "error": self.error,
         }
 
@@ -75,10 +76,17 @@ class RunManager:
 
     def __init__(self, settings: ServerSettings) -> None:
         self._settings = settings
+        # In order of start while running; a run moves to the end when it finishes, so
+        # the finished ones are in order of finishing.
         self._runs: OrderedDict[str, RunEntry] = OrderedDict()
+        self._reports = ReportFolder()
 
     def get(self, run_id: str) -> RunEntry | None:
         return self._runs.get(run_id)
+
+    def open_report(self, entry: RunEntry) -> IO[bytes] | None:
+        """The report file of a finished run for reading, or ``None`` (no report)."""
+        return None if entry.report_bytes is None else self._reports.open(entry.run_id)
 
     def start(self, resolved: ResolvedContract, cases: Sequence[dict[str, Any]]) -> RunEntry:
         """Starts a run of ``resolved`` over ``cases`` and returns it, still running.
@@ -104,22 +112,24 @@ class RunManager:
         lines = [CaseLine(n, str(case["id"]), case) for n, case in enumerate(cases, start=1)]
         self._runs[entry.run_id] = entry
         entry.task = asyncio.create_task(self._execute(entry, resolved, lines))
-        self._forget_old()
         return entry
 
     async def aclose(self) -> None:
-        """Waits for the runs in progress (a worker thread cannot be stopped midway)."""
+        """Waits for the runs in progress (a worker thread cannot be stopped midway), then
+        removes the reports: nothing can ask for them once the server is gone."""
         tasks = [e.task for e in self._runs.values() if e.task is not None and not e.task.done()]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        self._runs.clear()
+        self._reports.remove()
 
     async def _execute(
         self, entry: RunEntry, resolved: ResolvedContract, lines: list[CaseLine]
     ) -> None:
         settings = self._settings
         try:
-            entry.report = await asyncio.to_thread(
-                execute_run,
+            entry.report_bytes = await asyncio.to_thread(
+                self._run_into_report,
                 resolved,
                 lines,
                 run_id=entry.run_id,
@@ -137,11 +147,41 @@ class RunManager:
         finally:
             entry.finished_at = _now()
             entry.task = None
+            self._runs.move_to_end(entry.run_id)
+            self._forget_old()
+
+    def _run_into_report(
+        self,
+        resolved: ResolvedContract,
+        lines: list[CaseLine],
+        *,
+        run_id: str,
+        store: str,
+        mode: JudgeMode | None,
+    ) -> int:
+        """Runs the contract with its report written to the report folder; its size."""
+        target = self._reports.writer(run_id)
+        try:
+            execute_run(resolved, lines, run_id=run_id, store=store, mode=mode, out=target.stream)
+            target.commit()
+        except BaseException:
+            target.discard()
+            raise
+        return self._reports.file(run_id).stat().st_size
 
     def _forget_old(self) -> None:
-        finished = [k for k, e in self._runs.items() if e.status != "running"]
-        for run_id in finished[: max(0, len(finished) - self._settings.kept_runs)]:
-            del self._runs[run_id]
+        """Drops the oldest finished runs beyond ``kept_runs`` or ``kept_bytes`` (the
+        newest one stays, so a run's report can be read at least until the next ends)."""
+        finished = [e for e in self._runs.values() if e.status != "running"]
+        count = len(finished)
+        size = sum(e.report_bytes or 0 for e in finished)
+        for entry in finished[:-1]:
+            if count <= self._settings.kept_runs and size <= self._settings.kept_bytes:
+                break
+            del self._runs[entry.run_id]
+            self._reports.drop(entry.run_id)
+            count -= 1
+            size -= entry.report_bytes or 0
 
 
 def execute_run(
@@ -151,8 +191,12 @@ def execute_run(
     run_id: str,
     store: str,
     mode: JudgeMode | None,
-) -> dict[str, Any]:
-    """Runs a contract over cases into ``store`` and returns the JSON report (blocking).
+    out: IO[str],
+) -> None:
+    """Runs a contract over cases into ``store``, its JSON report to ``out`` (blocking).
+
+    The report is streamed as the run goes (cases spooled to a temporary file, then
+    copied to ``out``), so the run holds one chunk of cases' results at a time.
 
     Raises:
         VerifierError: The store, a judge template or the recordings cannot be used.
@@ -165,7 +209,6 @@ def execute_run(
     from verifier.runner import Runner, RunOptions, run_sync
 
     loaded = resolved.loaded
-    out = io.StringIO()
     with open_store(store) as gap_store:
         phase = None
         if any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
@@ -183,5 +226,3 @@ def execute_run(
             loaded, gap_store, sinks=[JsonReportWriter(out)], model_phase=phase, options=options
         )
         run_sync(runner, lines)
-    report: dict[str, Any] = orjson.loads(out.getvalue())
-    return report

@@ -38,6 +38,11 @@ def settings_from_options(
     max_runs: int,
     read_timeout: float,
     allowed_hosts: tuple[str, ...],
+    max_results: int = ServerSettings.max_results,
+    max_cases: int = ServerSettings.max_cases,
+    max_assertions: int = ServerSettings.max_assertions,
+    kept_runs: int = ServerSettings.kept_runs,
+    kept_bytes: int = ServerSettings.kept_bytes,
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -66,6 +71,11 @@ def settings_from_options(
         max_runs=max_runs,
         read_timeout=read_timeout,
         allowed_hosts=allowed_hosts,
+        max_results=max_results,
+        max_cases=max_cases,
+        max_assertions=max_assertions,
+        kept_runs=kept_runs,
+        kept_bytes=kept_bytes,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]

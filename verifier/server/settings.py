@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_MAX_BODY: Final = 1 << 20
 DEFAULT_READ_TIMEOUT: Final = 10.0
+DEFAULT_MAX_RESULTS: Final = 100_000
+DEFAULT_MAX_CASES: Final = 10_000
+DEFAULT_MAX_ASSERTIONS: Final = 1_000
+DEFAULT_KEPT_RUNS: Final = 256
+DEFAULT_KEPT_BYTES: Final = 1 << 30
 MIN_TOKEN_LENGTH: Final = 16
 TOKEN_ENV: Final = "VERIFIER_SERVE_TOKEN"
 
@@ -42,7 +47,13 @@ class ServerSettings:
         recordings: Recorded verdicts for ``POST /v1/evaluate``.
         max_body: Largest request body in bytes; larger ones get 413.
         max_runs: Runs in progress at once; more get 429.
-        kept_runs: Finished runs whose report stays retrievable (oldest dropped first).
+        max_results: Results one ``POST /v1/runs`` may ask for (cases x claims, a
+            judge claim counted once per sample); more get 413 before anything is written.
+        max_cases: Cases one ``POST /v1/runs`` may carry; more get 413.
+        max_assertions: Assertions one ``POST /v1/evaluate`` may carry; more get 413.
+        kept_runs: Finished runs that stay retrievable (oldest dropped first).
+        kept_bytes: Bytes of finished runs' reports kept on disk (oldest dropped first;
+            the newest report is kept whatever its size).
         read_timeout: Seconds a connection has to deliver each whole request (head and
             body) once it is ready for one; then it is closed.
         allowed_hosts: ``Host`` values served besides loopback names and ``host``
@@ -59,7 +70,11 @@ class ServerSettings:
     recordings: Path | None = None
     max_body: int = DEFAULT_MAX_BODY
     max_runs: int = 4
-    kept_runs: int = 256
+    max_results: int = DEFAULT_MAX_RESULTS
+    max_cases: int = DEFAULT_MAX_CASES
+    max_assertions: int = DEFAULT_MAX_ASSERTIONS
+    kept_runs: int = DEFAULT_KEPT_RUNS
+    kept_bytes: int = DEFAULT_KEPT_BYTES
     read_timeout: float = DEFAULT_READ_TIMEOUT
     allowed_hosts: tuple[str, ...] = ()
 
@@ -76,8 +91,10 @@ class ServerSettings:
                 f"binding {self.host} exposes the API beyond this machine: "
                 f"pass --token or set {TOKEN_ENV}"
             )
-        if self.max_body < 1 or self.max_runs < 1 or self.kept_runs < 1:
-            raise ServeError("--max-body, --max-runs and kept runs must be at least 1")
+        limits = (self.max_body, self.max_runs, self.max_results, self.max_cases)
+        kept = (self.max_assertions, self.kept_runs, self.kept_bytes)
+        if min(*limits, *kept) < 1:
+            raise ServeError("--max-* and --kept-* options must be at least 1")
         if not 0 < self.read_timeout < math.inf:
             raise ServeError("--read-timeout must be a positive number of seconds")
         for entry in self.allowed_hosts:
