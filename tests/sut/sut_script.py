@@ -2,7 +2,7 @@
 
 Inputs steer it: ``crash`` exits 3 with a message on stderr, ``sleep`` hangs, ``leak``
 prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREETING``
-variable, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
+variable, ``has:NAME`` prints whether variable NAME is set, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
 that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
 anything else is answered in a sentence.
 """
@@ -26,6 +26,9 @@ if text.startswith("complain:"):
     sys.exit(2)
 if text == "env":
     print(os.environ.get("GREETING", "unset"))
+    sys.exit(0)
+if text.startswith("has:"):
+    print("set" if text.removeprefix("has:") in os.environ else "unset")
     sys.exit(0)
 if text == "flood":
     sys.stdout.write("x" * (17 * 1024 * 1024))

@@ -104,6 +104,41 @@ def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_p
     assert env_names == ["GREETING", "SUT_TOKEN"]
 
 
+@pytest.mark.parametrize(
+    ("pass_env", "unset"),
+    [
+        (None, set()),  # the default: the whole environment, provider keys included
+        ("[PATH, VISIBLE]", {"key"}),
+        ("[]", {"key", "visible"}),
+    ],
+)
+def test_pass_env_keeps_provider_keys_from_the_command(
+    tmp_path: Path, pass_env: str | None, unset: set[str]
+) -> None:
+    text = CONTRACT.replace("  timeout: 2", "  timeout: 20")
+    if pass_env is not None:
+        text = text.replace("    env: {", f"    pass_env: {pass_env}\n    env: {{")
+    said = "  - {id: unset, rubric: regex, field: output, pattern: '^unset$'}"
+    text = text.replace("claims:", "claims:\n" + said)
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "key", "input": "has:ANTHROPIC_API_KEY"},
+        {"id": "visible", "input": "has:VISIBLE"},
+        {"id": "added", "input": "has:GREETING"},  # `env` is added whatever pass_env says
+    )
+    _, report = run_report(
+        tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": SECRET, "VISIBLE": "1"}
+    )
+    status = {case: claims["unset"]["status"] for case, claims in results(report).items()}
+    assert status == {c: "pass" if c in unset else "fail" for c in ("key", "visible", "added")}
+    sut = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]
+    assert sut.get("pass_env") == (None if pass_env is None else sorted(yaml_list(pass_env)))
+
+
+def yaml_list(text: str) -> list[str]:
+    return [name.strip() for name in text.strip("[]").split(",") if name.strip()]
+
+
 def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(
     tmp_path: Path,
 ) -> None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
 from verifier.contract.models import CLAIM_ID_PATTERN, ID_PATTERN, Contract
-from verifier.contract.sut_models import FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
+from verifier.contract.sut_models import ENV_NAME_PATTERN, FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
 from verifier.contract.yaml_positions import (
     MAX_BYTES,
     Loc,
@@ -193,6 +193,7 @@ _PATTERN_WORDS = {
     "starting with a letter or digit)",
     FUNCTION_PATTERN: "MODULE:FUNCTION (a dotted module, a colon, a function: my_bot:answer)",
     OUTPUT_KEY_PATTERN: "a plain key (a letter or '_', then letters, digits, '_' or '-')",
+    ENV_NAME_PATTERN: "a variable name (a letter or '_', then letters, digits or '_')",
 }
 
 

@@ -1,8 +1,9 @@
 """A command as the system under test: the input on stdin, the output on stdout.
 
 The command is started without a shell, in its own process group, so a timeout kills
-it and whatever it started. It inherits the caller's environment plus the spec's
-``env`` (where ``${NAME}`` is the caller's NAME); values of variables named like keys,
+it and whatever it started. It inherits the caller's environment (or, with
+``pass_env``, only the variables it names) plus the spec's ``env`` (where ``${NAME}``
+is the caller's NAME); values of variables named like keys,
 tokens or passwords never reach rows or logs: they are masked in every stderr tail
 and message, and the evidence names the added variables, never their values.
 """
@@ -49,6 +50,13 @@ def expand_env(env: dict[str, str], environ: dict[str, str]) -> tuple[dict[str, 
     return {key: _VARIABLE.sub(take, value) for key, value in env.items()}, taken
 
 
+def inherited_env(environ: dict[str, str], passed: tuple[str, ...] | None) -> dict[str, str]:
+    """What a command inherits: all of ``environ``, or only the ``passed`` names."""
+    if passed is None:
+        return dict(environ)
+    return {name: environ[name] for name in passed if name in environ}
+
+
 class ExecCaller:
     """Runs ``spec.command`` once per call."""
 
@@ -60,14 +68,16 @@ class ExecCaller:
             raise SutError(f"sut exec cwd {str(self.cwd)!r} is not a directory")
         environ = dict(os.environ)
         added, taken = expand_env(dict(spec.env), environ)
-        self.env = {**environ, **added}
-        self.mask = SecretMask(self.env, taken)
+        self.env = {**inherited_env(environ, spec.pass_env), **added}
+        # Masked over the whole environment: a variable kept from the command may
+        # still turn up in what it prints (a key pasted into its input, say).
+        self.mask = SecretMask({**environ, **self.env}, taken)
         program = spec.command[0]
         if os.sep in program:
             found = self.cwd / program
             if not (found.is_file() and os.access(found, os.X_OK)):
                 raise SutError(f"sut exec: {program!r} is not an executable file in {self.cwd}")
-        elif shutil.which(program, path=self.env.get("PATH")) is None:
+        elif shutil.which(program, path=self.env.get("PATH", os.defpath)) is None:
             raise SutError(f"sut exec: program {program!r} not found on PATH")
 
     def describe(self) -> dict[str, Any]:
@@ -76,6 +86,7 @@ class ExecCaller:
             "command": [self.mask(argument) for argument in self.spec.command],
             "cwd": str(self.cwd),
             "env": sorted(self.spec.env),
+            **({} if self.spec.pass_env is None else {"pass_env": sorted(self.spec.pass_env)}),
         }
 
     async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
