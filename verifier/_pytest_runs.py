@@ -180,7 +180,7 @@ class PytestRuns:
         )
         if why and why not in self.notes:
             self.notes.append(why)
-        return make_stage(spec, base_dir=loaded.base_dir, access=access)
+        return make_stage(spec, base_dir=loaded.files, access=access)
 
     def _judge_phase(
         self, loaded: LoadedContract, run_id: str

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.sut_models import ExecSut
 from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
 
@@ -60,10 +61,16 @@ def inherited_env(environ: dict[str, str], passed: tuple[str, ...] | None) -> di
 class ExecCaller:
     """Runs ``spec.command`` once per call."""
 
-    def __init__(self, spec: ExecSut, *, base_dir: Path, timeout: float) -> None:
+    def __init__(self, spec: ExecSut, *, base_dir: Path | FileScope, timeout: float) -> None:
         self.spec = spec
         self.timeout = timeout
-        self.cwd = (base_dir / spec.cwd) if spec.cwd else base_dir
+        files = scope_of(base_dir)
+        self.cwd = files.base_dir
+        if spec.cwd:
+            try:
+                self.cwd = files.resolve(spec.cwd, f"cwd {spec.cwd!r}").path
+            except FileRefused as refused:
+                raise SutError(f"sut exec: {refused}") from None
         if not self.cwd.is_dir():
             raise SutError(f"sut exec cwd {str(self.cwd)!r} is not a directory")
         environ = dict(os.environ)
