@@ -24,6 +24,7 @@ import orjson
 
 from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.sut_models import ExecSut
+from verifier.sut._reaper import MARKER, new_token, sweep, tracks_escapes
 from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -73,6 +74,14 @@ class ExecCaller:
                 raise SutError(f"sut exec: {refused}") from None
         if not self.cwd.is_dir():
             raise SutError(f"sut exec cwd {str(self.cwd)!r} is not a directory")
+        if not tracks_escapes():
+            from verifier.logs import get_logger
+
+            get_logger("verifier.sut").warning(
+                "on this system only a command's process group is killed when its call "
+                "ends: a process it started that left the group (setsid, a daemon) may "
+                "outlive the run"
+            )
         environ = dict(os.environ)
         added, taken = expand_env(dict(spec.env), environ)
         self.env = {**inherited_env(environ, spec.pass_env), **added}
@@ -98,6 +107,7 @@ class ExecCaller:
 
     async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
         started = time.perf_counter()
+        token = new_token()
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.spec.command,
@@ -105,17 +115,18 @@ class ExecCaller:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
-                env=self.env,
+                env={**self.env, MARKER: token},
                 start_new_session=True,
             )
         except OSError as exc:
             return Produced(error=self.mask(f"cannot start {self.spec.command[0]!r}: {exc}"))
         try:
             out, err, overflowed = await asyncio.wait_for(
-                _exchange(process, stdin_bytes(value)), self.timeout
+                _exchange(process, stdin_bytes(value), token), self.timeout
             )
         except TimeoutError:
             _kill_group(process)
+            sweep(token, spare=process.pid)
             await process.wait()
             took = _ms(started)
             return Produced(
@@ -123,8 +134,11 @@ class ExecCaller:
                 call={"duration_ms": took, "timed_out": True},
             )
         finally:
-            if process.returncode is None:  # cancelled: leave nothing running
+            # Whatever the call started dies with it: its group, and what left the
+            # group (setsid, a daemon), even when the run is interrupted.
+            if process.returncode is None:
                 _kill_group(process)
+            sweep(token, spare=process.pid if process.returncode is None else None)
         call: dict[str, Any] = {"exit_code": process.returncode, "duration_ms": _ms(started)}
         if overflowed:
             call["stdout_overflow"] = True
@@ -155,11 +169,15 @@ _STDERR_KEPT = 64 * 1024  # only the tail of stderr is ever shown
 _READ = 64 * 1024
 
 
-async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bytes, bool]:
+async def _exchange(
+    process: asyncio.subprocess.Process, data: bytes, token: str
+) -> tuple[bytes, bytes, bool]:
     """Feeds stdin while reading stdout and stderr, in bounded memory.
 
     Returns stdout, the tail of stderr, and whether stdout passed ``MAX_STDOUT_BYTES``
-    (the process group is then killed and stdout dropped).
+    (the process group is then killed and stdout dropped). Once the command has
+    exited, what it left running is killed, so a leftover holding its pipes open does
+    not hold the call until its timeout.
     """
     assert process.stdin and process.stdout and process.stderr
     stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
@@ -188,7 +206,19 @@ async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> tuple[b
             del kept[:-_STDERR_KEPT]
         return bytes(kept)
 
-    _, (out, overflowed), err = await asyncio.gather(feed(), read_out(), read_err())
+    async def leftovers() -> None:
+        # wait() would wait for the pipes too; returncode is set as the command exits.
+        while process.returncode is None:
+            await asyncio.sleep(0.05)
+        _kill_group(process)
+        sweep(token)
+
+    reading = asyncio.gather(feed(), read_out(), read_err())
+    watching = asyncio.ensure_future(leftovers())
+    try:
+        _, (out, overflowed), err = await reading
+    finally:
+        watching.cancel()
     await process.wait()
     return out, err, overflowed
 
