@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract
 from verifier.contract.sut_models import SutSpec
 from verifier.gaps.store import GapStore
@@ -31,9 +32,10 @@ from verifier.sut.stage import SutStage
 @dataclass(frozen=True)
 class SutPlan:
     """The systems of a run: none, one (``specs``), or two variants (``variants``),
-    each with the directory its relative paths are resolved from."""
+    each with where its relative paths are resolved from: the contract's confined
+    scope, or the current directory for a system named on the command line."""
 
-    specs: tuple[tuple[SutSpec, Path], ...] = ()
+    specs: tuple[tuple[SutSpec, FileScope], ...] = ()
     variants: tuple[tuple[str, SutSpec], ...] = ()
     repeat: int | None = None
 
@@ -70,12 +72,13 @@ def sut_plan_of(
         named = tuple(parse_variant_option(text, base=declared) for text in variants)
         if named[0][0] == named[1][0]:
             raise SutError(f"--variant: both variants are named {named[0][0]!r}")
-        specs = tuple((spec, Path.cwd()) for _, spec in named)
+        specs = tuple((spec, FileScope.anywhere(Path.cwd())) for _, spec in named)
         return SutPlan(specs, named, repeat)
     if sut_option:
-        return SutPlan(((parse_sut_option(sut_option, base=declared), Path.cwd()),), (), repeat)
+        typed = parse_sut_option(sut_option, base=declared)
+        return SutPlan(((typed, FileScope.anywhere(Path.cwd())),), (), repeat)
     if declared is not None:
-        return SutPlan(((declared, loaded.base_dir),), (), repeat)
+        return SutPlan(((declared, loaded.files),), (), repeat)
     if repeat is not None:
         raise SutError("--repeat needs a system under test (`sut:` in the contract, or --sut)")
     return SutPlan()
@@ -83,7 +86,7 @@ def sut_plan_of(
 
 def sut_stage_for(
     spec: SutSpec,
-    base_dir: Path,
+    base_dir: FileScope,
     choice: ModelChoice,
     loaded: LoadedContract,
     run_id: str,

@@ -145,6 +145,17 @@ _ANNOTATIONS_OPTION = click.option(
 )
 
 
+_ALLOW_OUTSIDE_OPTION = click.option(
+    "--allow-outside",
+    "allow_outside",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Let the contract name files (schema_file, prompt, template_file, cwd) under DIR "
+    "too; by default they must lie in the contract's folder or below.",
+)
+
+
 def _annotating(annotations: str) -> bool:
     return annotations == "github" or (
         annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
@@ -160,7 +171,13 @@ def _annotating(annotations: str) -> bool:
     f"[default: {DEFAULT_STORE}]",
 )
 @_ANNOTATIONS_OPTION
-def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> None:
+@_ALLOW_OUTSIDE_OPTION
+def check(
+    contracts: tuple[Path, ...],
+    store: str | None,
+    annotations: str,
+    allow_outside: tuple[Path, ...],
+) -> None:
     """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
     from verifier.compare.calibration_store import CalibrationCheck
     from verifier.contract.load import check_contract
@@ -180,7 +197,7 @@ def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> N
 
     problems = 0
     for path in contracts:
-        loaded, diagnostics = check_contract(path)
+        loaded, diagnostics = check_contract(path, allow=allow_outside)
         for diagnostic in diagnostics:
             report(diagnostic)
         problems += sum(1 for d in diagnostics if d.severity == "error")
@@ -356,6 +373,7 @@ def _count_lines(path: Path) -> int | None:
     help="Give twice: both systems run on every case, each stored as its own run; the "
     "second is compared against the first (pairwise/similarity claims, verifier compare).",
 )
+@_ALLOW_OUTSIDE_OPTION
 def run(
     contract: Path,
     cases_path: Path,
@@ -383,6 +401,7 @@ def run(
     sut_option: str | None,
     repeat: int | None,
     variant_options: tuple[str, ...],
+    allow_outside: tuple[Path, ...],
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row.
 
@@ -404,7 +423,7 @@ def run(
     from verifier.runner import Runner, RunOptions, new_run_id, run_sync
     from verifier.sut import masked_description
 
-    loaded, diagnostics = check_contract(contract)
+    loaded, diagnostics = check_contract(contract, allow=allow_outside)
     for diagnostic in diagnostics:
         click.echo(str(diagnostic), err=True)
     if loaded is None:

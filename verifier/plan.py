@@ -79,7 +79,7 @@ def build_plan(loaded: LoadedContract) -> Plan:
     from verifier.rubric._registry import REGISTRY
 
     contract = loaded.contract
-    ctx = PrepareContext(base_dir=loaded.base_dir, llm_fields=contract.llm_fields)
+    ctx = PrepareContext(base_dir=loaded.files, llm_fields=contract.llm_fields)
     planned: list[PlannedClaim] = []
     for claim in contract.claims:
         kind = claim_kind(claim)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from verifier.cases import CaseLine, case_lines, read_cases
+from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
 from verifier.contract.sut_models import SutSpec
@@ -73,13 +74,14 @@ class Sut:
 
     Attributes:
         spec: What to run (the contract's ``sut:`` block, or one given instead).
-        base_dir: The directory its relative paths (commands, templates) start from.
+        base_dir: Where its relative paths (commands, templates) start from: a
+            directory (whose tree they must stay in) or a contract's file scope.
         repeat: Calls per case, overriding the spec's ``repeat``.
         variant: The variant's name when two systems are compared.
     """
 
     spec: SutSpec
-    base_dir: Path
+    base_dir: Path | FileScope
     repeat: int | None = None
     variant: str | None = None
 
@@ -219,7 +221,7 @@ def sut_stage_for(
 def declared_sut(loaded: LoadedContract) -> Sut | None:
     """The contract's own ``sut:`` block, if it has one."""
     spec = loaded.contract.sut
-    return Sut(spec, loaded.base_dir) if spec is not None else None
+    return Sut(spec, loaded.files) if spec is not None else None
 
 
 def assemble_run(

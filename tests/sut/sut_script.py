@@ -2,7 +2,9 @@
 
 Inputs steer it: ``crash`` exits 3 with a message on stderr, ``sleep`` hangs, ``leak``
 prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREETING``
-variable, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
+variable, ``has:NAME`` prints whether variable NAME is set, ``escape:FILE`` starts
+``setsid sleep 300`` (writing its pid to FILE) and answers (``escape-hang:FILE`` then
+hangs), ``daemon:FILE`` daemonizes a sleeper by a double fork and answers, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
 that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
 anything else is answered in a sentence.
 """
@@ -26,6 +28,37 @@ if text.startswith("complain:"):
     sys.exit(2)
 if text == "env":
     print(os.environ.get("GREETING", "unset"))
+    sys.exit(0)
+if text.startswith("has:"):
+    print("set" if text.removeprefix("has:") in os.environ else "unset")
+    sys.exit(0)
+if text.startswith(("escape:", "escape-hang:")):
+    import subprocess
+
+    kind, _, pidfile = text.partition(":")
+    left = subprocess.Popen(["setsid", "sleep", "300"])  # keeps our stdout open
+    with open(pidfile, "w") as handle:
+        handle.write(str(left.pid))
+    if kind == "escape-hang":
+        time.sleep(60)
+    print("escaped")
+    sys.exit(0)
+if text.startswith("daemon:"):
+    pidfile = text.removeprefix("daemon:")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(pidfile + ".tmp", "w") as handle:
+                handle.write(str(os.getpid()))
+            os.replace(pidfile + ".tmp", pidfile)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            time.sleep(300)
+        os._exit(0)
+    while not os.path.exists(pidfile):
+        time.sleep(0.01)
+    print("daemonized")
     sys.exit(0)
 if text == "flood":
     sys.stdout.write("x" * (17 * 1024 * 1024))

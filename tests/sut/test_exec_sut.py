@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +106,115 @@ def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_p
     assert SECRET not in result.stderr
     env_names = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]["env"]
     assert env_names == ["GREETING", "SUT_TOKEN"]
+
+
+@pytest.mark.parametrize(
+    ("pass_env", "unset"),
+    [
+        (None, set()),  # the default: the whole environment, provider keys included
+        ("[PATH, VISIBLE]", {"key"}),
+        ("[]", {"key", "visible"}),
+    ],
+)
+def test_pass_env_keeps_provider_keys_from_the_command(
+    tmp_path: Path, pass_env: str | None, unset: set[str]
+) -> None:
+    text = CONTRACT.replace("  timeout: 2", "  timeout: 20")
+    if pass_env is not None:
+        text = text.replace("    env: {", f"    pass_env: {pass_env}\n    env: {{")
+    said = "  - {id: unset, rubric: regex, field: output, pattern: '^unset$'}"
+    text = text.replace("claims:", "claims:\n" + said)
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "key", "input": "has:ANTHROPIC_API_KEY"},
+        {"id": "visible", "input": "has:VISIBLE"},
+        {"id": "added", "input": "has:GREETING"},  # `env` is added whatever pass_env says
+    )
+    _, report = run_report(
+        tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": SECRET, "VISIBLE": "1"}
+    )
+    status = {case: claims["unset"]["status"] for case, claims in results(report).items()}
+    assert status == {c: "pass" if c in unset else "fail" for c in ("key", "visible", "added")}
+    sut = stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]
+    assert sut.get("pass_env") == (None if pass_env is None else sorted(yaml_list(pass_env)))
+
+
+def yaml_list(text: str) -> list[str]:
+    return [name.strip() for name in text.strip("[]").split(",") if name.strip()]
+
+
+def test_no_process_a_command_started_outlives_its_call_even_one_that_left_its_group(
+    tmp_path: Path,
+) -> None:
+    pidfiles = {name: tmp_path / f"{name}.pid" for name in ("escape", "escape-hang", "daemon")}
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        *({"id": name, "input": f"{name}:{pidfile}"} for name, pidfile in pidfiles.items()),
+    )
+    said = "  - {id: said, rubric: regex, field: output, pattern: '^(escaped|daemonized)$'}"
+    text = CONTRACT.replace("claims:", "claims:\n" + said)
+    try:
+        started = time.monotonic()
+        _, report = run_report(
+            tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": "x"}
+        )
+        took = time.monotonic() - started
+        status = {case: claims["said"]["status"] for case, claims in results(report).items()}
+        # A leftover holding the command's stdout no longer holds its call to the timeout.
+        assert status == {"escape": "pass", "escape-hang": "error", "daemon": "pass"}
+        assert took < 10
+        pids = {name: int(path.read_text()) for name, path in pidfiles.items()}
+        assert {name: alive(pid) for name, pid in pids.items()} == dict.fromkeys(pids, False)
+    finally:
+        for path in pidfiles.values():
+            if path.exists() and alive(int(path.read_text())):
+                os.kill(int(path.read_text()), signal.SIGKILL)
+
+
+def test_an_interrupted_run_leaves_no_process_of_its_command_behind(tmp_path: Path) -> None:
+    pidfile = tmp_path / "left.pid"
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": f"escape-hang:{pidfile}"})
+    path = contract(tmp_path, CONTRACT.replace("  timeout: 2", "  timeout: 60"))
+    env = {**os.environ, "SUT_TEST_TOKEN": "x"}
+    args = ["run", str(path), "--cases", str(cases), "--store", str(tmp_path / "gaps.db")]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "verifier", *args],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = int(pidfile.read_text())
+        assert alive(left, wait=0)
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=10)
+        assert "Traceback" not in err
+        assert not alive(left)
+    finally:
+        run.kill()
+        run.wait()
+        if pidfile.exists() and pidfile.read_text() and alive(int(pidfile.read_text()), wait=0):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def alive(pid: int, wait: float = 2) -> bool:
+    """Whether ``pid`` still runs after ``wait`` seconds (a zombie counts as gone)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return False
+        if state == "Z":
+            return False
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.05)
 
 
 def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(

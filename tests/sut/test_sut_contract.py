@@ -51,6 +51,10 @@ def problems(write_contract, sut: str) -> list[str]:  # type: ignore[no-untyped-
             "sut exec: cwd 'nowhere' is not a directory",
         ),
         (
+            "sut:\n  exec: {command: [ls], pass_env: [PATH, BAD-NAME]}\n",
+            "4:42: sut.exec.pass_env.1: 'BAD-NAME' is not a variable name",
+        ),
+        (
             "sut:\n  python: m:f\n  formatt: json\n",
             "5:3: sut: unknown key 'formatt' (did you mean 'format'?)",
         ),

@@ -209,7 +209,7 @@ def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] |
     if spec is None:
         return None
     try:
-        template = load_template(spec, loaded.base_dir, verdict_kind(claim))
+        template = load_template(spec, loaded.files, verdict_kind(claim))
         sampling = sent_sampling(spec.provider, spec.sampling)
     except (TemplateError, ValueError):
         return None  # the contract lint reports these

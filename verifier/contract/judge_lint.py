@@ -7,12 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from verifier._files import is_file
+from verifier.contract.files import FileRefused, FileScope
 
 WARN_WITHIN_DAYS = 90
 _DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
@@ -77,7 +77,7 @@ def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
 
 
 def lint_judges(
-    data: dict[str, Any], base_dir: Path, report: Report, *, today: dt.date | None = None
+    data: dict[str, Any], files: FileScope, report: Report, *, today: dt.date | None = None
 ) -> None:
     """Reports sampling, template and model-lifecycle problems of every judge."""
     from verifier.contract.models import Sampling
@@ -112,17 +112,24 @@ def lint_judges(
             if warning:
                 report(("judges", name, "model"), f"judge {name!r}: {warning}", severity="warning")
         prompt = spec.get("prompt")
-        if isinstance(prompt, str) and is_file(base_dir / prompt):
+        if not isinstance(prompt, str):
+            continue
+        try:  # a refused name is the cross-node lint's to report
+            named = files.resolve(prompt, f"prompt {prompt!r}")
+        except FileRefused:
+            continue
+        if is_file(named.path):
             try:
-                text = (base_dir / prompt).read_text(encoding="utf-8")
+                text = named.path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 report(
                     ("judges", name, "prompt"),
-                    f"judge {name!r}: cannot read prompt {prompt!r}: {exc}",
+                    f"judge {name!r}: cannot read prompt {prompt!r}: {named.quote(str(exc))}",
                 )
                 continue
             for kind in sorted(set(_judge_kinds(data, name))):
                 for problem in validate_template(text, kind):  # type: ignore[arg-type]
                     report(
-                        ("judges", name, "prompt"), f"judge {name!r}: prompt {prompt!r}: {problem}"
+                        ("judges", name, "prompt"),
+                        f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",
                     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier._files import is_file
+from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.judge_lint import lint_judges
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
@@ -24,10 +25,10 @@ EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
 
 class _Linter:
     def __init__(
-        self, file: str, base_dir: Path, data: dict[str, Any], positions: Positions
+        self, file: str, files: FileScope, data: dict[str, Any], positions: Positions
     ) -> None:
         self.file = file
-        self.base_dir = base_dir
+        self.files = files
         self.data = data
         self.positions = positions
         self.found: list[Diagnostic] = []
@@ -48,8 +49,8 @@ class _Linter:
         self.gates()
         self.judge_references()
         self.judges()
-        lint_judges(self.data, self.base_dir, self.report)
-        lint_sut(self.data, self.base_dir, self.report)
+        lint_judges(self.data, self.files, self.report)
+        lint_sut(self.data, self.files, self.report)
         lint_record(self.data, self.report)
         self.llm_equality()
         return self.found
@@ -170,7 +171,14 @@ class _Linter:
                 if alias:
                     self.report(("judges", name, "model"), f"judge {name!r}: {alias}")
             prompt = spec.get("prompt")
-            if isinstance(prompt, str) and not is_file(self.base_dir / prompt):
+            if not isinstance(prompt, str):
+                continue
+            try:
+                found = is_file(self.files.resolve(prompt, f"prompt {prompt!r}").path)
+            except FileRefused as refused:
+                self.report(("judges", name, "prompt"), f"judge {name!r}: {refused}")
+                continue
+            if not found:
                 self.report(
                     ("judges", name, "prompt"),
                     f"judge {name!r}: prompt file {prompt!r} does not exist "
@@ -251,8 +259,14 @@ def _anthropic_dated_snapshot(model: str) -> str | None:
     return None
 
 
-def lint_document(file: str, base_dir: Path, data: Any, positions: Positions) -> list[Diagnostic]:
-    """Runs the cross-node lint rules over a loaded document."""
+def lint_document(
+    file: str, base_dir: Path | FileScope, data: Any, positions: Positions
+) -> list[Diagnostic]:
+    """Runs the cross-node lint rules over a loaded document.
+
+    ``base_dir`` is the document's folder (the files it names must lie in its tree) or
+    the scope those files are confined to.
+    """
     if not isinstance(data, dict):
         return []
-    return _Linter(file, base_dir, data, positions).run()
+    return _Linter(file, scope_of(base_dir), data, positions).run()

@@ -10,9 +10,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from verifier.canonical import sha256_hex
+from verifier.contract.files import FileScope
 from verifier.contract.lint import lint_document
 from verifier.contract.models import CLAIM_ID_PATTERN, ID_PATTERN, Contract
-from verifier.contract.sut_models import FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
+from verifier.contract.sut_models import ENV_NAME_PATTERN, FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
 from verifier.contract.yaml_positions import (
     MAX_BYTES,
     Loc,
@@ -34,6 +35,7 @@ class LoadedContract:
         sha256: SHA-256 of ``source``.
         positions: Line and column of every node, for annotations.
         warnings: Problems that do not reject the contract.
+        scope: Where the files it names may lie (default: its folder's tree).
     """
 
     contract: Contract
@@ -42,10 +44,16 @@ class LoadedContract:
     sha256: str
     positions: Positions
     warnings: tuple[Diagnostic, ...] = ()
+    scope: FileScope | None = None
 
     @property
     def base_dir(self) -> Path:
         return self.path.parent
+
+    @property
+    def files(self) -> FileScope:
+        """Where the files the contract names are resolved from and may lie."""
+        return self.scope if self.scope is not None else FileScope.of(self.base_dir)
 
     def claim_line(self, claim_id: str) -> int:
         """Line of a claim in the contract file (1 when unknown)."""
@@ -193,6 +201,7 @@ _PATTERN_WORDS = {
     "starting with a letter or digit)",
     FUNCTION_PATTERN: "MODULE:FUNCTION (a dotted module, a colon, a function: my_bot:answer)",
     OUTPUT_KEY_PATTERN: "a plain key (a letter or '_', then letters, digits, '_' or '-')",
+    ENV_NAME_PATTERN: "a variable name (a letter or '_', then letters, digits or '_')",
 }
 
 
@@ -217,8 +226,13 @@ def validation_diagnostics(
     return out
 
 
-def check_contract(path: Path) -> tuple[LoadedContract | None, list[Diagnostic]]:
-    """Loads and lints a contract, returning it (when valid) and every problem found."""
+def check_contract(
+    path: Path, *, allow: tuple[Path, ...] = ()
+) -> tuple[LoadedContract | None, list[Diagnostic]]:
+    """Loads and lints a contract, returning it (when valid) and every problem found.
+
+    ``allow`` names directories outside the contract's folder whose files it may name.
+    """
     file = str(path)
     try:
         if path.stat().st_size > MAX_BYTES:
@@ -230,11 +244,16 @@ def check_contract(path: Path) -> tuple[LoadedContract | None, list[Diagnostic]]
         return None, [Diagnostic(file, problem.line, problem.col, problem.message)]
     except OSError as exc:
         return None, [Diagnostic(file, 0, 0, f"cannot read contract: {exc.strerror or exc}")]
-    return check_contract_source(source, path)
+    return check_contract_source(source, path, allow=allow)
 
 
 def check_contract_source(
-    source: bytes, path: Path, *, name: str | None = None
+    source: bytes,
+    path: Path,
+    *,
+    name: str | None = None,
+    tree: Path | None = None,
+    allow: tuple[Path, ...] = (),
 ) -> tuple[LoadedContract | None, list[Diagnostic]]:
     """Loads and lints a contract's text as if read from ``path``.
 
@@ -242,18 +261,21 @@ def check_contract_source(
         source: The contract's bytes.
         path: Where it stands: relative files (prompts, schemas) are found beside it.
         name: How diagnostics name the file (default: ``path``).
+        tree: The directory the files it names must lie in (default: its folder).
+        allow: Further directories those files may lie in.
     """
     file = str(path) if name is None else name
+    scope = FileScope.of(path.parent, tree=tree, allow=allow)
     try:
         data, positions = parse_yaml_with_positions(source)
     except YamlProblem as problem:
         return None, [Diagnostic(file, problem.line, problem.col, problem.message)]
     if not isinstance(data, dict):
         return None, [Diagnostic(file, 1, 1, "a contract must be a YAML mapping")]
-    diagnostics = lint_document(file, path.parent, data, positions)
+    diagnostics = lint_document(file, scope, data, positions)
     contract: Contract | None = None
     try:
-        contract = Contract.model_validate(data, context={"base_dir": path.parent})
+        contract = Contract.model_validate(data, context={"base_dir": scope})
     except ValidationError as exc:
         diagnostics.extend(validation_diagnostics(file, data, positions, exc))
     errors = [d for d in diagnostics if d.severity == "error"]
@@ -261,12 +283,13 @@ def check_contract_source(
     if errors or contract is None:
         return None, unique
     warnings = tuple(d for d in unique if d.severity == "warning")
-    return LoadedContract(contract, path, source, sha256_hex(source), positions, warnings), unique
+    loaded = LoadedContract(contract, path, source, sha256_hex(source), positions, warnings, scope)
+    return loaded, unique
 
 
-def load_contract(path: Path) -> LoadedContract:
+def load_contract(path: Path, *, allow: tuple[Path, ...] = ()) -> LoadedContract:
     """Loads a valid contract or raises ``ContractError`` listing every problem."""
-    loaded, diagnostics = check_contract(path)
+    loaded, diagnostics = check_contract(path, allow=allow)
     if loaded is None:
         raise ContractError([d for d in diagnostics if d.severity == "error"])
     return loaded

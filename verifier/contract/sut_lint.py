@@ -10,32 +10,37 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from verifier.contract.files import WITHHELD, FileRefused, FileScope
 from verifier.contract.judge_lint import Report, deprecation_table, retirement_warning
 
 
-def lint_sut(data: dict[str, Any], base_dir: Path, report: Report) -> None:
+def lint_sut(data: dict[str, Any], files: FileScope, report: Report) -> None:
     """Reports problems of the contract's ``sut:`` block, if it has one."""
     sut = data.get("sut")
     if not isinstance(sut, dict):
         return
     command = sut.get("exec", {}).get("command") if isinstance(sut.get("exec"), dict) else None
     if isinstance(command, (str, list)):
-        _lint_exec(sut["exec"], base_dir, report)
+        _lint_exec(sut["exec"], files, report)
     if isinstance(sut.get("prompt"), dict):
-        _lint_prompt(sut["prompt"], base_dir, report)
+        _lint_prompt(sut["prompt"], files, report)
 
 
-def _lint_exec(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
+def _lint_exec(spec: dict[str, Any], files: FileScope, report: Report) -> None:
     cwd = spec.get("cwd")
-    where = base_dir / cwd if isinstance(cwd, str) else base_dir
-    if isinstance(cwd, str) and not where.is_dir():
-        report(("sut", "exec", "cwd"), f"sut exec: cwd {cwd!r} is not a directory")
-        return
+    if isinstance(cwd, str):
+        try:
+            where = files.resolve(cwd, f"cwd {cwd!r}").path
+        except FileRefused as refused:
+            report(("sut", "exec", "cwd"), f"sut exec: {refused}")
+            return
+        if not where.is_dir():
+            report(("sut", "exec", "cwd"), f"sut exec: cwd {cwd!r} is not a directory")
+            return
     command = spec["command"]
     program = command.split()[0] if isinstance(command, str) and command.split() else None
     if isinstance(command, list) and command and isinstance(command[0], str):
@@ -48,7 +53,7 @@ def _lint_exec(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
         )
 
 
-def _lint_prompt(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
+def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None:
     from verifier.contract.lint import moving_alias
     from verifier.contract.models import Sampling
     from verifier.judge.sampling import unsupported_reason, unsupported_sampling
@@ -79,21 +84,28 @@ def _lint_prompt(spec: dict[str, Any], base_dir: Path, report: Report) -> None:
             )
     text: bytes | None = None
     key = "template"
+    outside = False  # a file outside the contract's folder is never quoted
     if isinstance(spec.get("template"), str):
         text = spec["template"].encode("utf-8")
     elif isinstance(spec.get("template_file"), str):
         key = "template_file"
-        path = base_dir / spec["template_file"]
+        name = spec[key]
         try:
-            text = path.read_bytes()
+            named = files.resolve(name, f"template file {name!r}")
+            outside = named.outside
+            text = named.path.read_bytes()
+        except FileRefused as refused:
+            report(("sut", "prompt", key), f"sut prompt: {refused}")
         except OSError:
             report(
                 ("sut", "prompt", key),
-                f"sut prompt: template file {spec[key]!r} does not exist "
-                "(relative to the contract)",
+                f"sut prompt: template file {name!r} does not exist (relative to the contract)",
             )
     if text is not None:
         try:
             PromptTemplate(text, source=str(spec[key]) if key == "template_file" else key)
         except SutError as exc:
-            report(("sut", "prompt", key), str(exc))
+            message = str(exc)
+            if outside:
+                message = f"sut prompt: template file {spec[key]!r} is unusable {WITHHELD}"
+            report(("sut", "prompt", key), message)

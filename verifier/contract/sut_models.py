@@ -19,6 +19,7 @@ from verifier.fieldpath import FieldPathError, compile_path
 
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$"
 OUTPUT_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 RESERVED_OUTPUT_KEYS = ("id", "runs", "baseline")
 # A command is a list of arguments or one string split like a shell line.
 _COMMAND_SCHEMA: dict[str, Any] = {
@@ -44,6 +45,12 @@ class ExecSut(_Frozen):
         default_factory=dict,
         description="Variables added to the inherited environment; `${NAME}` in a value "
         "is replaced by the caller's NAME, so secrets stay out of the contract.",
+    )
+    pass_env: tuple[Annotated[str, Field(pattern=ENV_NAME_PATTERN)], ...] | None = Field(
+        default=None,
+        description="When set, only these inherited variables reach the command (plus "
+        "`env`); `[]` passes none. Unset: the whole environment is inherited, provider "
+        "keys such as ANTHROPIC_API_KEY included.",
     )
 
     @field_validator("command", mode="before")

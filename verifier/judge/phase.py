@@ -110,7 +110,7 @@ class JudgePhase:
                 kind = verdict_kind(claim)
                 if (name, kind) not in self._templates:
                     self._templates[(name, kind)] = load_template(
-                        self.contract.judges[name], loaded.base_dir, kind
+                        self.contract.judges[name], loaded.files, kind
                     )
 
     async def aclose(self) -> None:

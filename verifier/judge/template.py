@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
+from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.models import JudgeSpec
 from verifier.errors import VerifierError
 from verifier.judge.triple import prompt_sha_of
@@ -183,12 +184,13 @@ def builtin_template_bytes(kind: VerdictKind) -> bytes:
     )
 
 
-def load_template(spec: JudgeSpec, base_dir: Path, kind: VerdictKind) -> Template:
+def load_template(spec: JudgeSpec, base_dir: Path | FileScope, kind: VerdictKind) -> Template:
     """The template a judge uses for one kind of verdict.
 
     Args:
         spec: The judge; ``spec.prompt`` names its own template, else the built-in one.
-        base_dir: The directory of the contract file (``prompt`` is relative to it).
+        base_dir: The directory of the contract file (``prompt`` is relative to it and
+            must lie in its tree), or the contract's ``FileScope``.
         kind: The verdict kind, which picks the built-in template and the placeholders
             a custom one must have.
 
@@ -198,7 +200,11 @@ def load_template(spec: JudgeSpec, base_dir: Path, kind: VerdictKind) -> Templat
     if spec.prompt is None:
         name = BUILTIN_TEMPLATES[kind]
         return parse_template(builtin_template_bytes(kind), source=f"builtin:{name}", kind=kind)
-    path = base_dir / spec.prompt
+    try:
+        named = scope_of(base_dir).resolve(spec.prompt, f"prompt {spec.prompt!r}")
+    except FileRefused as refused:
+        raise TemplateError(spec.prompt, [str(refused)]) from None
+    path = named.path
     try:
         data = path.read_bytes()
     except OSError as exc:

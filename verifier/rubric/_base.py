@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from verifier.contract.files import FileScope
 from verifier.fieldpath import MISSING as _MISSING
 from verifier.fieldpath import FieldPath, compile_path
 
@@ -94,12 +95,13 @@ class PrepareContext:
     """What preparing a predicate may need beyond its spec.
 
     Attributes:
-        base_dir: Directory of the contract file; relative files (``schema_file``)
-            are resolved against it.
+        base_dir: Directory of the contract file, whose tree relative files
+            (``schema_file``) are resolved in and confined to, or the contract's
+            ``FileScope``.
         llm_fields: Paths the contract declares as written by an LLM.
     """
 
-    base_dir: Path = Path(".")
+    base_dir: Path | FileScope = Path(".")
     llm_fields: tuple[str, ...] = ()
 
 

@@ -22,6 +22,7 @@ from pydantic import Field, ValidationInfo, model_validator
 
 from verifier._files import is_file
 from verifier._json_words import json_kind
+from verifier.contract.files import WITHHELD, FileScope, scope_of
 from verifier.rubric._base import (
     Check,
     Outcome,
@@ -50,7 +51,9 @@ class JsonSchemaSpec(PredicateSpec):
         default=None, alias="schema", description="The JSON Schema, inline."
     )
     schema_file: str | None = Field(
-        default=None, description="A JSON (or YAML) schema file, relative to the contract."
+        default=None,
+        description="A JSON (or YAML) schema file, relative to the contract, in its folder "
+        "or below.",
     )
 
     @model_validator(mode="after")
@@ -61,7 +64,7 @@ class JsonSchemaSpec(PredicateSpec):
             check_schema(self.schema_)
         elif info.context and info.context.get("base_dir") is not None:
             assert self.schema_file is not None
-            load_schema(Path(info.context["base_dir"]), self.schema_file)
+            load_schema(info.context["base_dir"], self.schema_file)
         return self
 
 
@@ -103,9 +106,15 @@ def check_schema(schema: Mapping[str, Any]) -> CompiledSchema:
         raise ValueError(f"invalid JSON Schema at {where}: {exc.message}") from None
 
 
-def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
-    """Reads and checks a schema file relative to ``base_dir``, raising ``ValueError``."""
-    path = base_dir / name
+def load_schema(base_dir: Path | FileScope, name: str) -> dict[str, Any]:
+    """Reads and checks a schema file named by a contract, raising ``ValueError``.
+
+    ``name`` is resolved from the contract's folder and must lie in its tree (or a
+    directory the scope allows); a problem in a file outside the tree is reported
+    without quoting it.
+    """
+    named = scope_of(base_dir).resolve(name, f"schema_file {name!r}")
+    path = named.path
     if not is_file(path):
         raise ValueError(f"schema_file {name!r} does not exist (relative to the contract)")
     from verifier.contract.yaml_positions import MAX_BYTES
@@ -120,7 +129,7 @@ def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"schema_file {name!r} cannot be read: {exc}") from None
+        raise ValueError(f"schema_file {name!r} cannot be read: {named.quote(str(exc))}") from None
     if path.suffix in (".yaml", ".yml"):
         # The contract's own reader and limits (size, nodes, depth): a schema file is
         # YAML a contract brings in, and an alias bomb must not expand here either.
@@ -130,18 +139,25 @@ def load_schema(base_dir: Path, name: str) -> dict[str, Any]:
             schema, _ = parse_yaml_with_positions(raw)
         except YamlProblem as exc:
             raise ValueError(
-                f"schema_file {name!r} line {exc.line} column {exc.col}: {exc.message}"
+                f"schema_file {name!r} line {exc.line} column {exc.col}: {named.quote(exc.message)}"
             ) from None
     else:
         try:
             schema = json.loads(text)
         except ValueError as exc:
-            raise ValueError(f"schema_file {name!r} is not valid JSON: {exc}") from None
+            raise ValueError(
+                f"schema_file {name!r} is not valid JSON: {named.quote(str(exc))}"
+            ) from None
         except RecursionError:
             raise ValueError(f"schema_file {name!r} nests too deeply to read") from None
     if not isinstance(schema, dict):
         raise ValueError(f"schema_file {name!r} must hold an object, not {json_kind(schema)}")
-    check_schema(schema)
+    try:
+        check_schema(schema)
+    except ValueError:
+        if not named.outside:
+            raise
+        raise ValueError(f"schema_file {name!r} is not a valid JSON Schema {WITHHELD}") from None
     return schema
 
 
@@ -218,7 +234,8 @@ ENTRIES = (
         prepare=_prepare,
         doc=(
             "Validates the field against a JSON Schema given inline (`schema`) or as a file "
-            "relative to the contract (`schema_file`, JSON or YAML); the draft follows the "
+            "relative to the contract (`schema_file`, JSON or YAML, in the contract's folder "
+            "or below unless `--allow-outside` allows its directory); the draft follows the "
             "schema's `$schema` (default 2020-12) and `format` is checked. A `$ref` resolves "
             "only within the schema: one naming a URL or another file is never fetched, and "
             "every value checked against it is an error. A text field is "

@@ -81,7 +81,7 @@ def resolve_contract(reference: str, contracts_dir: Path | None) -> ResolvedCont
         source = path.read_bytes()
     except OSError as exc:
         raise ContractRejected([f"{reference}: cannot read: {exc.strerror or exc}"]) from None
-    loaded = _checked(source, path, reference)
+    loaded = _checked(source, path, reference, tree=root)
     sibling = path.with_name(f"{path.stem}.recordings.jsonl")
     return ResolvedContract(loaded, sibling if is_file(sibling) else None)
 
@@ -103,8 +103,9 @@ def _load_inline(text: str, contracts_dir: Path | None) -> LoadedContract:
     return _checked(source, base / INLINE_NAME, INLINE_NAME)
 
 
-def _checked(source: bytes, path: Path, name: str) -> LoadedContract:
-    loaded, diagnostics = check_contract_source(source, path, name=name)
+def _checked(source: bytes, path: Path, name: str, *, tree: Path | None = None) -> LoadedContract:
+    # A stored contract may name any file of the contracts directory (its tree).
+    loaded, diagnostics = check_contract_source(source, path, name=name, tree=tree)
     if loaded is None:
         raise ContractRejected([str(d) for d in diagnostics if d.severity == "error"])
     if loaded.contract.sut is not None:

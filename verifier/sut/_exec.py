@@ -1,8 +1,9 @@
 """A command as the system under test: the input on stdin, the output on stdout.
 
 The command is started without a shell, in its own process group, so a timeout kills
-it and whatever it started. It inherits the caller's environment plus the spec's
-``env`` (where ``${NAME}`` is the caller's NAME); values of variables named like keys,
+it and whatever it started. It inherits the caller's environment (or, with
+``pass_env``, only the variables it names) plus the spec's ``env`` (where ``${NAME}``
+is the caller's NAME); values of variables named like keys,
 tokens or passwords never reach rows or logs: they are masked in every stderr tail
 and message, and the evidence names the added variables, never their values.
 """
@@ -21,7 +22,9 @@ from typing import Any
 
 import orjson
 
+from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.sut_models import ExecSut
+from verifier.sut._reaper import MARKER, new_token, sweep, tracks_escapes
 from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -49,25 +52,48 @@ def expand_env(env: dict[str, str], environ: dict[str, str]) -> tuple[dict[str, 
     return {key: _VARIABLE.sub(take, value) for key, value in env.items()}, taken
 
 
+def inherited_env(environ: dict[str, str], passed: tuple[str, ...] | None) -> dict[str, str]:
+    """What a command inherits: all of ``environ``, or only the ``passed`` names."""
+    if passed is None:
+        return dict(environ)
+    return {name: environ[name] for name in passed if name in environ}
+
+
 class ExecCaller:
     """Runs ``spec.command`` once per call."""
 
-    def __init__(self, spec: ExecSut, *, base_dir: Path, timeout: float) -> None:
+    def __init__(self, spec: ExecSut, *, base_dir: Path | FileScope, timeout: float) -> None:
         self.spec = spec
         self.timeout = timeout
-        self.cwd = (base_dir / spec.cwd) if spec.cwd else base_dir
+        files = scope_of(base_dir)
+        self.cwd = files.base_dir
+        if spec.cwd:
+            try:
+                self.cwd = files.resolve(spec.cwd, f"cwd {spec.cwd!r}").path
+            except FileRefused as refused:
+                raise SutError(f"sut exec: {refused}") from None
         if not self.cwd.is_dir():
             raise SutError(f"sut exec cwd {str(self.cwd)!r} is not a directory")
+        if not tracks_escapes():
+            from verifier.logs import get_logger
+
+            get_logger("verifier.sut").warning(
+                "on this system only a command's process group is killed when its call "
+                "ends: a process it started that left the group (setsid, a daemon) may "
+                "outlive the run"
+            )
         environ = dict(os.environ)
         added, taken = expand_env(dict(spec.env), environ)
-        self.env = {**environ, **added}
-        self.mask = SecretMask(self.env, taken)
+        self.env = {**inherited_env(environ, spec.pass_env), **added}
+        # Masked over the whole environment: a variable kept from the command may
+        # still turn up in what it prints (a key pasted into its input, say).
+        self.mask = SecretMask({**environ, **self.env}, taken)
         program = spec.command[0]
         if os.sep in program:
             found = self.cwd / program
             if not (found.is_file() and os.access(found, os.X_OK)):
                 raise SutError(f"sut exec: {program!r} is not an executable file in {self.cwd}")
-        elif shutil.which(program, path=self.env.get("PATH")) is None:
+        elif shutil.which(program, path=self.env.get("PATH", os.defpath)) is None:
             raise SutError(f"sut exec: program {program!r} not found on PATH")
 
     def describe(self) -> dict[str, Any]:
@@ -76,10 +102,12 @@ class ExecCaller:
             "command": [self.mask(argument) for argument in self.spec.command],
             "cwd": str(self.cwd),
             "env": sorted(self.spec.env),
+            **({} if self.spec.pass_env is None else {"pass_env": sorted(self.spec.pass_env)}),
         }
 
     async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
         started = time.perf_counter()
+        token = new_token()
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.spec.command,
@@ -87,17 +115,18 @@ class ExecCaller:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
-                env=self.env,
+                env={**self.env, MARKER: token},
                 start_new_session=True,
             )
         except OSError as exc:
             return Produced(error=self.mask(f"cannot start {self.spec.command[0]!r}: {exc}"))
         try:
             out, err, overflowed = await asyncio.wait_for(
-                _exchange(process, stdin_bytes(value)), self.timeout
+                _exchange(process, stdin_bytes(value), token), self.timeout
             )
         except TimeoutError:
             _kill_group(process)
+            sweep(token, spare=process.pid)
             await process.wait()
             took = _ms(started)
             return Produced(
@@ -105,8 +134,11 @@ class ExecCaller:
                 call={"duration_ms": took, "timed_out": True},
             )
         finally:
-            if process.returncode is None:  # cancelled: leave nothing running
+            # Whatever the call started dies with it: its group, and what left the
+            # group (setsid, a daemon), even when the run is interrupted.
+            if process.returncode is None:
                 _kill_group(process)
+            sweep(token, spare=process.pid if process.returncode is None else None)
         call: dict[str, Any] = {"exit_code": process.returncode, "duration_ms": _ms(started)}
         if overflowed:
             call["stdout_overflow"] = True
@@ -137,11 +169,15 @@ _STDERR_KEPT = 64 * 1024  # only the tail of stderr is ever shown
 _READ = 64 * 1024
 
 
-async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bytes, bool]:
+async def _exchange(
+    process: asyncio.subprocess.Process, data: bytes, token: str
+) -> tuple[bytes, bytes, bool]:
     """Feeds stdin while reading stdout and stderr, in bounded memory.
 
     Returns stdout, the tail of stderr, and whether stdout passed ``MAX_STDOUT_BYTES``
-    (the process group is then killed and stdout dropped).
+    (the process group is then killed and stdout dropped). Once the command has
+    exited, what it left running is killed, so a leftover holding its pipes open does
+    not hold the call until its timeout.
     """
     assert process.stdin and process.stdout and process.stderr
     stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
@@ -170,7 +206,19 @@ async def _exchange(process: asyncio.subprocess.Process, data: bytes) -> tuple[b
             del kept[:-_STDERR_KEPT]
         return bytes(kept)
 
-    _, (out, overflowed), err = await asyncio.gather(feed(), read_out(), read_err())
+    async def leftovers() -> None:
+        # wait() would wait for the pipes too; returncode is set as the command exits.
+        while process.returncode is None:
+            await asyncio.sleep(0.05)
+        _kill_group(process)
+        sweep(token)
+
+    reading = asyncio.gather(feed(), read_out(), read_err())
+    watching = asyncio.ensure_future(leftovers())
+    try:
+        _, (out, overflowed), err = await reading
+    finally:
+        watching.cancel()
     await process.wait()
     return out, err, overflowed
 

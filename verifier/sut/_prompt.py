@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.models import JudgeSpec
 from verifier.contract.sut_models import PromptSut
 from verifier.fieldpath import MISSING, FieldPathError, compile_path
@@ -101,11 +102,20 @@ class PromptTemplate:
         return _PLACEHOLDER.sub(fill, self.user)
 
 
-def load_prompt_template(spec: PromptSut, base_dir: Path) -> PromptTemplate:
+def load_prompt_template(spec: PromptSut, base_dir: Path | FileScope) -> PromptTemplate:
+    """The spec's template, from its text or its file (confined as ``FileScope`` says).
+
+    Raises:
+        SutError: The file is refused, unreadable, or not a usable template.
+    """
     if spec.template is not None:
         return PromptTemplate(spec.template.encode("utf-8"), source="template")
     assert spec.template_file is not None
-    path = base_dir / spec.template_file
+    try:
+        named = scope_of(base_dir).resolve(spec.template_file, f"{spec.template_file!r}")
+    except FileRefused as refused:
+        raise SutError(f"sut prompt: template file {refused}") from None
+    path = named.path
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -120,7 +130,7 @@ class PromptCaller:
         self,
         spec: PromptSut,
         *,
-        base_dir: Path,
+        base_dir: Path | FileScope,
         timeout: float,
         mode: JudgeMode,
         cache: LayeredCache | None,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from verifier.contract.files import FileScope, scope_of
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
 from verifier.judge.limits import CallLimits
@@ -116,12 +117,17 @@ def parse_variant_option(text: str, *, base: SutSpec | None) -> tuple[str, SutSp
 
 
 def make_caller(
-    spec: SutSpec, *, base_dir: Path, access: ModelAccess, contract_dir: Path | None = None
+    spec: SutSpec,
+    *,
+    base_dir: Path | FileScope,
+    access: ModelAccess,
+    contract_dir: Path | None = None,
 ) -> Caller:
     """The caller of ``spec``'s system; raises ``SutError`` when it cannot be used.
 
     Relative paths (a command, its ``cwd``, a template file) are resolved from
-    ``base_dir``; a Python module is looked for there, then in ``contract_dir``.
+    ``base_dir`` (a directory, whose tree a ``cwd`` or template file must lie in, or a
+    ``FileScope``); a Python module is looked for there, then in ``contract_dir``.
     """
     if spec.exec is not None:
         from verifier.sut._exec import ExecCaller
@@ -130,7 +136,7 @@ def make_caller(
     if spec.python is not None:
         from verifier.sut._python import PythonCaller
 
-        search = [base_dir, *([contract_dir] if contract_dir is not None else [])]
+        search = [scope_of(base_dir).base_dir, *([contract_dir] if contract_dir else [])]
         return PythonCaller(spec.python, search=search, timeout=spec.timeout)
     assert spec.prompt is not None
     from verifier.judge.cache import LayeredCache, Recordings
@@ -154,7 +160,7 @@ def make_caller(
 def make_stage(
     spec: SutSpec,
     *,
-    base_dir: Path,
+    base_dir: Path | FileScope,
     access: ModelAccess,
     repeat: int | None = None,
     variant: str | None = None,
