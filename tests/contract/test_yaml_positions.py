@@ -65,16 +65,18 @@ def test_control_characters_are_refused_with_their_position() -> None:
     assert info.value.message == "invalid YAML: control character U+0000 is not allowed"
 
 
-def test_alias_bomb_is_refused_quickly() -> None:
+def test_alias_bomb_is_refused_before_it_expands() -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for i in range(1, 10):
         refs = ",".join([f"*a{i - 1}"] * 9)
         lines.append(f"a{i}: &a{i} [{refs}]")
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(YamlProblem) as info:
         parse_yaml_with_positions("\n".join(lines).encode())
     assert "alias expansion" in info.value.message
-    assert time.perf_counter() - started < 1.0
+    # Expanded, the document holds 9**10 strings (minutes and gigabytes); refused, it
+    # costs milliseconds. CPU time, with a wide margin, so a loaded machine passes.
+    assert time.process_time() - started < 5.0
 
 
 @pytest.mark.parametrize("depth", [65, 3000])
