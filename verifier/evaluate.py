@@ -20,7 +20,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from verifier._json_words import json_kind
-from verifier.canonical import canonical_json, sha256_hex
+from verifier.canonical import canonical_json, loads_exact, sha256_hex
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CLAIM_ID_PATTERN, Contract
 from verifier.contract.yaml_positions import Positions
@@ -152,7 +152,7 @@ def parse_evaluation(raw: bytes, label: str) -> EvaluationInput:
     if not text.strip():
         raise EvaluateError([f"{label}: empty input; expected a JSON object"])
     try:
-        data = orjson.loads(text)
+        data = loads_exact(text)
     except orjson.JSONDecodeError as exc:
         raise EvaluateError(
             [f"{label}: line {exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]

@@ -313,3 +313,23 @@ def test_an_inline_contracts_record_block_decides_what_the_store_keeps(
     assert len(rows) == 2 and all(len(r["content_sha256"]) == 64 for r in rows)
     assert all(r["evidence"] == {"redacted": ["output"]} for r in rows)
     assert all(b"Ann Smith" not in p.read_bytes() for p in tmp_path.glob("gaps.db*"))
+
+
+def test_integers_beyond_64_bits_in_a_request_stay_exact(tmp_path: Path, judge_env: None) -> None:
+    big = 2**64 + 1  # orjson alone reads 18446744073709551617 as a float
+    contract = f"""\
+contract: big-numbers
+version: 1
+claims:
+  - {{id: account_is_big, rubric: equals, field: account, value: {big}}}
+"""
+    body = '{"contract": %s, "cases": [{"id": "c1", "account": %d}]}' % (json.dumps(contract), big)
+    with (
+        running(settings(tmp_path, None)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        accepted = client.post(
+            "/v1/runs", content=body, headers={"content-type": "application/json"}
+        ).json()
+        report = poll_run(client, accepted["run_id"])["report"]
+    assert [c["pass"] for c in report["cases"]] == [True]

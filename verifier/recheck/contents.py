@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from verifier.canonical import loads_exact
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore
 from verifier.recheck.report import Why
@@ -68,7 +69,7 @@ def case_content(
     if actual != sha:
         return NoContent("content_tampered", f"content {sha} hashes to {actual}", (sha, actual))
     try:
-        envelope = orjson.loads(text)
+        envelope = loads_exact(text)
     except orjson.JSONDecodeError:
         envelope = None
     case = envelope.get("case") if isinstance(envelope, dict) else None

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from verifier.canonical import loads_exact
 from verifier.gaps.store import GapStore
 from verifier.report._spans import Segment, Span, segments
 
@@ -94,7 +95,7 @@ class ContentReader:
                 note="the content is not in the store (recorded as its hash only, or purged)",
             )
         try:
-            envelope = orjson.loads(text)
+            envelope = loads_exact(text)
         except orjson.JSONDecodeError:
             return CaseContent(None, note="the stored content is not JSON")
         case = envelope.get("case") if isinstance(envelope, dict) else None
