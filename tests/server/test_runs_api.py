@@ -323,7 +323,7 @@ version: 1
 claims:
   - {{id: account_is_big, rubric: equals, field: account, value: {big}}}
 """
-    body = '{"contract": %s, "cases": [{"id": "c1", "account": %d}]}' % (json.dumps(contract), big)
+    body = f'{{"contract": {json.dumps(contract)}, "cases": [{{"id": "c1", "account": {big}}}]}}'
     with (
         running(settings(tmp_path, None)) as url,
         httpx.Client(base_url=url, timeout=60) as client,
