@@ -20,6 +20,7 @@ from verifier._cli_group import DefaultCommandGroup
 from verifier._cli_output import OutputFaultGroup, fail_line
 from verifier._cli_purge import purge_command
 from verifier._cli_types import FiniteFloatRange
+from verifier._terminal import printable, printable_line
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -192,8 +193,10 @@ def check(contracts: tuple[Path, ...], store: str | None, annotations: str) -> N
                 report(warning)
             contract = loaded.contract
             click.echo(
-                f"{path}: ok: {contract.contract} v{contract.version}, "
-                f"{len(contract.claims)} claims"
+                printable_line(
+                    f"{path}: ok: {contract.contract} v{contract.version}, "
+                    f"{len(contract.claims)} claims"
+                )
             )
     if problems:
         click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
@@ -787,7 +790,7 @@ def evaluate_command(
         )
     except VerifierError as exc:
         for line in str(exc).splitlines():
-            click.echo(f"error: {line}", err=True)
+            click.echo(f"error: {printable(line)}", err=True)
         sys.exit(EXIT_INVALID)
     report = result.as_json()
     click.echo(json.dumps(report, indent=2, ensure_ascii=False))
@@ -1018,7 +1021,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
                 stored = calibrations.save(report)
     except LabelsError as exc:
         for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
+            click.echo(f"error: {printable(str(problem))}", err=True)
         sys.exit(EXIT_INVALID)
     except VerifierError as exc:
         _fail(str(exc))
@@ -1226,5 +1229,5 @@ def serve_command(**options: Any) -> None:
         serve(settings, ready=lambda url: click.echo(f"serving the API on {url}", err=True))
     except VerifierError as exc:
         for line in str(exc).splitlines():
-            click.echo(f"error: {line}", err=True)
+            click.echo(f"error: {printable(line)}", err=True)
         sys.exit(EXIT_INVALID)
