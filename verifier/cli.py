@@ -17,8 +17,10 @@ import click
 from click.core import ParameterSource
 
 from verifier._cli_group import DefaultCommandGroup
+from verifier._cli_output import OutputFaultGroup, fail_line
 from verifier._cli_purge import purge_command
 from verifier._cli_types import FiniteFloatRange
+from verifier._terminal import printable, printable_line
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -84,8 +86,7 @@ def _single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
 
 
 def _fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
+    fail_line(message, code)
 
 
 def _store_target(store: str | None) -> str:
@@ -113,7 +114,10 @@ def _existing_store(store: str | None) -> str:
     return target
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=OutputFaultGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(package_name="verifier", prog_name="verifier")
 @click.option(
     "--log-format",
@@ -206,8 +210,10 @@ def check(
                 report(warning)
             contract = loaded.contract
             click.echo(
-                f"{path}: ok: {contract.contract} v{contract.version}, "
-                f"{len(contract.claims)} claims"
+                printable_line(
+                    f"{path}: ok: {contract.contract} v{contract.version}, "
+                    f"{len(contract.claims)} claims"
+                )
             )
     if problems:
         click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
@@ -472,15 +478,12 @@ def run(
     # they were, even when --against names the very file --out replaces.
     out_file = comment_file = None
     try:
-        out_file = AtomicFile(out) if out else None
-        comment_file = AtomicFile(pr_comment) if pr_comment else None
-    except OSError as exc:
+        out_file = AtomicFile(out, "the report") if out else None
+        comment_file = AtomicFile(pr_comment, "the PR comment") if pr_comment else None
+    except VerifierError as exc:
         if out_file is not None:
             out_file.discard()
-        unwritable, what = (
-            (pr_comment, "the PR comment") if out_file or not out else (out, "report")
-        )
-        _fail(f"{unwritable}: cannot write {what}: {exc.strerror or exc}")
+        _fail(str(exc))
     # A Python system under test runs in this process: whatever it prints would land
     # in the report on stdout, so stdout is kept for the report and its prints go
     # to stderr.
@@ -608,8 +611,11 @@ def run(
         if written is not None:
             try:
                 written.commit()
-            except OSError as exc:
-                _fail(f"{written.path}: cannot write: {exc.strerror or exc}")
+            except VerifierError as exc:
+                _fail(str(exc))
+    for sink in ci_sinks:
+        if getattr(sink, "failure", None) is not None:
+            _fail(str(sink.failure))
     if summary.total_cases == 0:
         _fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
@@ -683,13 +689,7 @@ def _ci_sinks(
     if step_summary is not None:
         from verifier.ci.step_summary import StepSummaryWriter
 
-        sinks.append(
-            StepSummaryWriter(
-                Path(step_summary),
-                baseline=baseline,
-                warn=lambda text: click.echo(f"warning: {text}", err=True),
-            )
-        )
+        sinks.append(StepSummaryWriter(Path(step_summary), baseline=baseline))
     if comment_stream is not None:
         from verifier.ci.pr_comment import PrCommentWriter
 
@@ -809,7 +809,7 @@ def evaluate_command(
         )
     except VerifierError as exc:
         for line in str(exc).splitlines():
-            click.echo(f"error: {line}", err=True)
+            click.echo(f"error: {printable(line)}", err=True)
         sys.exit(EXIT_INVALID)
     report = result.as_json()
     click.echo(json.dumps(report, indent=2, ensure_ascii=False))
@@ -929,6 +929,7 @@ def _recheck(target: str, run_id: str | None, fmt: str) -> NoReturn:
 )
 def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | None) -> None:
     """Stream gap rows out of a store, each with its row_hash."""
+    from verifier._write_errors import OutputError
     from verifier.errors import VerifierError
     from verifier.gaps.export import write_export
     from verifier.gaps.store import open_store
@@ -946,7 +947,9 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
     except (VerifierError, ValueError) as exc:
         _fail(str(exc))
     except OSError as exc:
-        _fail(f"{out}: cannot write the export: {exc.strerror or exc}")
+        if out is None:
+            raise  # standard output: the command line's own handler names it
+        _fail(str(OutputError(out, exc, "the export")))  # Parquet, written by pyarrow
     for warning in summary.warnings:
         click.echo(f"warning: {warning}; an import of this export will refuse it", err=True)
     where = f" to {out}" if out else ""
@@ -1037,7 +1040,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
                 stored = calibrations.save(report)
     except LabelsError as exc:
         for problem in exc.problems:
-            click.echo(f"error: {problem}", err=True)
+            click.echo(f"error: {printable(str(problem))}", err=True)
         sys.exit(EXIT_INVALID)
     except VerifierError as exc:
         _fail(str(exc))
@@ -1126,8 +1129,6 @@ def report_command(
             message = _write_run_report(target, html_path, run_id)
     except VerifierError as exc:
         _fail(str(exc))
-    except OSError as exc:
-        _fail(f"{html_path}: cannot write the report: {exc.strerror or exc}")
     click.echo(message, err=True)
 
 
@@ -1289,5 +1290,5 @@ def serve_command(**options: Any) -> None:
         serve(settings, ready=lambda url: click.echo(f"serving the API on {url}", err=True))
     except VerifierError as exc:
         for line in str(exc).splitlines():
-            click.echo(f"error: {line}", err=True)
+            click.echo(f"error: {printable(line)}", err=True)
         sys.exit(EXIT_INVALID)

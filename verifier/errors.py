@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
+
+from verifier._terminal import printable_line
 
 
 class VerifierError(Exception):
@@ -36,14 +37,7 @@ class Diagnostic:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
         # One line whatever a message quotes: a key or name with a line break in it
         # would otherwise split the problem over lines that look like others.
-        return _CONTROL.sub(_escape, f"{where}: {prefix}{self.message}")
-
-
-_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
-
-
-def _escape(found: re.Match[str]) -> str:
-    return found.group().encode("unicode_escape").decode("ascii")
+        return printable_line(f"{where}: {prefix}{self.message}")
 
 
 class ContractError(VerifierError):

@@ -19,6 +19,8 @@ from typing import Any, Literal, TextIO, cast
 import structlog
 from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
 
+from verifier._terminal import printable
+
 __all__ = [
     "REDACTED",
     "LogFormat",
@@ -277,7 +279,15 @@ def _renderer(fmt: Literal["console", "json"]) -> Processor:
     if fmt == "json":
         return structlog.processors.JSONRenderer()
     colors = sys.stderr.isatty() and "NO_COLOR" not in os.environ
-    return structlog.dev.ConsoleRenderer(colors=colors)
+    console = structlog.dev.ConsoleRenderer(colors=colors)
+
+    def render(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> Any:
+        # Values quote case ids and model output: their escape sequences must not
+        # reach the terminal (JSON lines escape them already).
+        shown = {k: printable(v) if isinstance(v, str) else v for k, v in event_dict.items()}
+        return console(logger, method_name, shown)
+
+    return render
 
 
 def _level_number(level: str) -> int:

@@ -1,4 +1,4 @@
-"""The step summary: appended to $GITHUB_STEP_SUMMARY whatever the format, never fatal."""
+"""The step summary: appended to $GITHUB_STEP_SUMMARY whatever the format."""
 
 from __future__ import annotations
 
@@ -50,15 +50,17 @@ def test_two_runs_append_two_summaries(tmp_path: Path) -> None:
     assert summary.read_text().count("## ❌ `org-extraction v1`") == 2
 
 
-def test_unwritable_summary_warns_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_unwritable_summary_is_an_error_of_verifier_after_the_report(tmp_path: Path) -> None:
     summary = tmp_path / "a-directory"
     summary.mkdir()
 
     result = _run(tmp_path, summary, "--format", "json")
 
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert json.loads(result.stdout)["total_cases"] == 7
-    assert f"warning: cannot write the step summary to {summary}:" in result.stderr
+    assert result.stderr.endswith(
+        f"error: {summary}: cannot write the step summary: Is a directory\n"
+    )
     assert_no_traceback(result)
 
 

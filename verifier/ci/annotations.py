@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
+from verifier._terminal import printable_line
 from verifier.errors import Diagnostic
 from verifier.report._failures import one_line
 from verifier.results import CaseResult, RowStatus, RunSummary
@@ -116,7 +117,7 @@ class _ClaimFailures:
     def add(self, case_id: str, reason: str) -> None:
         self.count += 1
         if len(self.examples) < EXAMPLES_PER_CLAIM:
-            self.examples.append((case_id, one_line(reason, REASON_CHARS)))
+            self.examples.append((printable_line(case_id), one_line(reason, REASON_CHARS)))
 
 
 class AnnotationWriter:

@@ -4,16 +4,18 @@ GitHub renders the file's Markdown on the run's page once the step ends; every s
 of a job appends to it, so this writer never truncates it. The summary is the
 Markdown report (heading with the run id, breakdown per claim, failing cases),
 whatever ``--format`` the run's own report has; with a baseline it is the
-pull-request comment's body, changes included. A summary that cannot be written
-costs a warning, never the run or its exit code.
+pull-request comment's body, changes included. A summary that cannot be written (a
+full disk, a read-only file) is kept as :attr:`StepSummaryWriter.failure`: the run's
+rows and its other reports are still finished, then the command says so in one line
+and exits 2.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from pathlib import Path
 
+from verifier._write_errors import OutputError
 from verifier.ci.baseline import BaselineRun
 from verifier.ci.pr_comment import PrCommentWriter
 from verifier.report import ReportWriter
@@ -28,15 +30,15 @@ class StepSummaryWriter:
 
     Args:
         path: The step summary file.
-        warn: Called with a one-line message when the file cannot be written.
         baseline: A run to compare with, as the pull-request comment does.
+
+    Attributes:
+        failure: Why the summary could not be written, once ``finish`` failed to.
     """
 
-    def __init__(
-        self, path: Path, *, warn: Callable[[str], None], baseline: BaselineRun | None = None
-    ) -> None:
+    def __init__(self, path: Path, *, baseline: BaselineRun | None = None) -> None:
         self._path = path
-        self._warn = warn
+        self.failure: OutputError | None = None
         self._buffer = io.StringIO()
         self._markdown: ReportWriter = (
             MarkdownReportWriter(self._buffer)
@@ -55,4 +57,4 @@ class StepSummaryWriter:
             with self._path.open("a", encoding="utf-8") as handle:
                 handle.write("\n" + self._buffer.getvalue())
         except OSError as exc:
-            self._warn(f"cannot write the step summary to {self._path}: {exc.strerror or exc}")
+            self.failure = OutputError(self._path, exc, "the step summary")

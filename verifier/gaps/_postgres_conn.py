@@ -101,7 +101,14 @@ class PostgresTarget:
         try:
             yield
         except psycopg.Error as exc:
-            raise error(f"{self.location}: {one_line(exc, self.secrets)}") from None
+            detail = one_line(exc, self.secrets)
+            if getattr(exc, "sqlstate", None) == _DISK_FULL:
+                detail = f"cannot write: the database server's disk is full ({detail})"
+            raise error(f"{self.location}: {detail}") from None
+
+
+_DISK_FULL = "53100"
+"""PostgreSQL's SQLSTATE disk_full: the server could not extend a file."""
 
 
 def one_line(exc: BaseException, secrets: tuple[str, ...]) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from verifier._write_errors import full_disk, os_problem
 from verifier.gaps.store import StoreError
 
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
@@ -193,6 +194,18 @@ def sqlite_errors(path: Path) -> Iterator[None]:
         detail = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         if "file is not a database" in detail:
             raise StoreError(f"{path} is not a verifier gap store (not a SQLite file)") from None
+        full = _no_room(path, exc)
+        if full is not None:
+            raise StoreError(f"gap store {path}: cannot write: {full} (SQLite: {detail})") from None
         raise StoreError(f"gap store {path}: {detail}") from None
     except OSError as exc:
-        raise StoreError(f"gap store {path}: {exc.strerror or exc}") from None
+        raise StoreError(f"gap store {path}: {os_problem(exc)}") from None
+
+
+def _no_room(path: Path, exc: sqlite3.Error) -> str | None:
+    """The full disk or file size limit behind SQLite's error, if that is what it is."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    if code == sqlite3.SQLITE_FULL:
+        return full_disk(path) or "the disk is full or the file size limit is reached"
+    # A write refused by the file size limit (EFBIG) reaches SQLite as an I/O error.
+    return full_disk(path) if code == sqlite3.SQLITE_IOERR else None

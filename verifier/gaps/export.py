@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import orjson
 
+from verifier._atomic import special_file, write_whole
 from verifier.gaps._export_seals import SealLines
 from verifier.gaps._transfer_format import (
     CONTENT_SCHEMA,
@@ -181,18 +182,20 @@ def write_export(
         StoreError: The store cannot be read, or ``run_id`` names no run.
         ValueError: Parquet without a file to write.
         ImportError: Parquet without pyarrow.
+        OutputError: ``out`` could not be written (JSONL).
+        OSError: ``out`` could not be written (Parquet).
     """
     if out is None:
         if fmt == "parquet":
             raise ValueError("a Parquet export needs --out FILE")
         return export_jsonl(store, sys.stdout, run_id=run_id)
+    if fmt != "parquet":
+        return write_whole(out, lambda file: export_jsonl(store, file, run_id=run_id), "the export")
+    if special_file(out):  # /dev/stdout, a pipe: renaming over it would replace it
+        return export_parquet(store, out, run_id=run_id)
     partial = out.with_name(out.name + ".partial")
     try:
-        if fmt == "parquet":
-            summary = export_parquet(store, partial, run_id=run_id)
-        else:
-            with partial.open("w", encoding="utf-8", newline="\n") as file:
-                summary = export_jsonl(store, file, run_id=run_id)
+        summary = export_parquet(store, partial, run_id=run_id)
         partial.replace(out)
     finally:
         partial.unlink(missing_ok=True)

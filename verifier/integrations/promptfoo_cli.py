@@ -8,19 +8,19 @@ imported inside the commands, as there, so ``verifier --help`` stays fast.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import NoReturn
 
 import click
+
+from verifier._cli_output import fail_line
 
 DEFAULT_STORE = ".verifier/gaps.db"
 EXIT_INVALID = 2
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(EXIT_INVALID)
+    fail_line(message, EXIT_INVALID)
 
 
 @click.command("promptfoo")
@@ -94,7 +94,5 @@ def export_promptfoo(target: str, out: Path | None, run_id: str | None) -> None:
             count = write_promptfoo_export(gap_store, out, run_id=run_id)
     except VerifierError as exc:
         _fail(str(exc))
-    except OSError as exc:
-        _fail(f"{out}: cannot write the export: {exc.strerror or exc}")
     where = f" to {out}" if out else ""
     click.echo(f"exported {count} promptfoo GradingResult(s){where}", err=True)

@@ -123,14 +123,9 @@ def write_promptfoo_export(
         import sys
 
         return _write(store, stdout or sys.stdout, run_id)
-    partial = out.with_name(out.name + ".partial")
-    try:
-        with partial.open("w", encoding="utf-8", newline="\n") as file:
-            count = _write(store, file, run_id)
-        partial.replace(out)
-    finally:
-        partial.unlink(missing_ok=True)
-    return count
+    from verifier._atomic import write_whole
+
+    return write_whole(out, lambda file: _write(store, file, run_id), "the export")
 
 
 def _write(store: GapStore, stream: IO[str], run_id: str | None) -> int:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from verifier._terminal import printable_line
 from verifier.results import CaseResult, RowStatus
 
 __all__ = ["FailingCase", "FailingCaseSample", "FailingClaim", "one_line", "output_excerpt"]
@@ -97,13 +98,14 @@ def output_excerpt(case: CaseResult, limit: int = EXCERPT_CHARS) -> str | None:
             output = orjson.dumps(output).decode()
         except TypeError:
             return None
-    flat = " ".join(output.split())
+    flat = printable_line(" ".join(output.split()))
     if len(flat) <= limit:
         return flat
     return f"{flat[: limit - 1]}… ({len(output)} characters)"
 
 
 def one_line(text: str, limit: int = REASON_CHARS) -> str:
-    """Returns ``text`` on one line (whitespace runs collapsed), cut to ``limit`` chars."""
-    flat = " ".join(text.split())
+    """Returns ``text`` on one line (whitespace runs collapsed, control characters
+    escaped), cut to ``limit`` chars."""
+    flat = printable_line(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

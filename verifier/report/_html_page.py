@@ -56,9 +56,9 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> None:
     ``path``: a report that fails half-way leaves no half file behind.
 
     Raises:
-        OSError: The folder cannot be written.
+        OutputError: The file cannot be written.
     """
-    target = AtomicFile(path)
+    target = AtomicFile(path, "the report")
     try:
         for chunk in chunks:
             target.stream.write(chunk)

@@ -15,6 +15,7 @@ from typing import IO, Any, Literal
 
 import orjson
 
+from verifier._terminal import printable, printable_line
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord, open_store
 from verifier.report._case_content import CaseContent, ContentReader, field_views, pretty_json
@@ -167,8 +168,10 @@ def write_console(shown: ShownCase, out: IO[str]) -> None:
     console.print(
         Text.assemble(
             ("case ", "bold"),
-            (shown.case_id, "bold"),
-            f" of run {record.run_id} · {record.contract_id} v{record.contract_version}",
+            (printable_line(shown.case_id), "bold"),
+            printable_line(
+                f" of run {record.run_id} · {record.contract_id} v{record.contract_version}"
+            ),
         )
     )
     content = shown.content
@@ -178,16 +181,16 @@ def write_console(shown: ShownCase, out: IO[str]) -> None:
         console.print(Text(f"content sha256 {shown.content_sha256}", style="dim"))
         failing = [s for r in shown.results if r.status != "pass" for s in r.spans]
         for view in field_views(content, failing, FIELD_CHARS, _field_order(content.case)):
-            title = f"{view.path} ({view.chars} characters)"
+            title = printable_line(f"{view.path} ({view.chars} characters)")
             if view.labels:
                 title += " · marked: " + ", ".join(view.labels)
             console.print(Rule(Text(title), align="left", style="dim"))
             if view.withheld:
-                console.print(Text(f"withheld: {view.withheld}", style="yellow"))
+                console.print(Text(printable(f"withheld: {view.withheld}"), style="yellow"))
             text = Text()
             for kind, piece in view.segments:
                 style = {"mark": "black on yellow", "gap": "dim italic"}.get(kind, "")
-                text.append(piece, style=style)
+                text.append(printable(piece), style=style)
             console.print(text)
     console.print(Rule(Text(f"results ({len(shown.results)})"), align="left", style="dim"))
     for result in shown.results:
@@ -197,15 +200,15 @@ def write_console(shown: ShownCase, out: IO[str]) -> None:
         line = Text.assemble(
             (result.status.upper(), _STATUS_STYLES.get(result.status, "")),
             " ",
-            (result.claim_id, "bold"),
+            (printable_line(result.claim_id), "bold"),
             f" [{result.kind}] score {score}",
         )
         if result.description:
-            line.append(f" · {result.description}", style="dim")
+            line.append(printable(f" · {result.description}"), style="dim")
         console.print(line)
-        console.print(Text(f"  {result.reason}"))
+        console.print(Text(printable(f"  {result.reason}")))
         evidence = pretty_json(result.evidence).replace("\n", "\n  ")
-        console.print(Text(f"  evidence: {evidence}", style="dim"))
+        console.print(Text(printable(f"  evidence: {evidence}"), style="dim"))
 
 
 def _field_order(case: dict[str, Any]) -> Iterable[str]:

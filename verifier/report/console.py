@@ -30,6 +30,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from verifier._terminal import printable, printable_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
 from verifier.results import CaseResult, ClaimTally, RunSummary
@@ -109,15 +110,15 @@ def _summary_panel(summary: RunSummary) -> Panel:
         text.append(
             f"✘ {summary.failed_cases} of {summary.total_cases} cases failed", style="bold red"
         )
-    text.append(f" · average score {summary.average_score:.3f} · run {summary.run_id}")
+    text.append(printable(f" · average score {summary.average_score:.3f} · run {summary.run_id}"))
     if summary.interrupted:
         text.append("\ninterrupted: totals cover the cases that finished", style="yellow")
     usage = summary.judge_usage_line()
     if usage:
         text.append(f"\n{usage}", style="dim")
     if summary.store:
-        text.append(f"\nresults stored in {summary.store}", style="dim")
-    title = Text(f"verifier · {summary.contract_id} v{summary.contract_version}")
+        text.append(printable(f"\nresults stored in {summary.store}"), style="dim")
+    title = Text(printable_line(f"verifier · {summary.contract_id} v{summary.contract_version}"))
     return Panel(
         text, title=title, title_align="left", expand=False, border_style="green" if ok else "red"
     )
@@ -130,7 +131,7 @@ def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
         table.add_column(name, justify="right")
     for claim_id, tally in breakdown.items():
         table.add_row(
-            Text(claim_id),
+            Text(printable_line(claim_id)),
             Text(f"{tally.pass_rate:.1%}", style=rate_style(tally)),
             str(tally.passed),
             str(tally.failed),
@@ -146,7 +147,7 @@ def _reasons_table(claims: list[ClaimReasons]) -> Table:
     table.add_column("results", justify="right")
     table.add_column("reason", overflow="fold")
     for claim in claims:
-        claim_cell = Text(claim.claim_id)
+        claim_cell = Text(printable_line(claim.claim_id))
         for top in claim.top:
             table.add_row(claim_cell, str(top.count), Text(top.reason))
             claim_cell = Text("")
@@ -166,13 +167,14 @@ def _failures_table(failures: FailingCaseSample) -> Table:
     table.add_column("status")
     table.add_column("reason", overflow="fold")
     for case in failures.cases:
-        case_cell = Text(f"{case.case_id} ({case.score:.2f})")
+        # Reasons and excerpts are escaped by one_line already; ids are not.
+        case_cell = Text(f"{printable_line(case.case_id)} ({case.score:.2f})")
         for claim in case.claims:
             # Text, never a markup string: reasons quote model output, and
             # "[red]" in an output must print as written.
             table.add_row(
                 case_cell,
-                Text(claim.claim_id),
+                Text(printable_line(claim.claim_id)),
                 Text(claim.status, style="red" if claim.status == "fail" else "magenta"),
                 Text(claim.reason),
             )

@@ -113,7 +113,7 @@ def write_run_html(
 
     Raises:
         StoreError: The store cannot be read.
-        OSError: The file cannot be written.
+        OutputError: The file cannot be written.
     """
     view = read_run(store, record, max_results=max_results, content_budget=content_budget)
     write_atomically(path, [render_run_html(view)])

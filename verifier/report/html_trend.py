@@ -118,7 +118,7 @@ def write_trend_html(
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
-        OSError: The file cannot be written.
+        OutputError: The file cannot be written.
     """
     history = audit_history(store, run_id, window=window)
     every_alert = history.trends.alerts(window) if run_id else list(history.alerts)
