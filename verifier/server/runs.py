@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from verifier.cases import CaseLine
+from verifier.cases import CaseLine, case_lines
 from verifier.errors import VerifierError
 from verifier.logs import get_logger
 from verifier.server.contracts import ResolvedContract
@@ -109,7 +109,7 @@ class RunManager:
             },
             started_at=_now(),
         )
-        lines = [CaseLine(n, str(case["id"]), case) for n, case in enumerate(cases, start=1)]
+        lines = list(case_lines(cases))
         self._runs[entry.run_id] = entry
         entry.task = asyncio.create_task(self._execute(entry, resolved, lines))
         return entry
@@ -201,28 +201,20 @@ def execute_run(
     Raises:
         VerifierError: The store, a judge template or the recordings cannot be used.
     """
-    from verifier.contract.models import claim_kind
-    from verifier.gaps.store import open_store
-    from verifier.judge.limits import CallLimits
-    from verifier.judge.setup import default_mode, make_judge_phase
     from verifier.report.json_report import JsonReportWriter
-    from verifier.runner import Runner, RunOptions, run_sync
+    from verifier.session import Judges, run_contract
 
-    loaded = resolved.loaded
-    with open_store(store) as gap_store:
-        phase = None
-        if any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
-            mode = mode or default_mode(loaded)[0]
-            phase = make_judge_phase(
-                loaded,
-                mode=mode,
-                store_path=store,
-                recordings=resolved.recordings,
-                limits=CallLimits(),
-                run_id=run_id,
-            )
-        options = RunOptions(run_id=run_id, options_record={"api": "POST /v1/runs", "judges": mode})
-        runner = Runner(
-            loaded, gap_store, sinks=[JsonReportWriter(out)], model_phase=phase, options=options
-        )
-        run_sync(runner, lines)
+    run_contract(
+        resolved.loaded,
+        lines,
+        store=store,
+        judges=Judges(
+            mode=mode, recordings=resolved.recordings, recordings_beside_contract=False
+        ),
+        # The server runs what a request carries; a contract's own system is not started.
+        use_declared_sut=False,
+        run_id=run_id,
+        sinks=[JsonReportWriter(out)],
+        keep_cases=False,
+        options_record={"api": "POST /v1/runs"},
+    )
