@@ -5,28 +5,24 @@ only when ``run`` is."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import click
 
 from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract
 from verifier.contract.sut_models import SutSpec
 from verifier.gaps.store import GapStore
-from verifier.judge.limits import CallLimits
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions
+from verifier.session import Judges, Sut, assemble_run, sut_stage_for
 from verifier.sut import masked_description
 from verifier.sut._types import SutError
 from verifier.sut.setup import (
-    make_stage,
-    model_access,
     parse_sut_option,
     parse_variant_option,
 )
-from verifier.sut.stage import SutStage
 
 
 @dataclass(frozen=True)
@@ -38,16 +34,6 @@ class SutPlan:
     specs: tuple[tuple[SutSpec, FileScope], ...] = ()
     variants: tuple[tuple[str, SutSpec], ...] = ()
     repeat: int | None = None
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    """The command line's choices for reaching models: mode, recordings, store, limits."""
-
-    mode: str | None
-    recordings: Path | None
-    target: str
-    limits: CallLimits
 
 
 def sut_plan_of(
@@ -84,39 +70,6 @@ def sut_plan_of(
     return SutPlan()
 
 
-def sut_stage_for(
-    spec: SutSpec,
-    base_dir: FileScope,
-    choice: ModelChoice,
-    loaded: LoadedContract,
-    run_id: str,
-    repeat: int | None,
-    variant: str | None,
-) -> SutStage:
-    """The stage producing a run's outputs with ``spec``'s system (``repeat`` overrides
-    the spec's own)."""
-    access, why = model_access(
-        spec,
-        contract_path=loaded.path,
-        mode=choice.mode,  # type: ignore[arg-type]
-        recordings=choice.recordings,
-        target=choice.target,
-        limits=choice.limits,
-        run_id=run_id,
-        store_replies=not loaded.contract.record.redact,
-    )
-    if why:
-        click.echo(f"note: {why} (pass --judges live to call it)", err=True)
-    return make_stage(
-        spec,
-        base_dir=base_dir,
-        access=access,
-        repeat=repeat,
-        variant=variant,
-        contract_dir=loaded.base_dir,
-    )
-
-
 def run_variants_sync(
     plan: SutPlan,
     loaded: LoadedContract,
@@ -126,44 +79,48 @@ def run_variants_sync(
     sinks: list[Any],
     progress: Any,
     total: int | None,
-    choice: ModelChoice,
+    judges: Judges,
+    target: str,
     options: RunOptions,
-    run_id: str,
-    judge_phase: Any,
+    note: Callable[[str], None],
 ) -> tuple[RunSummary | None, RunSummary]:
     """Both variants over ``cases``, each stored as run ``RUN_ID-NAME``."""
     from verifier.sut.variants import run_variants, without_comparisons
 
-    (name_a, spec_a), (name_b, spec_b) = plan.variants
+    (name_a, _), (name_b, _) = plan.variants
     base_dir = plan.specs[0][1]
+    run_id = options.run_id
     ids = (f"{run_id}-{name_a}", f"{run_id}-{name_b}")
-    stages = (
-        sut_stage_for(spec_a, base_dir, choice, loaded, ids[0], plan.repeat, name_a),
-        sut_stage_for(spec_b, base_dir, choice, loaded, ids[1], plan.repeat, name_b),
+    stages = tuple(
+        sut_stage_for(
+            loaded,
+            Sut(spec, base_dir, repeat=plan.repeat, variant=name),
+            judges,
+            target=target,
+            run_id=ids[index],
+            note=note,
+        )
+        for index, (name, spec) in enumerate(plan.variants)
     )
     record = dict(options.options_record or {})
 
     def runner(contract: LoadedContract, index: int, **extra: Any) -> Runner:
         name, spec = plan.variants[index]
-        phase, mode = judge_phase(contract, ids[index])
-        return Runner(
+        return assemble_run(
             contract,
             store,
-            model_phase=phase,
+            target=target,
+            judges=judges,
             options=RunOptions(
                 threshold=options.threshold,
                 chunk_size=options.chunk_size,
                 run_id=ids[index],
                 record=options.record,
-                options_record={
-                    **record,
-                    "judges": mode,
-                    "variant": name,
-                    "sut": masked_description(spec),
-                },
+                options_record={**record, "variant": name, "sut": masked_description(spec)},
             ),
+            note=note,
             **extra,
-        )
+        ).runner
 
     reduced = without_comparisons(loaded)
     baseline = runner(reduced, 0) if reduced is not None else None
@@ -172,7 +129,7 @@ def run_variants_sync(
     async def both() -> tuple[RunSummary | None, RunSummary]:
         return await run_variants(
             cases,
-            stages=stages,
+            stages=(stages[0], stages[1]),
             baseline=baseline,
             candidate=candidate,
             chunk_size=options.chunk_size,

@@ -417,7 +417,7 @@ def run(
     """
     from dataclasses import replace
 
-    from verifier._cli_sut import ModelChoice, run_variants_sync, sut_plan_of, sut_stage_for
+    from verifier._cli_sut import run_variants_sync, sut_plan_of
     from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.contract.load import check_contract
     from verifier.errors import VerifierError
@@ -426,7 +426,8 @@ def run(
     from verifier.judge.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
-    from verifier.runner import Runner, RunOptions, new_run_id, run_sync
+    from verifier.runner import RunOptions, new_run_id, run_sync
+    from verifier.session import Judges, Sut, assemble_run
     from verifier.sut import masked_description
 
     loaded, diagnostics = check_contract(contract, allow=allow_outside)
@@ -531,11 +532,19 @@ def run(
                 tokens_per_minute=tpm,
                 timeout=timeout,
             )
-            choice = ModelChoice(judge_mode, recordings, target, limits)
+            judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
             record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
             if sample is not None:
                 record.update(sample=sample, seed=seed)
             sinks = [make_writer(fmt, stream), *ci_sinks]  # type: ignore[arg-type]
+            options = RunOptions(
+                threshold=threshold,
+                chunk_size=chunk_size,
+                run_id=run_id,
+                resume=bool(resume_id),
+                options_record=record,
+                record=record_policy,
+            )
             try:
                 if sut_plan.variants:
                     baseline_summary, summary = run_variants_sync(
@@ -546,48 +555,34 @@ def run(
                         sinks=sinks,
                         progress=progress,
                         total=total,
-                        choice=choice,
-                        options=RunOptions(
-                            threshold=threshold,
-                            chunk_size=chunk_size,
-                            options_record=record,
-                            record=record_policy,
-                        ),
-                        run_id=run_id,
-                        judge_phase=lambda contract, rid: _judge_phase(
-                            contract, judge_mode, recordings, target, limits, rid
-                        ),
+                        judges=judges,
+                        target=target,
+                        options=options,
+                        note=_note,
                     )
                 else:
-                    phase, mode = _judge_phase(
-                        loaded, judge_mode, recordings, target, limits, run_id
-                    )
-                    if phase is not None:
-                        progress.set_status(phase.status)
-                    sut_stage = None
+                    sut = None
                     if sut_plan.specs:
                         spec, base_dir = sut_plan.specs[0]
                         record["sut"] = masked_description(spec)
                         record["repeat"] = repeat or spec.repeat
-                        sut_stage = sut_stage_for(
-                            spec, base_dir, choice, loaded, run_id, repeat, None
-                        )
-                    runner = Runner(
+                        sut = Sut(spec, base_dir, repeat=repeat)
+                    assembled = assemble_run(
                         loaded,
                         gap_store,
+                        target=target,
+                        judges=judges,
+                        sut=sut,
+                        options=options,
                         sinks=sinks,
                         progress=progress,
-                        model_phase=phase,
-                        sut=sut_stage,
-                        options=RunOptions(
-                            threshold=threshold,
-                            chunk_size=chunk_size,
-                            run_id=run_id,
-                            resume=bool(resume_id),
-                            options_record={**record, "judges": mode},
-                            record=record_policy,
-                        ),
+                        note=_note,
                     )
+                    runner = assembled.runner
+                    phase = runner.model_phase
+                    status = getattr(phase, "status", None)
+                    if status is not None:
+                        progress.set_status(status)
                     if batch:
                         summary = _run_with_batch(
                             runner, phase, open_cases, target, batch_poll, total
@@ -729,35 +724,8 @@ def _run_with_batch(
     return asyncio.run(both())
 
 
-def _judge_phase(
-    loaded: Any,
-    judge_mode: str | None,
-    recordings: Path | None,
-    target: str,
-    limits: Any,
-    run_id: str,
-) -> tuple[Any, str | None]:
-    """The run's judge phase (``None`` when the contract has no judge claims) and its mode."""
-    from verifier.contract.models import claim_kind
-    from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
-
-    if not any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
-        return None, None
-    mode, why = (judge_mode, None) if judge_mode else default_mode(loaded)
-    if why:
-        click.echo(f"note: {why} (pass --judges live to call them)", err=True)
-    if recordings is None:
-        sibling = default_recordings(loaded.path)
-        recordings = sibling if sibling.exists() or mode == "record" else None
-    phase = make_judge_phase(
-        loaded,
-        mode=mode,  # type: ignore[arg-type]
-        store_path=target,
-        recordings=recordings,
-        limits=limits,
-        run_id=run_id,
-    )
-    return phase, mode
+def _note(why: str) -> None:
+    click.echo(f"note: {why} (pass --judges live for real calls)", err=True)
 
 
 @main.command("evaluate")
