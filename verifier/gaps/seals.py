@@ -180,7 +180,10 @@ def cache_entry_sealed(seal: StoredSeal | None, key: str, entry_text: str) -> bo
     return bool(recorded == cache_payload(entry_text)["entry_sha256"])
 
 
+HEAD_QUERY = f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n DESC LIMIT 1"
+
+
 def head_of(execute: Execute) -> StoredSeal | None:
     """The chain's last seal, read with ``execute``; ``None`` when nothing is sealed."""
-    found = execute(f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n DESC LIMIT 1", ()).fetchone()
+    found = execute(HEAD_QUERY, ()).fetchone()
     return StoredSeal(*found) if found else None
