@@ -1,6 +1,6 @@
 """A writer that keeps a store busy while audits read it, as a process of its own.
 
-    python -m tests.gaps._live_writer TARGET STOP_FILE
+    python -m tests.gaps._live_writer TARGET STOP_FILE [cache]
 
 Until ``STOP_FILE`` exists it begins runs, appends their cases a few at a time (each
 case's content with its rows), ends them with a summary that agrees with their rows,
@@ -20,9 +20,12 @@ from typing import Any
 from tests.gaps._support import CONTRACT_SHA, begin, draft
 from verifier.gaps.content import build_content
 from verifier.gaps.store import GapStore, open_store
+from verifier.judge.cache import CachedReply
+from verifier.judge.setup import store_cache_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = ("grounded", "short")
+CACHE_KEY = "live-key"
 CASES_PER_APPEND = 3
 APPENDS_PER_PART = 3
 # A pause after each append, as a run spends time checking its next cases: the store
@@ -113,11 +116,40 @@ def write_run(store: GapStore, n: int) -> None:
     )
 
 
-def start(target: str, stop: Path) -> subprocess.Popen[str]:
+def cache_entry(n: int) -> CachedReply:
+    """The judge-cache entry ``CACHE_KEY`` holds after the ``n``-th answer."""
+    reply = {"served_model": "m", "stop_reason": "tool_use", "tool_input": {"n": n}}
+    return CachedReply.from_json(
+        {
+            "key": CACHE_KEY,
+            "provider": "anthropic",
+            "model": "m",
+            "prompt_sha": "a" * 64,
+            "sampling_sha": "b" * 64,
+            "recorded_at": "2026-11-25T10:00:00Z",
+            "recorded_run": f"live-{n}",
+            "reply": reply,
+        }
+    )
+
+
+def start(target: str, stop: Path, *, cache: bool = False) -> subprocess.Popen[str]:
     """Starts a writer process on ``target`` and returns once its first run has ended;
-    it stops when ``stop`` exists (its stdout then says how many runs it wrote)."""
+    it stops when ``stop`` exists (its stdout then says how many runs it wrote).
+
+    Args:
+        cache: Instead of runs, answer one judge-cache key again and again (as
+            ``--judges record`` runs do), each answer replacing the last and sealed.
+    """
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.gaps._live_writer", target, str(stop)],
+        [
+            sys.executable,
+            "-m",
+            "tests.gaps._live_writer",
+            target,
+            str(stop),
+            *(["cache"] if cache else []),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -129,9 +161,19 @@ def start(target: str, stop: Path) -> subprocess.Popen[str]:
     return process
 
 
-def main(target: str, stop_file: str) -> None:
+def main(target: str, stop_file: str, what: str = "runs") -> None:
     stop = Path(stop_file)
     written = 0
+    if what == "cache":
+        cache = store_cache_for(target)
+        while not stop.exists():
+            cache.put(cache_entry(written))
+            written += 1
+            if written == 1:
+                print("ready", flush=True)
+        cache.close()
+        print(f"wrote {written} cache entries", flush=True)
+        return
     with open_store(target) as store:
         while not stop.exists():
             write_run(store, written)
@@ -142,4 +184,4 @@ def main(target: str, stop_file: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

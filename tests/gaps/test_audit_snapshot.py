@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.gaps._backends import Backend
-from tests.gaps._live_writer import start
+from tests.gaps._live_writer import CACHE_KEY, cache_entry, start
 from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
 from verifier.gaps.audit import audit_store
 from verifier.gaps.history import audit_history
 from verifier.gaps.store import open_store
+from verifier.judge.setup import store_cache_for
 from verifier.recheck import recheck_store
 
 AUDITING_S = 3.0
@@ -107,3 +108,25 @@ def test_writes_after_a_snapshot_began_are_not_part_of_it(store_backend: Backend
         after = audit_store(store)
         assert after.ok and after.chain_rows == 12 and after.in_flight == ["after"]
         assert "in flight: 1 run(s) still running (after)" in after.render_text()
+
+
+def test_a_judge_cache_entry_answered_again_meanwhile_is_never_taken_for_an_edited_one(
+    store_backend: Backend, tmp_path: Path
+) -> None:
+    cache = store_cache_for(store_backend.target)
+    cache.put(cache_entry(-1))
+    stop = tmp_path / "stop"
+    process = start(store_backend.target, stop, cache=True)
+    try:
+        reads, refused = 0, 0
+        deadline = time.monotonic() + AUDITING_S
+        while time.monotonic() < deadline:
+            reads += 1
+            refused += cache.get(CACHE_KEY) is None
+    finally:
+        stop.touch()
+        out, _ = process.communicate(timeout=30)
+        cache.close()
+    assert out.startswith("wrote "), out
+    # Each entry was sealed as it was written: none may read as edited.
+    assert refused == 0, f"{refused} of {reads} reads refused an honest entry"

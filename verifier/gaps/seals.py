@@ -154,9 +154,14 @@ RUN_SEAL_QUERY = (
 )
 
 
-CACHE_SEAL_QUERY = (
-    f"SELECT {SEAL_COLUMNS} FROM seals WHERE subject = ? AND kind = 'cache' ORDER BY n DESC LIMIT 1"
+CACHE_ENTRY_QUERY = (
+    "SELECT e.entry, s.n, s.kind, s.subject, s.body, s.prev_hash, s.seal_hash"
+    " FROM judge_cache e LEFT JOIN seals s ON s.n = (SELECT MAX(n) FROM seals"
+    " WHERE subject = e.key AND kind = 'cache') WHERE e.key = ?"
 )
+"""A judge-cache entry and its latest seal (``NULL`` columns: none) in one statement,
+so in one snapshot: read in two, a ``put`` committed between them paired the old
+entry with the new seal, and an honest entry looked edited."""
 
 
 def cache_payload(entry_text: str) -> dict[str, Any]:
