@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,9 @@ class ListStore:
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[SealedRow]:
         return (r for r in self.rows if run_id is None or r.run_id == run_id)
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        return nullcontext()  # nothing else writes the list
 
     def runs(self) -> list[RunRecord]:
         return list(self._runs)

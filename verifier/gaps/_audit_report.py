@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+_IN_FLIGHT_SHOWN = 10
+
 ProblemKind = Literal[
     "body",
     "schema",
@@ -63,6 +65,8 @@ class AuditReport:
         head_rows: The last row the seals commit to (its seq).
         expected_head: The published head the audit was asked to find, if any.
         expected_head_at: Where in the seal chain it was found.
+        in_flight: Runs (of ``run_id`` if given) still running when the audit read
+            the store: their rows so far were checked; nothing records their end yet.
     """
 
     location: str
@@ -79,6 +83,7 @@ class AuditReport:
     head_rows: int | None = None
     expected_head: str | None = None
     expected_head_at: int | None = None
+    in_flight: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -112,6 +117,7 @@ class AuditReport:
             "head_seal": self.head_seal,
             "expected_head": self.expected_head,
             "expected_head_at": self.expected_head_at,
+            "in_flight": self.in_flight,
         }
 
     def head_line(self) -> str:
@@ -123,6 +129,16 @@ class AuditReport:
             f"committing to rows up to seq {self.head_rows})"
         )
 
+    def in_flight_line(self) -> str:
+        """One line naming the runs still running when the audit read the store."""
+        shown = ", ".join(self.in_flight[:_IN_FLIGHT_SHOWN])
+        more = len(self.in_flight) - _IN_FLIGHT_SHOWN
+        shown += f" and {more} more" if more > 0 else ""
+        return (
+            f"in flight: {len(self.in_flight)} run(s) still running ({shown}); "
+            "their rows so far were checked"
+        )
+
     def render_text(self) -> str:
         """The report for a terminal: what was checked, the verdict, one line a problem."""
         scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
@@ -131,6 +147,8 @@ class AuditReport:
             f"hash chain walked over {self.chain_rows} rows"
         )
         lines = [head, self.head_line()]
+        if self.in_flight:
+            lines.append(self.in_flight_line())
         if self.expected_head is not None and self.expected_head_at is not None:
             lines.append(
                 f"published head {self.expected_head}: held at seal {self.expected_head_at}"

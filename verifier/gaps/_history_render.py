@@ -66,6 +66,8 @@ def render_markdown(audit: HistoryAudit) -> str:
         "",
         _code(report.head_line()),
     ]
+    if report.in_flight:
+        lines += ["", _code(report.in_flight_line())]
     if not report.ok:
         lines += ["", *_problems(audit)]
     lines += ["", f"### {_alerts_heading(audit)}"]

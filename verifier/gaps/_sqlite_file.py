@@ -185,6 +185,27 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 @contextmanager
+def read_snapshot(conn: sqlite3.Connection) -> Iterator[int]:
+    """One read transaction: every read on ``conn`` inside sees the same snapshot.
+
+    In WAL mode a deferred ``BEGIN`` takes its snapshot at the first read, made here,
+    and holds it until the end: commits of other connections meanwhile are not seen.
+    Writing on ``conn`` inside fails (its write lock would come too late).
+
+    Yields:
+        The seq of the snapshot's last row (0 when it holds none).
+    """
+    conn.execute("BEGIN")
+    try:
+        (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM rows").fetchone()
+        yield int(last)
+    finally:
+        # Nothing was written: ending it only lets the snapshot go (a stream left
+        # unfinished does not keep COMMIT from doing that).
+        conn.execute("COMMIT")
+
+
+@contextmanager
 def sqlite_errors(path: Path) -> Iterator[None]:
     """Turns SQLite and file-system errors into a one-line ``StoreError``."""
     try:

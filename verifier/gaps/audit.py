@@ -5,6 +5,12 @@ memory does not grow with the number of rows. The chain belongs to the whole sto
 is always verified end to end; a ``run_id`` narrows only the row-level checks and the
 run-record check.
 
+Everything is read in one snapshot of the store (``GapStore.snapshot``): rows, seals,
+run records, contracts and contents as they were when the audit began, so a run that
+other processes begin, append to or end meanwhile is seen in one state, never half in
+one and half in another. A run still running in that snapshot is reported in flight:
+its rows so far are checked, its summary and row count (not recorded yet) are not.
+
 A chain alone cannot show that rows were cut from its end (what remains is a valid
 chain), so each ended run's row count and last row, recorded by ``finish_run``, are
 compared with what the store holds.
@@ -123,6 +129,17 @@ def audit_store(
     """
     report = AuditReport(store.location, run_id, max_problems=max_problems)
     report.expected_head = expect_head
+    with store.snapshot():
+        return _audit(store, run_id, report, observers, expect_head)
+
+
+def _audit(
+    store: GapStore,
+    run_id: str | None,
+    report: AuditReport,
+    observers: Sequence[RowObserver],
+    expect_head: str | None,
+) -> AuditReport:
     audit = _Audit(store, run_id, report)
     # The store finds duplicate ids in a query of its own (a sort of every row id);
     # asked first, on a thread, it runs while the rows stream past.
@@ -320,7 +337,9 @@ class _Audit:
         else:
             raise StoreError(f"no run {self.run_id} in gap store {self.store.location}")
         for record in records:
-            if record.status != "running":
+            if record.status == "running":
+                self.report.in_flight.append(record.run_id)
+            else:
                 self.check_ended_run(record)
         self.summaries.report(self.report, [r.run_id for r in records])
         if self.seals is not None:

@@ -89,10 +89,17 @@ def audit_history(
     if window < MIN_PRIOR_RUNS:
         raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
     rates, judges = PassRateObserver(), JudgeDriftObserver()
-    integrity = audit_store(
-        store, run_id, max_problems=max_problems, observers=(rates, judges), expect_head=expect_head
-    )
-    trends = rates.trends(store.runs())
+    # The trends' runs are those of the snapshot the audit read, not of a later moment.
+    with store.snapshot():
+        integrity = audit_store(
+            store,
+            run_id,
+            max_problems=max_problems,
+            observers=(rates, judges),
+            expect_head=expect_head,
+        )
+        records = store.runs()
+    trends = rates.trends(records)
     drift = judges.changes([ref.run_id for ref in trends.runs])
     alerts = trends.alerts(window)
     if run_id is not None:

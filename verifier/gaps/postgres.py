@@ -7,7 +7,8 @@ database serialise on that lock and build a single valid chain without losing a 
 Appends commit without waiting for the disk; ending a run does, which makes the run's
 rows durable with it (ADR 0012).
 Reads stream through a server-side cursor on a connection of their own, so memory does
-not grow with the store and a long read never holds up the store's other calls.
+not grow with the store and a long read never holds up the store's other calls; inside
+``snapshot()`` every read, short or streamed, sees one snapshot of the store.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +24,15 @@ from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
+from verifier.gaps._postgres_snapshot import PostgresSnapshot
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.seals import (
+    HEAD_QUERY,
     RUN_SEAL_QUERY,
     SEAL_COLUMNS,
     StoredSeal,
     append_payload,
     append_seal,
-    head_of,
 )
 from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _begun, _run_record
 from verifier.gaps.store import (
@@ -91,6 +93,7 @@ class PostgresStore(Closing):
             self._chain_lock = lock_key(schema, "chain")
             self._schema = schema
             self._writing: set[str] = set()
+            self._snapshot: PostgresSnapshot | None = None
         except BaseException:
             self._conn.close()
             raise
@@ -176,7 +179,8 @@ class PostgresStore(Closing):
 
         if run_id in self._writing:
             return
-        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (self._run_key(run_id),))[0]
+        key = self._run_key(run_id)
+        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (key,), session=True)[0]
         if not held:
             raise still_written(run_id)
         self._writing.add(run_id)
@@ -184,7 +188,7 @@ class PostgresStore(Closing):
     def _let_run_go(self, run_id: str) -> None:
         if run_id in self._writing and not self._closed:
             self._writing.discard(run_id)
-            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),))
+            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),), session=True)
 
     def _run_key(self, run_id: str) -> int:
         return lock_key(self._schema, "run", run_id)
@@ -275,13 +279,14 @@ class PostgresStore(Closing):
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
         """Streams rows in seq order (all, or one run's) through a server-side cursor.
 
-        The read sees one snapshot: rows appended meanwhile are not part of it.
+        The read sees one snapshot (``snapshot()``'s, inside one): rows appended
+        meanwhile are not part of it.
         """
         self._check_open()
         where, params = ("", ()) if run_id is None else ("WHERE run_id = %s", (run_id,))
         with (
             self._target.errors(self._error),
-            self._target.connect(autocommit=False, error=self._error) as conn,
+            self._reader() as conn,
             conn.cursor(name="gap_rows") as cursor,
             # The next batch is fetched while the caller works through this one: the
             # server reads and sends it meanwhile (the wait releases the GIL).
@@ -338,9 +343,7 @@ class PostgresStore(Closing):
 
     def head(self) -> StoredSeal | None:
         """The last seal, whose hash is the store's head; ``None`` when none yet."""
-        self._check_open()
-        with self._lock, self._target.errors(self._error):
-            return head_of(self._conn.execute)
+        return StoredSeal(*found[0]) if (found := self._read(HEAD_QUERY, ())) else None
 
     def run_seal(self, run_id: str) -> StoredSeal | None:
         """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
@@ -352,7 +355,7 @@ class PostgresStore(Closing):
         self._check_open()
         with (
             self._target.errors(self._error),
-            self._target.connect(autocommit=False, error=self._error) as conn,
+            self._reader() as conn,
             conn.cursor(name="gap_stream") as cursor,
         ):
             cursor.execute(query)
@@ -374,13 +377,44 @@ class PostgresStore(Closing):
         Args:
             run_id: Only ids of which at least one copy belongs to this run.
         """
-        found = self._read(
-            "SELECT row_id, array_agg(seq ORDER BY seq) FROM rows GROUP BY row_id"
-            " HAVING COUNT(*) > 1 AND (%(run)s::text IS NULL OR bool_or(run_id = %(run)s))"
-            f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}",
-            {"run": run_id},
-        )
+        self._check_open()
+        # A connection of its own (in the snapshot, inside one): the query sorts every
+        # row id, and meanwhile the audit streams rows and reads run records.
+        with self._target.errors(self._error), self._reader() as conn:
+            found = conn.execute(
+                "SELECT row_id, array_agg(seq ORDER BY seq) FROM rows GROUP BY row_id"
+                " HAVING COUNT(*) > 1 AND (%(run)s::text IS NULL OR bool_or(run_id = %(run)s))"
+                f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}",
+                {"run": run_id},
+            ).fetchall()
         return [DuplicateRowId(row_id, tuple(seqs)) for row_id, seqs in found]
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Every read of this store inside the block sees the store as it was when the
+        block began (one exported snapshot; see ``_postgres_snapshot``). Re-entrant.
+
+        Raises:
+            StoreError: The server refuses the snapshot.
+        """
+        self._check_open()
+        return nullcontext() if self._snapshot is not None else self._snapshotting()
+
+    @contextmanager
+    def _snapshotting(self) -> Iterator[None]:
+        self._snapshot = PostgresSnapshot(self._target, self._error)
+        try:
+            yield
+        finally:
+            snapshot, self._snapshot = self._snapshot, None
+            snapshot.close()
+
+    @contextmanager
+    def _reader(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of its own for a long read, in the open snapshot if any."""
+        with self._target.connect(autocommit=False, error=self._error) as conn:
+            if self._snapshot is not None:
+                self._snapshot.join(conn)
+            yield conn
 
     def close(self) -> None:
         """Closes the connection; further calls fail."""
@@ -391,10 +425,14 @@ class PostgresStore(Closing):
         found = self._read(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)
         return [_run_record(row) for row in found]
 
-    def _read(self, query: str, params: Any) -> list[tuple[Any, ...]]:
+    def _read(self, query: str, params: Any, *, session: bool = False) -> list[tuple[Any, ...]]:
+        """A short read, in the open snapshot if any (``session``: never, for the
+        session's own state such as its advisory locks)."""
         self._check_open()
+        snapshot = None if session else self._snapshot
         with self._lock, self._target.errors(self._error):
-            return self._conn.execute(query, params).fetchall()
+            conn = self._conn if snapshot is None else snapshot.conn
+            return conn.execute(query, params).fetchall()
 
     @contextmanager
     def _write(self, *, durable: bool = True) -> Iterator[psycopg.Cursor[Any]]:

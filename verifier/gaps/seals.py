@@ -154,9 +154,14 @@ RUN_SEAL_QUERY = (
 )
 
 
-CACHE_SEAL_QUERY = (
-    f"SELECT {SEAL_COLUMNS} FROM seals WHERE subject = ? AND kind = 'cache' ORDER BY n DESC LIMIT 1"
+CACHE_ENTRY_QUERY = (
+    "SELECT e.entry, s.n, s.kind, s.subject, s.body, s.prev_hash, s.seal_hash"
+    " FROM judge_cache e LEFT JOIN seals s ON s.n = (SELECT MAX(n) FROM seals"
+    " WHERE subject = e.key AND kind = 'cache') WHERE e.key = ?"
 )
+"""A judge-cache entry and its latest seal (``NULL`` columns: none) in one statement,
+so in one snapshot: read in two, a ``put`` committed between them paired the old
+entry with the new seal, and an honest entry looked edited."""
 
 
 def cache_payload(entry_text: str) -> dict[str, Any]:
@@ -180,7 +185,10 @@ def cache_entry_sealed(seal: StoredSeal | None, key: str, entry_text: str) -> bo
     return bool(recorded == cache_payload(entry_text)["entry_sha256"])
 
 
+HEAD_QUERY = f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n DESC LIMIT 1"
+
+
 def head_of(execute: Execute) -> StoredSeal | None:
     """The chain's last seal, read with ``execute``; ``None`` when nothing is sealed."""
-    found = execute(f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n DESC LIMIT 1", ()).fetchone()
+    found = execute(HEAD_QUERY, ()).fetchone()
     return StoredSeal(*found) if found else None

@@ -2,7 +2,8 @@
 
 Every append is one ``BEGIN IMMEDIATE`` transaction that reads the chain's last row
 *inside* the transaction, so several processes appending to one file serialise on
-SQLite's write lock and still build a single valid chain.
+SQLite's write lock and still build a single valid chain. Inside ``snapshot()`` every
+read is made in one read transaction, so it sees one snapshot of the file.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from functools import partial
 from itertools import chain
 from pathlib import Path
@@ -24,6 +25,7 @@ from verifier.gaps._run_lock import RunWriterLock
 from verifier.gaps._sqlite_file import (
     content_key,
     open_store_file,
+    read_snapshot,
     sqlite_errors,
     transaction,
 )
@@ -94,6 +96,7 @@ class SqliteStore(Closing):
         self._checkpointer: WalCheckpointer | None = None
         self._writers = RunWriterLock(self._path)
         self._automatic_checkpoints = False
+        self._snapshot_rows: int | None = None  # the snapshot's last seq, inside one
         self._rows_per_insert = _rows_per_insert(self._conn)
         self._insert_many = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES " + ", ".join(
             [_ROW_PLACEHOLDERS] * self._rows_per_insert
@@ -267,8 +270,8 @@ class SqliteStore(Closing):
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
         """Streams rows in seq order (all, or one run's), a batch at a time.
 
-        The read sees one snapshot of the file: rows another process appends
-        meanwhile are not part of it.
+        The read sees one snapshot of the file (``snapshot()``'s, inside one): rows
+        another process appends meanwhile are not part of it.
         """
         where, params = ("", ()) if run_id is None else ("WHERE run_id = ?", (run_id,))
         with sqlite_errors(self._path):
@@ -382,23 +385,44 @@ class SqliteStore(Closing):
             run_id: Only ids of which at least one copy belongs to this run.
         """
         query = (
-            "SELECT row_id, group_concat(seq) FROM rows GROUP BY row_id"
+            "SELECT row_id, group_concat(seq) FROM rows WHERE seq <= ?2 GROUP BY row_id"
             " HAVING COUNT(*) > 1 AND (?1 IS NULL OR SUM(run_id = ?1) > 0)"
             f" ORDER BY MIN(seq) LIMIT {_DUPLICATES_SHOWN}"
         )
+        # Rows are only ever appended, so inside a snapshot the rows up to its last seq
+        # are the snapshot's rows, whatever was appended since.
+        last = self._snapshot_rows if self._snapshot_rows is not None else 2**63 - 1
         with sqlite_errors(self._path):
             self._conn.total_changes  # noqa: B018 -- fails on a closed store, as every call does
             # A connection of its own: the query sorts every row id, and meanwhile
             # this store's connection stays free (the audit streams rows through it).
             reader = sqlite3.connect(self._path, timeout=30.0, isolation_level=None)
             try:
-                found = reader.execute(query, (run_id,)).fetchall()
+                found = reader.execute(query, (run_id, last)).fetchall()
             finally:
                 reader.close()
         return [
             DuplicateRowId(row_id, tuple(sorted(int(s) for s in seqs.split(","))))
             for row_id, seqs in found
         ]
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Every read of this store inside the block sees the file as it was when the
+        block began (one read transaction); writing through it inside fails. Re-entrant.
+
+        Raises:
+            StoreError: The file cannot be read.
+        """
+        return nullcontext() if self._snapshot_rows is not None else self._snapshotting()
+
+    @contextmanager
+    def _snapshotting(self) -> Iterator[None]:
+        with sqlite_errors(self._path), read_snapshot(self._conn) as last:
+            self._snapshot_rows = last
+            try:
+                yield
+            finally:
+                self._snapshot_rows = None
 
     def close(self) -> None:
         """Closes the file; further calls fail."""

@@ -8,6 +8,7 @@ append-only: there is no API to update or delete a row. ``open_store`` turns a t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self, TypeAlias
@@ -176,6 +177,13 @@ class GapStore(Protocol):
 
     def run_seal(self, run_id: str) -> StoredSeal | None:
         """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A block in which every read of this store sees one snapshot of it: what was
+        committed when the block began, whatever other processes write meanwhile (an
+        audit must not mistake a run being written for damage). Re-entrant; the
+        store is for reading inside it."""
         ...
 
     def delete_contents(self, shas: Iterable[str]) -> int:

@@ -189,17 +189,15 @@ class SqliteJudgeCache:
 
     def get(self, key: str) -> CachedReply | None:
         """The entry stored under ``key`` if it matches its seal, else ``None``."""
-        from verifier.gaps.seals import CACHE_SEAL_QUERY, StoredSeal, cache_entry_sealed
+        from verifier.gaps.seals import CACHE_ENTRY_QUERY, StoredSeal, cache_entry_sealed
 
         with self._lock:
-            row = self._conn.execute(
-                "SELECT entry FROM judge_cache WHERE key = ?", (key,)
-            ).fetchone()
-            if row is None:
-                return None
-            sealed = self._conn.execute(CACHE_SEAL_QUERY, (key,)).fetchone()
-        if not cache_entry_sealed(StoredSeal(*sealed) if sealed else None, key, row[0]):
-            self._rejected.note(key, sealed is not None)
+            row = self._conn.execute(CACHE_ENTRY_QUERY, (key,)).fetchone()
+        if row is None:
+            return None
+        seal = StoredSeal(*row[1:]) if row[1] is not None else None
+        if not cache_entry_sealed(seal, key, row[0]):
+            self._rejected.note(key, seal is not None)
             return None
         return CachedReply.from_json(orjson.loads(row[0]))
 

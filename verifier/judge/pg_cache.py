@@ -13,7 +13,7 @@ import threading
 import orjson
 
 from verifier.canonical import canonical_json
-from verifier.gaps.seals import CACHE_SEAL_QUERY, StoredSeal, cache_entry_sealed, cache_payload
+from verifier.gaps.seals import CACHE_ENTRY_QUERY, StoredSeal, cache_entry_sealed, cache_payload
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.judge.cache import CachedReply, CacheError, RejectedEntries
 
@@ -62,11 +62,10 @@ class PostgresJudgeCache:
     def get(self, key: str) -> CachedReply | None:
         """The entry stored under ``key`` if it matches its seal, else ``None``."""
         with self._lock:
-            rows = self._db.fetch("SELECT entry FROM judge_cache WHERE key = ?", (key,))
-            if not rows:
-                return None
-            sealed = self._db.fetch(CACHE_SEAL_QUERY, (key,))
-        seal = StoredSeal(*sealed[0]) if sealed else None
+            rows = self._db.fetch(CACHE_ENTRY_QUERY, (key,))
+        if not rows:
+            return None
+        seal = StoredSeal(*rows[0][1:]) if rows[0][1] is not None else None
         if not cache_entry_sealed(seal, key, rows[0][0]):
             self._rejected.note(key, seal is not None)
             return None

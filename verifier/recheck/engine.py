@@ -3,7 +3,9 @@
 Rows are streamed in seq order; the rows of one case are consecutive (a run appends a
 case's rows together), so each case's content is read, verified and parsed once, its
 claims re-evaluated together (gates included), and dropped before the next case:
-memory stays flat whatever the size of the store.
+memory stays flat whatever the size of the store. Rows, runs, contracts and contents
+are read in one snapshot of the store (``GapStore.snapshot``), whose head the report
+names: cases other processes write meanwhile are not part of it.
 """
 
 from __future__ import annotations
@@ -45,16 +47,19 @@ def recheck_store(
         max_listed: Differing rows listed one by one (all are counted).
     """
     report = RecheckReport(store.location, run_id, max_listed=max_listed)
-    plans = StoredPlans(store, target)
-    # Every row parsed makes a few dicts: as in a run, the collector is kept off the
-    # objects loaded before (see ``gc_frozen``), about a fifth of the time.
-    with gc_frozen():
-        try:
-            _walk(store, run_id, plans, report)
-        finally:
-            plans.close()
-    if run_id is None:
-        _verify_unreferenced(store, report)
+    with store.snapshot():
+        head = store.head()
+        report.head = head.seal_hash if head is not None else None
+        plans = StoredPlans(store, target)
+        # Every row parsed makes a few dicts: as in a run, the collector is kept off
+        # the objects loaded before (see ``gc_frozen``), about a fifth of the time.
+        with gc_frozen():
+            try:
+                _walk(store, run_id, plans, report)
+            finally:
+                plans.close()
+        if run_id is None:
+            _verify_unreferenced(store, report)
     return report
 
 

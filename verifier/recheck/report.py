@@ -102,6 +102,8 @@ class RecheckReport:
         not_recheckable: Rows that could not be re-evaluated, by ``WHY`` key.
         examples: The first detail seen for each key of ``not_recheckable``.
         differences: Differing rows, at most ``max_listed`` of them.
+        head: The store's head in the snapshot that was re-checked (``None``: nothing
+            sealed): rows other processes wrote later were not read.
     """
 
     location: str
@@ -117,6 +119,7 @@ class RecheckReport:
     tampered_cache: list[str] = field(default_factory=list)
     tampered_cache_rows: int = 0
     max_listed: int = 1000
+    head: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -161,6 +164,7 @@ class RecheckReport:
             "tampered_contents": [t.as_dict() for t in self.tampered.values()],
             "tampered_cache_rows": self.tampered_cache_rows,
             "tampered_cache": self.tampered_cache,
+            "head": self.head,
         }
 
     def lines(self) -> list[str]:
@@ -170,6 +174,8 @@ class RecheckReport:
         lines = [
             f"recheck of {scope}: {self.rows} rows; {self.rechecked} rechecked, "
             f"{self.agree} agree, {self.differ} differ, {skipped} not recheckable",
+            f"head: {self.head or 'none (nothing is sealed in this store yet)'} (the store "
+            "as rechecked)",
         ]
         lines += [
             f"  not recheckable: {count} {WHY[key]} (e.g. {self.examples[key]})"
@@ -223,6 +229,8 @@ def _markdown(report: RecheckReport) -> str:
         "|---:|---:|---:|---:|",
         f"| {report.rechecked} | {report.agree} | {report.differ} "
         f"| {sum(report.not_recheckable.values())} |",
+        "",
+        f"head of the store as rechecked: {code_span(report.head or 'none')}",
     ]
     if report.not_recheckable:
         lines += ["", "| not recheckable | rows |", "|---|---:|"]
