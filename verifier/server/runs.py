@@ -208,9 +208,7 @@ def execute_run(
         resolved.loaded,
         lines,
         store=store,
-        judges=Judges(
-            mode=mode, recordings=resolved.recordings, recordings_beside_contract=False
-        ),
+        judges=Judges(mode=mode, recordings=resolved.recordings, recordings_beside_contract=False),
         # The server runs what a request carries; a contract's own system is not started.
         use_declared_sut=False,
         run_id=run_id,
