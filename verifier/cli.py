@@ -851,7 +851,7 @@ def audit(
         _fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
     target = _existing_store(store)
     if recheck:
-        _recheck(target, run_id, fmt)
+        _recheck(target, run_id, fmt, expect_head)
     try:
         with open_store(target) as gap_store:
             report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
@@ -861,20 +861,29 @@ def audit(
     sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
 
 
-def _recheck(target: str, run_id: str | None, fmt: str) -> NoReturn:
+def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None) -> NoReturn:
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
     from verifier.recheck import recheck_store, render_recheck
 
+    held = True
     try:
         with open_store(target) as gap_store:
             if run_id is not None and gap_store.run(run_id) is None:
                 _fail(f"no run {run_id} in {gap_store.location}")
             report = recheck_store(gap_store, target=target, run_id=run_id)
+            if expect_head is not None:
+                held = any(seal.seal_hash == expect_head for seal in gap_store.iter_seals())
     except VerifierError as exc:
         _fail(str(exc))
     click.echo(render_recheck(report, fmt), nl=False)
-    sys.exit(EXIT_OK if report.ok else EXIT_FAILED)
+    if not held:
+        click.echo(
+            f"error: the published head {expect_head} is not in the store's seal chain: "
+            "the store was rewritten, cut or replaced since it was published",
+            err=True,
+        )
+    sys.exit(EXIT_OK if report.ok and held else EXIT_FAILED)
 
 
 @main.command("export")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from verifier._files import is_file
 from verifier.cases import CaseLine, case_lines, read_cases
 from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract, load_contract
@@ -65,7 +66,7 @@ class Judges:
         if self.recordings is not None or not self.recordings_beside_contract:
             return self.recordings
         sibling = default_recordings(loaded.path)
-        return sibling if sibling.exists() or mode == "record" else None
+        return sibling if is_file(sibling) or mode == "record" else None
 
 
 @dataclass(frozen=True)

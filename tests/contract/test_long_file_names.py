@@ -34,3 +34,21 @@ def test_a_file_name_too_long_to_look_up_is_a_located_problem(
     assert_no_traceback(result)
     assert result.returncode == 2
     assert message in result.stdout.splitlines(), result.stdout
+
+
+def test_a_judged_contract_whose_recordings_name_would_be_too_long_runs(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    # 245 bytes fit a file name; its recordings file beside it would need 257.
+    contract = tmp_path / f"{'a' * 240}.yaml"
+    contract.write_text(
+        (EXAMPLES / "account-research.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    cases = EXAMPLES / "account-research.cases.jsonl"
+    result = verifier(
+        "run", str(contract), "--cases", str(cases), "--store", str(tmp_path / "g.db"),
+        "--judges", "replay", cwd=tmp_path,
+    )  # fmt: skip
+    assert_no_traceback(result)
+    assert result.returncode == 1, result.stderr
+    assert "0/5 cases passed" in result.stderr

@@ -319,3 +319,20 @@ def test_a_run_prints_the_head_it_left_where_ci_logs_and_pr_comments_keep_it(
     assert f"Store head after this run: `{head}`" in comment.read_text()
     checked = verifier("audit", "--store", store, "--expect-head", head, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout
+
+
+def test_a_recheck_holds_the_published_head_too(two_runs: Backend, tmp_path: Path) -> None:
+    store = two_runs.target
+    published = head_hash(two_runs)
+    args = ("audit", "--recheck", "--store", store, "--expect-head", published)
+    held = verifier(*args, cwd=tmp_path)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "published head" not in held.stderr
+    rewrite_rows(two_runs, 40, reason="nothing to see here")
+    reseal(two_runs)
+    caught = verifier(*args, cwd=tmp_path)
+    assert caught.returncode == 1
+    assert caught.stderr.splitlines()[-1] == (
+        f"error: the published head {published} is not in the store's seal chain: "
+        "the store was rewritten, cut or replaced since it was published"
+    )

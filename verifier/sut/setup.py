@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from verifier._files import is_file
 from verifier.contract.files import FileScope, scope_of
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
@@ -199,7 +200,7 @@ def model_access(
         mode, why = default_sut_mode(spec)
     if recordings is None and spec.prompt is not None:
         sibling = default_recordings(contract_path)
-        recordings = sibling if sibling.exists() or mode == "record" else None
+        recordings = sibling if is_file(sibling) or mode == "record" else None
     access = ModelAccess(
         mode=mode,
         store_path=target if store_replies else None,
