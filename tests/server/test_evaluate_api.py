@@ -176,18 +176,24 @@ def test_judged_evaluations_leave_no_store_connection_open(
 def test_judged_evaluations_leave_no_postgres_connection_open(
     tmp_path: Path, messages: MessagesServer, postgres_url: str
 ) -> None:
+    import uuid
+
     import psycopg
+
+    # The server's connections carry a name of their own: other tests (and other
+    # processes) share the database, and their connections come and go meanwhile.
+    name = f"verifier-leak-{uuid.uuid4().hex[:12]}"
+    store = f"{postgres_url}&application_name={name}"
 
     def connections() -> int:
         with psycopg.connect(postgres_url, autocommit=True) as conn:
             (count,) = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (name,)
             ).fetchone() or (0,)
         return int(count)
 
     with (
-        running(settings(tmp_path, store=postgres_url)) as url,
+        running(settings(tmp_path, store=store)) as url,
         httpx.Client(base_url=url, timeout=60) as client,
     ):
         assert client.post("/v1/evaluate", json=PRD_EXAMPLE).status_code == 200
