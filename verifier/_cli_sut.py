@@ -14,7 +14,7 @@ import click
 from verifier.contract.load import LoadedContract
 from verifier.contract.sut_models import SutSpec
 from verifier.gaps.store import GapStore
-from verifier.judge.limits import CallLimits
+from verifier.llm.limits import CallLimits
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions
 from verifier.sut import masked_description

@@ -18,7 +18,7 @@ from click.core import ParameterSource
 
 from verifier._cli_group import DefaultCommandGroup
 from verifier._cli_purge import purge_command
-from verifier._cli_types import FiniteFloatRange
+from verifier._cli_types import FiniteFloatRange, ProviderChoice
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
 DEFAULT_STORE = ".verifier/gaps.db"
@@ -37,7 +37,7 @@ def _single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
     options = (
         click.option(
             "--provider",
-            type=click.Choice(["anthropic", "openai", "replay"]),
+            type=ProviderChoice(),
             default=None,
             help="Judge provider (with --model).",
         ),
@@ -398,7 +398,7 @@ def run(
     from verifier.errors import VerifierError
     from verifier.gaps.content import ContentMode
     from verifier.gaps.store import open_store
-    from verifier.judge.limits import CallLimits
+    from verifier.llm.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
     from verifier.runner import Runner, RunOptions, new_run_id, run_sync
@@ -720,7 +720,8 @@ def _judge_phase(
 ) -> tuple[Any, str | None]:
     """The run's judge phase (``None`` when the contract has no judge claims) and its mode."""
     from verifier.contract.models import claim_kind
-    from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
+    from verifier.judge.setup import default_mode, make_judge_phase
+    from verifier.llm.replies import default_recordings
 
     if not any(claim_kind(c) != "rubric" for c in loaded.contract.claims):
         return None, None

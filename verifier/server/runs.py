@@ -159,8 +159,8 @@ def execute_run(
     """
     from verifier.contract.models import claim_kind
     from verifier.gaps.store import open_store
-    from verifier.judge.limits import CallLimits
     from verifier.judge.setup import default_mode, make_judge_phase
+    from verifier.llm.limits import CallLimits
     from verifier.report.json_report import JsonReportWriter
     from verifier.runner import Runner, RunOptions, run_sync
 
