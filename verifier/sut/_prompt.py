@@ -1,10 +1,11 @@
 """A prompt run on a pinned model as the system under test.
 
 The template is rendered with the case's input (``{{input}}``, or ``{{input.PATH}}``
-for a field of an object input) and sent through the judges' providers, cache and
-recordings, so ``--judges live|replay|record`` apply to it as to judges. The text
-before a ``<!-- dynamic -->`` line, if any, is the system prompt. The input is placed
-verbatim: this is the system's own prompt, not a judge's, so nothing is added to it.
+for a field of an object input) and sent through the providers, cache and recordings
+judges use (``verifier.llm``), so ``--judges live|replay|record`` apply to it as to
+judges. The text before a ``<!-- dynamic -->`` line, if any, is the system prompt.
+The input is placed verbatim: this is the system's own prompt, not a judge's, so
+nothing is added to it.
 
 Every output carries its own stability triple (the served model, the template's
 SHA-256, the sampling's SHA-256); an answer that names no served model, was refused,

@@ -169,6 +169,8 @@ def sent_sampling(provider: str, sampling: SamplingSettings) -> dict[str, Any]:
     return entry.send(sampling)
 
 
+# Each factory imports its provider's module when called, not when the registry is
+# read: `verifier check` reads the registry and must not load a provider's SDK.
 def _anthropic(
     spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
 ) -> ModelProvider:
