@@ -41,10 +41,10 @@ from tests.judge.messages_server import MessagesServer  # noqa: E402
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
 from verifier.gaps.sqlite import SqliteStore  # noqa: E402
-from verifier.judge.limits import CallLimits  # noqa: E402
-from verifier.judge.providers._anthropic_wire import message_params  # noqa: E402
 from verifier.judge.setup import make_judge_phase  # noqa: E402
-from verifier.judge.types import JudgeReply, JudgeRequest  # noqa: E402
+from verifier.llm.limits import CallLimits  # noqa: E402
+from verifier.llm.providers._anthropic_wire import message_params  # noqa: E402
+from verifier.llm.types import ModelReply, ModelRequest  # noqa: E402
 from verifier.logs import configure_logging  # noqa: E402
 from verifier.runner import Runner, RunOptions, new_run_id, run_sync  # noqa: E402
 
@@ -101,10 +101,10 @@ class SleepingProvider:
     def __init__(self, latency: float) -> None:
         self.latency = latency
 
-    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
         await asyncio.sleep(self.latency)
         answer = brain(message_params(request))
-        return JudgeReply(request.model, "tool_use", answer.tool_input)
+        return ModelReply(request.model, "tool_use", answer.tool_input)
 
     async def aclose(self) -> None:
         pass

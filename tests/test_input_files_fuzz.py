@@ -34,9 +34,9 @@ from verifier.gaps.importer import ExportRefused, import_jsonl
 from verifier.gaps.sqlite import SqliteStore
 from verifier.integrations.promptfoo_artifact import MalformedPromptfooResult
 from verifier.integrations.promptfoo_import import read_promptfoo_result
-from verifier.judge.cache import CacheError, Recordings
 from verifier.judge.config import JudgeConfigError, judge_from_config
 from verifier.judge.template import TemplateError, parse_template
+from verifier.llm.cache import CacheError, Recordings
 from verifier.report import make_writer
 from verifier.runner import Runner, run_sync
 from verifier.sut._prompt import PromptTemplate

@@ -144,8 +144,9 @@ def test_bad_lines_become_error_rows_for_every_claim(tmp_path: Path, write_contr
 
 
 def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
-    from verifier.judge.limits import CallLimits
-    from verifier.judge.setup import default_recordings, judges_used, make_judge_phase
+    from verifier.judge.setup import judges_used, make_judge_phase
+    from verifier.llm.limits import CallLimits
+    from verifier.llm.replies import default_recordings
 
     for name in ("data-extraction", "account-research"):
         contract = load_contract(EXAMPLES / f"{name}.yaml")

@@ -19,7 +19,7 @@ from click.core import ParameterSource
 from verifier._cli_group import DefaultCommandGroup
 from verifier._cli_output import OutputFaultGroup, fail_line
 from verifier._cli_purge import purge_command
-from verifier._cli_types import FiniteFloatRange
+from verifier._cli_types import FiniteFloatRange, ProviderChoice
 from verifier._terminal import printable, printable_line
 from verifier.integrations.promptfoo_cli import promptfoo_import_command
 
@@ -39,7 +39,7 @@ def _single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
     options = (
         click.option(
             "--provider",
-            type=click.Choice(["anthropic", "openai", "replay"]),
+            type=ProviderChoice(),
             default=None,
             help="Judge provider (with --model).",
         ),
@@ -423,7 +423,7 @@ def run(
     from verifier.errors import VerifierError
     from verifier.gaps.content import ContentMode
     from verifier.gaps.store import open_store
-    from verifier.judge.limits import CallLimits
+    from verifier.llm.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
     from verifier.runner import RunOptions, new_run_id, run_sync

@@ -25,9 +25,10 @@ from verifier.contract.models import claim_kind
 from verifier.contract.sut_models import SutSpec
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, open_store
-from verifier.judge.limits import CallLimits
 from verifier.judge.phase import JudgeMode, JudgePhase
-from verifier.judge.setup import default_mode, default_recordings, make_judge_phase
+from verifier.judge.setup import default_mode, make_judge_phase
+from verifier.llm.limits import CallLimits
+from verifier.llm.replies import default_recordings
 from verifier.logs import route_to_standard_logging
 from verifier.results import CaseResult, RunSummary
 from verifier.runner import Progress, ReportSink, Runner, RunOptions, new_run_id

@@ -7,7 +7,7 @@ import sys
 import typing
 
 from tests.conftest import EXAMPLES
-from verifier.contract._sdk_tables import deprecated_models, known_models
+from verifier.llm.providers._sdk_tables import deprecated_models, known_models
 
 
 def test_the_tables_read_from_source_equal_the_imported_ones() -> None:

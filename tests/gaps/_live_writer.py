@@ -20,7 +20,7 @@ from typing import Any
 from tests.gaps._support import CONTRACT_SHA, begin, draft
 from verifier.gaps.content import build_content
 from verifier.gaps.store import GapStore, open_store
-from verifier.judge.cache import CachedReply
+from verifier.llm.cache import CachedReply
 from verifier.judge.setup import store_cache_for
 
 ROOT = Path(__file__).resolve().parents[2]

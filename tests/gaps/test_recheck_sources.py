@@ -21,8 +21,8 @@ from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import open_store
-from verifier.judge.limits import CallLimits
 from verifier.judge.setup import make_judge_phase
+from verifier.llm.limits import CallLimits
 from verifier.runner import Runner, RunOptions, run_sync
 
 BRIEFS = FIXTURES / "judge_run" / "briefs.yaml"

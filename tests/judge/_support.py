@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import pytest
 
 from tests.judge.messages_server import MessagesServer
-from verifier.judge.providers.anthropic import AnthropicProvider
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError, SystemBlock, ToolSpec
+from verifier.llm.providers.anthropic import AnthropicProvider
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError, SystemBlock, ToolSpec
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ TOOL = ToolSpec(
 VERDICT = {"pass": True, "reason": "The output notes the missing revenue figure."}
 
 
-def judge_request(**changes: Any) -> JudgeRequest:
+def judge_request(**changes: Any) -> ModelRequest:
     """A rendered binary request with a cached static system block."""
     fields: dict[str, Any] = {
         "provider": "anthropic",
@@ -50,7 +50,7 @@ def judge_request(**changes: Any) -> JudgeRequest:
         "custom_id": "case-1.claim-1",
     }
     fields.update(changes)
-    return JudgeRequest(**fields)
+    return ModelRequest(**fields)
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -73,11 +73,11 @@ def clean_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def complete(
     server: MessagesServer,
-    request: JudgeRequest | None = None,
+    request: ModelRequest | None = None,
     *,
     timeout: float = 5.0,
     max_retries: int = 2,
-) -> JudgeReply:
+) -> ModelReply:
     """One call through a fresh ``AnthropicProvider`` pointed at ``server``."""
     provider = AnthropicProvider(base_url=server.base_url, max_retries=max_retries)
     try:

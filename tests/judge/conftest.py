@@ -10,7 +10,7 @@ import pytest
 
 from verifier.contract.load import load_contract
 from verifier.contract.models import Contract
-from verifier.judge.types import JudgeReply, Usage
+from verifier.llm.types import ModelReply, Usage
 
 JUDGE_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "judge"
 CONTRACT_PATH = JUDGE_FIXTURES / "contract.yaml"
@@ -25,10 +25,10 @@ def fixture_cases() -> dict[str, dict[str, Any]]:
     return {case["id"]: case for case in map(json.loads, lines)}
 
 
-def load_reply(name: str) -> JudgeReply:
+def load_reply(name: str) -> ModelReply:
     """A recorded reply from ``replies/NAME.json``, as a provider would return it."""
     data = json.loads((JUDGE_FIXTURES / "replies" / f"{name}.json").read_text(encoding="utf-8"))
-    return JudgeReply(
+    return ModelReply(
         served_model=data.get("served_model"),
         stop_reason=data.get("stop_reason"),
         tool_input=data.get("tool_input"),

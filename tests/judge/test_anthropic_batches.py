@@ -15,13 +15,13 @@ from tests.judge._support import (
 )
 from tests.judge.behaviours import errored, expired, overloaded, tool_use
 from tests.judge.messages_server import MessagesServer
-from verifier.judge.providers.anthropic import AnthropicProvider
-from verifier.judge.types import JudgeReply, ProviderError
+from verifier.llm.providers.anthropic import AnthropicProvider
+from verifier.llm.types import ModelReply, ProviderError
 
 server = pytest.fixture(serve, name="server")
 provider_env = pytest.fixture(clean_provider_env, autouse=True, name="provider_env")
 
-Outcome = JudgeReply | ProviderError
+Outcome = ModelReply | ProviderError
 
 
 async def _round_trip(
@@ -59,9 +59,9 @@ def test_batch_round_trip_with_an_errored_item() -> None:
     )
     assert set(results) == {"case-0", "case-1", "case-2"}
     first, failed, last = results["case-0"], results["case-1"], results["case-2"]
-    assert isinstance(first, JudgeReply) and first.tool_input == VERDICT
+    assert isinstance(first, ModelReply) and first.tool_input == VERDICT
     assert first.served_model == MODEL and first.stop_reason == "tool_use"
-    assert isinstance(last, JudgeReply) and last.tool_input == {"pass": False, "reason": "no"}
+    assert isinstance(last, ModelReply) and last.tool_input == {"pass": False, "reason": "no"}
     assert isinstance(failed, ProviderError) and not failed.retryable
     assert (
         failed.message

@@ -25,8 +25,8 @@ from tests.judge.behaviours import (
     tool_use,
 )
 from tests.judge.messages_server import MessagesServer, together
-from verifier.judge.providers.anthropic import AnthropicProvider
-from verifier.judge.types import JudgeReply
+from verifier.llm.providers.anthropic import AnthropicProvider
+from verifier.llm.types import ModelReply
 
 server = pytest.fixture(serve, name="server")
 provider_env = pytest.fixture(clean_provider_env, autouse=True, name="provider_env")
@@ -137,7 +137,7 @@ def test_text_only_answer_has_no_tool_input(server: MessagesServer) -> None:
 def test_base_url_from_environment(server: MessagesServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
 
-    async def call() -> JudgeReply:
+    async def call() -> ModelReply:
         provider = AnthropicProvider()
         try:
             return await provider.complete(judge_request(), timeout=5)
@@ -149,7 +149,7 @@ def test_base_url_from_environment(server: MessagesServer, monkeypatch: pytest.M
 
 
 def test_request_base_url_wins(server: MessagesServer) -> None:
-    async def call() -> JudgeReply:
+    async def call() -> ModelReply:
         provider = AnthropicProvider(base_url="http://127.0.0.1:9")
         try:
             return await provider.complete(judge_request(base_url=server.base_url), timeout=5)
@@ -164,7 +164,7 @@ def test_concurrent_calls_overlap() -> None:
     # other would leave the first waiting alone until the server's patience ran out.
     with MessagesServer(default=together(8, patience=10)) as server:
 
-        async def many() -> list[JudgeReply]:
+        async def many() -> list[ModelReply]:
             provider = AnthropicProvider(base_url=server.base_url)
             try:
                 calls = [provider.complete(judge_request(), timeout=30) for _ in range(8)]

@@ -24,8 +24,8 @@ from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
 from verifier.judge.batch import BatchLedger, run_batch_prepass
-from verifier.judge.limits import CallLimits
 from verifier.judge.setup import make_judge_phase
+from verifier.llm.limits import CallLimits
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"

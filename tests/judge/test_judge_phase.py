@@ -28,10 +28,11 @@ from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
-from verifier.judge.limits import CallLimits
-from verifier.judge.phase import JudgePhase, JudgeStats
+from verifier.judge.phase import JudgePhase
 from verifier.judge.setup import make_judge_phase
-from verifier.judge.types import JudgeReply, JudgeRequest
+from verifier.judge.stats import JudgeStats
+from verifier.llm.limits import CallLimits
+from verifier.llm.types import ModelReply, ModelRequest
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
@@ -394,7 +395,7 @@ def test_a_judge_error_in_one_case_never_loses_the_other_cases(
         class Exploding:
             name = real.name
 
-            async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
+            async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
                 if "BOOM" in request.user:
                     raise RuntimeError("provider bug")
                 return await real.complete(request, timeout=timeout)

@@ -44,9 +44,9 @@ from verifier.compare.claims import combine_orders
 from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
-from verifier.judge.limits import CallLimits
 from verifier.judge.setup import make_judge_phase
-from verifier.judge.triple import triple_problems
+from verifier.llm.limits import CallLimits
+from verifier.llm.triple import triple_problems
 from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
 KEY = "sk-ant-api03-judge-property-FAKE-KEY-0123456789"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from verifier.contract.models import JudgeSpec
-from verifier.judge.providers import make_provider
-from verifier.judge.providers.anthropic import AnthropicProvider
-from verifier.judge.providers.openai_compat import OpenAICompatProvider
+from verifier.llm.providers import make_provider
+from verifier.llm.providers.anthropic import AnthropicProvider
+from verifier.llm.providers.openai_compat import OpenAICompatProvider
 
 
 def test_anthropic_spec_gives_the_anthropic_provider() -> None:

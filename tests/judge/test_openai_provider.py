@@ -20,8 +20,8 @@ from tests.judge.behaviours import (
     tool_use,
 )
 from tests.judge.messages_server import MessagesServer
-from verifier.judge.providers.openai_compat import OpenAICompatProvider
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+from verifier.llm.providers.openai_compat import OpenAICompatProvider
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 
 server = pytest.fixture(serve, name="server")
 provider_env = pytest.fixture(clean_provider_env, autouse=True, name="provider_env")
@@ -30,7 +30,7 @@ LOCAL_MODEL = "qwen2.5-7b-instruct"
 SECRET = "sk-openai-test-secret-do-not-leak"
 
 
-def _request(**changes: Any) -> JudgeRequest:
+def _request(**changes: Any) -> ModelRequest:
     fields: dict[str, Any] = {
         "provider": "openai",
         "model": LOCAL_MODEL,
@@ -41,8 +41,8 @@ def _request(**changes: Any) -> JudgeRequest:
 
 
 async def _complete(
-    base_url: str, request: JudgeRequest | None = None, *, timeout: float = 5.0
-) -> JudgeReply:
+    base_url: str, request: ModelRequest | None = None, *, timeout: float = 5.0
+) -> ModelReply:
     provider = OpenAICompatProvider(base_url=base_url, max_retries=0)
     try:
         return await provider.complete(request or _request(), timeout=timeout)

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from tests.judge.conftest import JUDGE_FIXTURES, fixture_contract
 from verifier.contract.models import CompareClaim, Contract, JudgeClaim, JudgeSpec
-from verifier.judge.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
 from verifier.judge.prompt import (
     MissingFieldError,
     group_key,
@@ -20,11 +19,12 @@ from verifier.judge.prompt import (
     verdict_kind,
     worth_caching,
 )
-from verifier.judge.sampling import sent_sampling
 from verifier.judge.template import Template, load_template, parse_template
 from verifier.judge.tools import verdict_tool
-from verifier.judge.triple import sampling_sha_of
-from verifier.judge.types import JudgeRequest, VerdictKind
+from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
+from verifier.llm.providers.registry import sent_sampling
+from verifier.llm.triple import sampling_sha_of
+from verifier.llm.types import ModelRequest, VerdictKind
 
 CONTRACT = fixture_contract()
 
@@ -42,7 +42,7 @@ def render(
     template: Template | None = None,
     outputs: tuple[Any, ...] | None = None,
     custom_id: str = "case.claim",
-) -> JudgeRequest:
+) -> ModelRequest:
     claims = [claim(i) for i in claim_ids]
     kind = verdict_kind(claims[0])
     spec = spec or CONTRACT.judges[judge or claims[0].judge]
@@ -58,7 +58,7 @@ def render(
     )
 
 
-def block(request: JudgeRequest, tag: str) -> str:
+def block(request: ModelRequest, tag: str) -> str:
     """The text between the request's own opening and closing tag for ``tag``."""
     opening, closing = f"<{tag}-{request.nonce}>\n", f"\n</{tag}-{request.nonce}>"
     assert request.user.count(opening) == 1

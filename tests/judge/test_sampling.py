@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from verifier.contract.models import Sampling
-from verifier.judge.sampling import sent_sampling, unsupported_reason, unsupported_sampling
-from verifier.judge.triple import sampling_sha_of
+from verifier.llm.providers.registry import sent_sampling, unsupported_reason, unsupported_sampling
+from verifier.llm.triple import sampling_sha_of
 
 
 def test_anthropic_sends_only_max_tokens_by_default() -> None:

@@ -18,8 +18,8 @@ from verifier.judge.template import (
     validate_template,
 )
 from verifier.judge.tools import verdict_tool
-from verifier.judge.triple import prompt_sha_of
-from verifier.judge.types import VerdictKind
+from verifier.llm.triple import prompt_sha_of
+from verifier.llm.types import VerdictKind
 
 TEMPLATES = JUDGE_FIXTURES / "templates"
 SPEC = JudgeSpec(provider="anthropic", model="claude-haiku-4-5-20251001")

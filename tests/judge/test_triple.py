@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from verifier.judge.template import builtin_template_bytes
-from verifier.judge.triple import (
+from verifier.llm.triple import (
     TRIPLE_PARTS,
     VENDOR_MANAGED_PREFIX,
     StabilityTriple,

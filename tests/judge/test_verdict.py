@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.judge.conftest import JUDGE_FIXTURES, fixture_contract, load_reply
-from verifier.judge.types import JudgeReply, VerdictKind
 from verifier.judge.verdict import (
     ClaimVerdict,
     ParsedVerdict,
@@ -17,6 +16,7 @@ from verifier.judge.verdict import (
     parse_verdict,
     verdict_tool,
 )
+from verifier.llm.types import ModelReply, VerdictKind
 
 CONTRACT = fixture_contract()
 BINARY = [CONTRACT.claim("acknowledge_gaps"), CONTRACT.claim("cites_sources")]
@@ -24,8 +24,8 @@ SCALE = [CONTRACT.claim("formal_tone")]
 PAIRWISE = [CONTRACT.claim("better_cited")]
 
 
-def reply_with(tool_input: Any, stop_reason: str = "tool_use") -> JudgeReply:
-    return JudgeReply(served_model="m", stop_reason=stop_reason, tool_input=tool_input)
+def reply_with(tool_input: Any, stop_reason: str = "tool_use") -> ModelReply:
+    return ModelReply(served_model="m", stop_reason=stop_reason, tool_input=tool_input)
 
 
 def parsed(result: ParsedVerdict | VerdictProblem) -> ParsedVerdict:

@@ -18,7 +18,7 @@ from verifier.canonical import params_sha256
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.contract.sut_models import SutSpec
-from verifier.judge.limits import CallLimits
+from verifier.llm.limits import CallLimits
 from verifier.sut._prompt import PromptTemplate
 from verifier.sut._types import SutError
 from verifier.sut.setup import ModelAccess, make_stage
@@ -230,7 +230,7 @@ def test_both_variants_share_the_runs_concurrency(tmp_path: Path) -> None:
 
 
 def test_one_limiter_per_limits_and_event_loop() -> None:
-    from verifier.judge.limits import shared_limiter
+    from verifier.llm.limits import shared_limiter
 
     async def two() -> tuple[object, object, object]:
         return (

@@ -43,7 +43,7 @@ from verifier.compare.calibration_report import (
 from verifier.compare.labels import HumanLabel, LabelSet
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, StoredRow
-from verifier.judge.triple import missing_parts
+from verifier.llm.triple import missing_parts
 
 __all__ = ["CalibrationError", "JudgeVerdict", "calibrate_run", "judge_verdict"]
 

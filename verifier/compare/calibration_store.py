@@ -201,9 +201,9 @@ def _stored(row: tuple[Any, ...]) -> StoredCalibration:
 def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] | None:
     """The ``prompt_sha`` and ``sampling_sha`` a claim's judge would be called with."""
     from verifier.judge.prompt import verdict_kind
-    from verifier.judge.sampling import sent_sampling
     from verifier.judge.template import TemplateError, load_template
-    from verifier.judge.triple import sampling_sha_of
+    from verifier.llm.providers.registry import sent_sampling
+    from verifier.llm.triple import sampling_sha_of
 
     spec = loaded.contract.judges.get(claim.judge)
     if spec is None:

@@ -1,10 +1,14 @@
-"""Pieces the contract models share: the frozen base and the sampling parameters."""
+"""Pieces the contract models share: the frozen base, the sampling parameters and
+the provider a judge or a prompt system names."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from verifier.llm.providers.registry import find_provider, provider_names
 
 
 class _Frozen(BaseModel):
@@ -24,3 +28,29 @@ class Sampling(_Frozen):
     top_p: float | None = Field(default=None, gt=0, le=1)
     top_k: int | None = Field(default=None, ge=1)
     seed: int | None = None
+
+
+def _registered(value: Any) -> Any:
+    # The registry, not a fixed list, says which providers exist; the error reads as
+    # the one a fixed choice of names would give.
+    if find_provider(value) is None:
+        *rest, last = [repr(name) for name in provider_names()]
+        expected = f"{', '.join(rest)} or {last}" if rest else last
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+    return value
+
+
+def _provider_enum(schema: dict[str, Any]) -> None:
+    schema["enum"] = list(provider_names())
+
+
+ProviderName = Annotated[str, BeforeValidator(_registered)]
+"""A registered provider's name (``verifier.llm.providers.registry``)."""
+
+
+def provider_field(description: str) -> Any:
+    """The ``provider`` field of a judge or a prompt system: a registered provider,
+    listed as the schema's choices."""
+    return Field(description=description, json_schema_extra=_provider_enum)

@@ -6,32 +6,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from verifier._files import is_file
 from verifier.contract.files import FileRefused, FileScope
+from verifier.llm.providers.registry import find_provider
 
 WARN_WITHIN_DAYS = 90
 _DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
 
 Report = Callable[..., None]
-
-
-def deprecation_table() -> dict[str, str]:
-    """Model id -> retirement date text, from the table the anthropic SDK ships."""
-    from verifier.contract._sdk_tables import deprecated_models
-
-    table = deprecated_models()
-    if table is not None:
-        return table
-    try:
-        from anthropic._data import DEPRECATED_MODELS
-    except ImportError:  # no SDK, or one without the table: nothing to warn about
-        return {}
-    return dict(DEPRECATED_MODELS)
 
 
 def parse_retirement(text: str) -> dt.date | None:
@@ -47,7 +34,7 @@ def parse_retirement(text: str) -> dt.date | None:
         return None
 
 
-def retirement_warning(model: str, *, today: dt.date, table: dict[str, str]) -> str | None:
+def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) -> str | None:
     """A warning when ``model`` is deprecated, naming when it retires, or ``None``."""
     when = table.get(model)
     if when is None:
@@ -81,34 +68,32 @@ def lint_judges(
 ) -> None:
     """Reports sampling, template and model-lifecycle problems of every judge."""
     from verifier.contract.models import Sampling
-    from verifier.judge.sampling import UNSUPPORTED, unsupported_reason, unsupported_sampling
     from verifier.judge.template import validate_template
 
     judges = data.get("judges")
     if not isinstance(judges, dict):
         return
-    table = deprecation_table()
     today = today or dt.datetime.now(dt.UTC).date()
     for name, spec in judges.items():
         if not isinstance(spec, dict):
             continue
-        provider = spec.get("provider")
-        sampling = spec.get("sampling", {})
         # An unknown provider is the model validation's to report.
-        if isinstance(provider, str) and provider in UNSUPPORTED and isinstance(sampling, dict):
+        entry = find_provider(spec.get("provider"))
+        sampling = spec.get("sampling", {})
+        if entry is not None and isinstance(sampling, dict):
             try:
                 parsed = Sampling.model_validate(sampling)
             except ValidationError:
                 parsed = None  # the model validation reports it
-            for param in unsupported_sampling(provider, parsed) if parsed else []:
+            for param in entry.unsupported(parsed) if parsed else []:
                 report(
                     ("judges", name, "sampling", param),
-                    f"judge {name!r}: {unsupported_reason(provider, param)}",
+                    f"judge {name!r}: {entry.refusal_of(param)}",
                     key=True,
                 )
         model = spec.get("model")
-        if provider == "anthropic" and isinstance(model, str):
-            warning = retirement_warning(model, today=today, table=table)
+        if entry is not None and isinstance(model, str):
+            warning = retirement_warning(model, today=today, table=entry.retirements())
             if warning:
                 report(("judges", name, "model"), f"judge {name!r}: {warning}", severity="warning")
         prompt = spec.get("prompt")

@@ -19,6 +19,7 @@ from verifier.contract.sut_lint import lint_sut
 from verifier.contract.yaml_positions import Loc, Positions
 from verifier.errors import Diagnostic
 from verifier.fieldpath import paths_overlap
+from verifier.llm.providers.registry import find_provider
 
 EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
 
@@ -226,36 +227,14 @@ def moving_alias(model: str, provider: Any) -> str | None:
             f"model {model!r} is a moving alias; "
             "pin an exact model id so verdicts stay reproducible"
         )
-    if provider == "anthropic":
-        dated = _anthropic_dated_snapshot(model)
+    entry = find_provider(provider)
+    if entry is not None:
+        dated = entry.dated_snapshot(model)
         if dated:
             return (
                 f"model {model!r} is an alias that moves with new snapshots; "
                 f"pin the snapshot {dated!r} so verdicts stay reproducible"
             )
-    return None
-
-
-def _anthropic_dated_snapshot(model: str) -> str | None:
-    # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
-    # undated id with such a sibling is an alias. Undated ids without one are pinned.
-    from verifier.contract._sdk_tables import known_models
-
-    known = known_models()
-    if known is None:
-        try:
-            import typing
-
-            from anthropic.types.model import Model
-        except ImportError:
-            return None
-        known = []
-        for arg in typing.get_args(Model):
-            known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
-    for candidate in known:
-        stem, _, date = candidate.rpartition("-")
-        if stem == model and len(date) == 8 and date.isdigit():
-            return candidate
     return None
 
 

@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract._base import _Frozen
 from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import FieldPathError, compile_path
 from verifier.gaps.content import RecordPolicy
@@ -77,9 +77,7 @@ class Scale(_Frozen):
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
-    provider: Literal["anthropic", "openai", "replay"] = Field(
-        description="Who answers the judge calls."
-    )
+    provider: ProviderName = provider_field("Who answers the judge calls.")
     model: str = Field(min_length=1, description="An exact, pinned model id (no moving aliases).")
     prompt: str | None = Field(
         default=None,

@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from verifier.contract.files import WITHHELD, FileRefused, FileScope
-from verifier.contract.judge_lint import Report, deprecation_table, retirement_warning
+from verifier.contract.judge_lint import Report, retirement_warning
+from verifier.llm.providers.registry import find_provider
 
 
 def lint_sut(data: dict[str, Any], files: FileScope, report: Report) -> None:
@@ -56,30 +57,30 @@ def _lint_exec(spec: dict[str, Any], files: FileScope, report: Report) -> None:
 def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None:
     from verifier.contract.lint import moving_alias
     from verifier.contract.models import Sampling
-    from verifier.judge.sampling import unsupported_reason, unsupported_sampling
     from verifier.sut._prompt import PromptTemplate
     from verifier.sut._types import SutError
 
     provider, model = spec.get("provider"), spec.get("model")
+    entry = find_provider(provider)
     if isinstance(model, str):
         alias = moving_alias(model, provider)
         if alias:
             report(("sut", "prompt", "model"), f"sut prompt: {alias}")
-        if provider == "anthropic":
+        if entry is not None:
             today = dt.datetime.now(dt.UTC).date()
-            warning = retirement_warning(model, today=today, table=deprecation_table())
+            warning = retirement_warning(model, today=today, table=entry.retirements())
             if warning:
                 report(("sut", "prompt", "model"), f"sut prompt: {warning}", severity="warning")
     sampling = spec.get("sampling", {})
-    if provider in ("anthropic", "openai", "replay") and isinstance(sampling, dict):
+    if entry is not None and isinstance(sampling, dict):
         try:
             parsed = Sampling.model_validate(sampling)
         except ValidationError:
             parsed = None  # the model validation reports it
-        for param in unsupported_sampling(provider, parsed) if parsed else []:
+        for param in entry.unsupported(parsed) if parsed else []:
             report(
                 ("sut", "prompt", "sampling", param),
-                f"sut prompt: {unsupported_reason(provider, param)}",
+                f"sut prompt: {entry.refusal_of(param)}",
                 key=True,
             )
     text: bytes | None = None

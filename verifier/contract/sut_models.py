@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema, field_validator, model_validator
 
-from verifier.contract._base import Sampling, _Frozen
+from verifier.contract._base import ProviderName, Sampling, _Frozen, provider_field
 from verifier.fieldpath import FieldPathError, compile_path
 
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$"
@@ -74,9 +74,7 @@ class ExecSut(_Frozen):
 class PromptSut(_Frozen):
     """A prompt template run on a pinned model, through the judges' providers."""
 
-    provider: Literal["anthropic", "openai", "replay"] = Field(
-        description="Who answers; `replay` answers from recordings only."
-    )
+    provider: ProviderName = provider_field("Who answers; `replay` answers from recordings only.")
     model: str = Field(min_length=1, description="An exact, pinned model id (no moving aliases).")
     template: str | None = Field(
         default=None,

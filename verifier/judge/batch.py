@@ -29,10 +29,10 @@ from verifier.cases import CaseLine
 from verifier.contract.models import JudgeClaim
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
-from verifier.judge.cache import CachedReply, entry_for
 from verifier.judge.phase import JudgePhase, names_model
 from verifier.judge.prompt import MissingFieldError
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+from verifier.llm.cache import CachedReply, entry_for
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 from verifier.logs import get_logger
 from verifier.runner import check_rubric, skip_reason
 
@@ -103,7 +103,7 @@ def _ledger_error(message: str) -> BatchError:
     return BatchError(f"judge batches: {message}")
 
 
-def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, JudgeRequest]]:
+def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, ModelRequest]]:
     """The judge requests one case needs, by judge name (rubric gates applied)."""
     assert line.case is not None
     rubric = check_rubric(phase.plan, line.case)
@@ -112,7 +112,7 @@ def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, JudgeReq
         for p in phase.plan.model
         if isinstance(p.claim, JudgeClaim) and skip_reason(p, rubric) is None
     ]
-    out: list[tuple[str, JudgeRequest]] = []
+    out: list[tuple[str, ModelRequest]] = []
     for group in phase._groups(wanted, {}):
         try:
             requests = phase.render_group(line, group)
@@ -134,7 +134,7 @@ async def run_batch_prepass(
 ) -> dict[str, str]:
     """Fills the cache with one batch per judge; returns batch errors by cache key."""
     errors: dict[str, str] = {}
-    pending: dict[str, dict[str, JudgeRequest]] = {}
+    pending: dict[str, dict[str, ModelRequest]] = {}
     judges = {name for name in phase.providers}
     for name in judges:
         if phase.contract.judges[name].provider != "anthropic":
@@ -191,8 +191,8 @@ async def run_batch_prepass(
     return errors
 
 
-def _entry(item: dict[str, Any], reply: JudgeReply, run_id: str) -> CachedReply:
-    stub = JudgeRequest(
+def _entry(item: dict[str, Any], reply: ModelReply, run_id: str) -> CachedReply:
+    stub = ModelRequest(
         provider=item["provider"],
         model=item["model"],
         system=(),

@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from verifier._write_errors import OutputError
 from verifier.canonical import sha256_hex
@@ -21,21 +21,22 @@ from verifier.cases import CaseLine
 from verifier.compare.claims import check_deterministic, combine_orders, pairwise_outputs
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
-from verifier.judge.cache import CachedReply, LayeredCache, entry_for
-from verifier.judge.calls import JudgeStats, call_within_limits
-from verifier.judge.limits import CallLimits, Limiter, shared_limiter
 from verifier.judge.majority import combine_samples
 from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
+from verifier.judge.stats import JudgeStats
 from verifier.judge.template import Template, load_template
-from verifier.judge.triple import missing_parts
-from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
+from verifier.llm.cache import CachedReply, LayeredCache, entry_for
+from verifier.llm.calls import call_within_limits
+from verifier.llm.limits import CallLimits, Limiter, shared_limiter
+from verifier.llm.triple import missing_parts
+from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
 from verifier.runner import skip_reason
 
-JudgeMode = Literal["live", "replay", "record"]
+JudgeMode = CallMode
 log = get_logger("verifier.judge")
 
 NO_RECORDING = "replay: no recorded verdict"
@@ -53,8 +54,8 @@ class _Obtained:
 
     verdicts: dict[str, ClaimVerdict] | None
     problem: str | None
-    request: JudgeRequest
-    reply: JudgeReply | None
+    request: ModelRequest
+    reply: ModelReply | None
     cached: CachedReply | None
     raw: dict[str, Any] = field(default_factory=dict)
     winner: str | None = None  # pairwise: "1", "2" or "tie" by position
@@ -81,7 +82,7 @@ class JudgePhase:
         loaded: LoadedContract,
         plan: Plan,
         *,
-        providers: Mapping[str, JudgeProvider],
+        providers: Mapping[str, ModelProvider],
         cache: LayeredCache | None,
         mode: JudgeMode = "live",
         limits: CallLimits | None = None,
@@ -206,7 +207,7 @@ class JudgePhase:
             reason = f"internal error while judging: {detail}"
             return [ClaimResult(p.id, p.kind, "error", None, reason, {}) for p in group]
 
-    def render_group(self, line: CaseLine, group: Sequence[PlannedClaim]) -> list[JudgeRequest]:
+    def render_group(self, line: CaseLine, group: Sequence[PlannedClaim]) -> list[ModelRequest]:
         """The requests for one group of claims on one case, one per sample.
 
         Each sample has its own cache key, so N samples are N calls and a rerun replays
@@ -221,7 +222,7 @@ class JudgePhase:
         kind = verdict_kind(claims[0])
         template = self._templates[(name, kind)]
         assert line.case is not None
-        requests: list[JudgeRequest] = []
+        requests: list[ModelRequest] = []
         for sample in range(spec.samples):
             request = render_request(
                 spec=spec,
@@ -258,7 +259,7 @@ class JudgePhase:
         return [self._result(p, spec, name, samples) for p in group]
 
     async def _obtain(
-        self, request: JudgeRequest, spec: JudgeSpec, name: str, claims: Sequence[Any], case_id: str
+        self, request: ModelRequest, spec: JudgeSpec, name: str, claims: Sequence[Any], case_id: str
     ) -> _Obtained:
         if self.cache is not None and self.mode != "record":
             hit = self.cache.get(request.cache_key)
@@ -414,8 +415,8 @@ class JudgePhase:
         return self._limiter.take_retry()
 
     async def _call(
-        self, provider: JudgeProvider, request: JudgeRequest
-    ) -> tuple[JudgeReply | None, str]:
+        self, provider: ModelProvider, request: ModelRequest
+    ) -> tuple[ModelReply | None, str]:
         assert self._limiter is not None
         return await call_within_limits(
             provider, request, limiter=self._limiter, limits=self.limits, stats=self.stats
@@ -486,7 +487,7 @@ class JudgePhase:
         )
 
 
-def names_model(reply: JudgeReply | None) -> bool:
+def names_model(reply: ModelReply | None) -> bool:
     """Whether ``reply`` names the model that served it (a blank name names none).
 
     A reply that does not is never cached nor taken from the cache: its row is an

@@ -18,12 +18,12 @@ from typing import Any, Final
 
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
-from verifier.judge.cache_key import cache_key
-from verifier.judge.sampling import sent_sampling
 from verifier.judge.template import Template, fill, validate_template
 from verifier.judge.tools import verdict_tool
-from verifier.judge.triple import sampling_sha_of
-from verifier.judge.types import JudgeRequest, SystemBlock, ToolSpec, VerdictKind
+from verifier.llm.cache_key import cache_key
+from verifier.llm.providers.registry import sent_sampling
+from verifier.llm.triple import sampling_sha_of
+from verifier.llm.types import ModelRequest, SystemBlock, ToolSpec, VerdictKind
 
 CHARS_PER_TOKEN: Final = 4
 """Token estimate: about four characters of English per token. It only decides whether
@@ -109,7 +109,7 @@ def render_request(
     case: Mapping[str, Any],
     outputs: tuple[Any, ...] | None = None,
     custom_id: str,
-) -> JudgeRequest:
+) -> ModelRequest:
     """Renders the request that asks ``spec``'s judge about ``claims`` on one case.
 
     Args:
@@ -155,7 +155,7 @@ def render_request(
         tool=tool,
         data=data,
     )
-    return JudgeRequest(
+    return ModelRequest(
         provider=spec.provider,
         model=spec.model,
         system=system,

@@ -26,10 +26,10 @@ from typing import Final
 from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.models import JudgeSpec
 from verifier.errors import VerifierError
-from verifier.judge.triple import prompt_sha_of
-from verifier.judge.types import VerdictKind
+from verifier.llm.template import DYNAMIC_MARKER, split_at_marker
+from verifier.llm.triple import prompt_sha_of
+from verifier.llm.types import VerdictKind
 
-DYNAMIC_MARKER: Final = "<!-- dynamic -->"
 PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2", "assertions", "scale", "nonce")
 DATA_PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2")
 BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
@@ -82,18 +82,6 @@ class Template:
     sha: str
     static: str
     dynamic: str
-
-
-def split_at_marker(text: str) -> tuple[str, str] | int:
-    """The part before the one ``DYNAMIC_MARKER`` line (stripped) and the part after it
-    (as written), or the number of marker lines when there is not exactly one. The
-    marker is a line however it ends (an editor or git may write CRLF)."""
-    lines = text.splitlines(keepends=True)
-    marks = [i for i, line in enumerate(lines) if line.strip() == DYNAMIC_MARKER]
-    if len(marks) != 1:
-        return len(marks)
-    i = marks[0]
-    return "".join(lines[:i]).strip(), "".join(lines[i + 1 :])
 
 
 def _split(text: str) -> tuple[str, str] | int:

@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
-from verifier.judge.types import ToolSpec, VerdictKind
+from verifier.llm.types import ToolSpec, VerdictKind
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from verifier.judge.tools import (
     ScoreAnswer,
     verdict_tool,
 )
-from verifier.judge.types import JudgeReply, RequestKind, VerdictKind
+from verifier.llm.types import ModelReply, RequestKind, VerdictKind
 
 __all__ = [
     "ClaimVerdict",
@@ -108,7 +108,7 @@ def _one_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _raw(reply: JudgeReply) -> dict[str, Any]:
+def _raw(reply: ModelReply) -> dict[str, Any]:
     return {
         "stop_reason": reply.stop_reason,
         "served_model": reply.served_model,
@@ -119,7 +119,7 @@ def _raw(reply: JudgeReply) -> dict[str, Any]:
     }
 
 
-def _problem(kind: ProblemKind, reason: str, reply: JudgeReply) -> VerdictProblem:
+def _problem(kind: ProblemKind, reason: str, reply: ModelReply) -> VerdictProblem:
     return VerdictProblem(kind, _one_line(reason), kind in RETRYABLE, _raw(reply))
 
 
@@ -132,7 +132,7 @@ def _validation_reason(exc: ValidationError) -> str:
 
 
 def parse_verdict(
-    kind: RequestKind, reply: JudgeReply, claims: Sequence[JudgeClaim | CompareClaim]
+    kind: RequestKind, reply: ModelReply, claims: Sequence[JudgeClaim | CompareClaim]
 ) -> ParsedVerdict | VerdictProblem:
     """Validates a judge reply against the claims it was asked about.
 

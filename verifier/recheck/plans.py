@@ -209,8 +209,9 @@ class StoredPlans:
         return StoredPlan(loaded, plan, judge, problem, self._loop, missing)
 
     def _replaying_phase(self, loaded: LoadedContract) -> JudgePhase:
-        from verifier.judge.limits import CallLimits
-        from verifier.judge.setup import default_recordings, make_judge_phase
+        from verifier.judge.setup import make_judge_phase
+        from verifier.llm.limits import CallLimits
+        from verifier.llm.replies import default_recordings
 
         recordings = default_recordings(loaded.path)
         phase = make_judge_phase(

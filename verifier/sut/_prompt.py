@@ -1,10 +1,11 @@
 """A prompt run on a pinned model as the system under test.
 
 The template is rendered with the case's input (``{{input}}``, or ``{{input.PATH}}``
-for a field of an object input) and sent through the judges' providers, cache and
-recordings, so ``--judges live|replay|record`` apply to it as to judges. The text
-before a ``<!-- dynamic -->`` line, if any, is the system prompt. The input is placed
-verbatim: this is the system's own prompt, not a judge's, so nothing is added to it.
+for a field of an object input) and sent through the providers, cache and recordings
+judges use (``verifier.llm``), so ``--judges live|replay|record`` apply to it as to
+judges. The text before a ``<!-- dynamic -->`` line, if any, is the system prompt.
+The input is placed verbatim: this is the system's own prompt, not a judge's, so
+nothing is added to it.
 
 Every output carries its own stability triple (the served model, the template's
 SHA-256, the sampling's SHA-256); an answer that names no served model, was refused,
@@ -18,26 +19,23 @@ import dataclasses
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from verifier.contract.files import FileRefused, FileScope, scope_of
-from verifier.contract.models import JudgeSpec
 from verifier.contract.sut_models import PromptSut
 from verifier.fieldpath import MISSING, FieldPathError, compile_path
-from verifier.judge.cache import LayeredCache, entry_for
-from verifier.judge.cache_key import cache_key
-from verifier.judge.calls import JudgeStats, call_within_limits
-from verifier.judge.limits import CallLimits, Limiter, shared_limiter
-from verifier.judge.sampling import sent_sampling
-from verifier.judge.template import DYNAMIC_MARKER, split_at_marker
-from verifier.judge.triple import prompt_sha_of, sampling_sha_of
-from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, SystemBlock
+from verifier.llm.cache import LayeredCache, entry_for
+from verifier.llm.cache_key import cache_key
+from verifier.llm.calls import CallStats, call_within_limits
+from verifier.llm.limits import CallLimits, Limiter, shared_limiter
+from verifier.llm.providers import make_provider
+from verifier.llm.providers.registry import sent_sampling
+from verifier.llm.template import DYNAMIC_MARKER, split_at_marker
+from verifier.llm.triple import prompt_sha_of, sampling_sha_of
+from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest, SystemBlock
 from verifier.sut._types import Produced, SecretMask, SutError
-
-if TYPE_CHECKING:
-    from verifier.judge.phase import JudgeMode
 
 _PLACEHOLDER = re.compile(r"\{\{([^{}]*)\}\}")
 _TRUNCATED = ("max_tokens", "model_context_window_exceeded")
@@ -132,14 +130,12 @@ class PromptCaller:
         *,
         base_dir: Path | FileScope,
         timeout: float,
-        mode: JudgeMode,
+        mode: CallMode,
         cache: LayeredCache | None,
         limits: CallLimits,
         run_id: str,
         base_url: str | None = None,
     ) -> None:
-        from verifier.judge.providers import make_provider
-
         self.spec = spec
         self.template = load_prompt_template(spec, base_dir)
         try:
@@ -152,17 +148,11 @@ class PromptCaller:
         self.limits = dataclasses.replace(limits, timeout=timeout)
         self.run_id = run_id
         self.base_url = base_url or spec.base_url
-        self.stats = JudgeStats()
+        self.stats = CallStats()
         self.mask = SecretMask(os.environ)
-        self.provider: JudgeProvider | None = None
+        self.provider: ModelProvider | None = None
         if mode != "replay" and spec.provider != "replay":
-            judge = JudgeSpec(
-                provider=spec.provider,
-                model=spec.model,
-                sampling=spec.sampling,
-                base_url=spec.base_url,
-            )
-            self.provider = make_provider(judge, base_url=base_url, max_retries=0)
+            self.provider = make_provider(spec, base_url=base_url, max_retries=0)
         self._limiter: Limiter | None = None
         self._put_lock: asyncio.Lock | None = None
 
@@ -176,7 +166,7 @@ class PromptCaller:
             "sampling_sha": self.sampling_sha,
         }
 
-    def request(self, value: Any, *, run: int) -> JudgeRequest:
+    def request(self, value: Any, *, run: int) -> ModelRequest:
         """The request for one input and run (each run of a case has its own cache key)."""
         system = (SystemBlock(self.template.system),) if self.template.system else ()
         user = self.template.render(value)
@@ -192,7 +182,7 @@ class PromptCaller:
             "tool": None,
         }
         key = cache_key(**fields, nonce="", data={"input": value, "run": run})
-        return JudgeRequest(**fields, sampling=self.sampling, cache_key=key)
+        return ModelRequest(**fields, sampling=self.sampling, cache_key=key)
 
     async def call(self, value: Any, *, case_id: str, run: int) -> Produced:
         try:
@@ -228,7 +218,7 @@ class PromptCaller:
                 await asyncio.to_thread(self.cache.put, entry_for(request, reply, self.run_id))
         return produced
 
-    def _read(self, reply: JudgeReply, *, cache: dict[str, Any] | None = None) -> Produced:
+    def _read(self, reply: ModelReply, *, cache: dict[str, Any] | None = None) -> Produced:
         call: dict[str, Any] = {
             "model_id": reply.served_model or "",
             "usage": reply.usage.as_dict(),

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,12 +21,12 @@ from verifier._files import is_file
 from verifier.contract.files import FileScope, scope_of
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
-from verifier.judge.limits import CallLimits
+from verifier.llm.limits import CallLimits
+from verifier.llm.providers.registry import unset_key
+from verifier.llm.replies import default_recordings, reply_cache
+from verifier.llm.types import CallMode
 from verifier.sut._types import Caller, SecretMask, SutError
 from verifier.sut.stage import SutStage
-
-if TYPE_CHECKING:
-    from verifier.judge.phase import JudgeMode
 
 _KINDS = ("exec", "python", "prompt")
 _VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -46,7 +46,7 @@ class ModelAccess:
         base_url: Endpoint override (tests, proxies).
     """
 
-    mode: JudgeMode = "live"
+    mode: CallMode = "live"
     store_path: str | None = None
     recordings: Path | None = None
     limits: CallLimits = field(default_factory=CallLimits)
@@ -140,18 +140,14 @@ def make_caller(
         search = [scope_of(base_dir).base_dir, *([contract_dir] if contract_dir else [])]
         return PythonCaller(spec.python, search=search, timeout=spec.timeout)
     assert spec.prompt is not None
-    from verifier.judge.cache import LayeredCache, Recordings
-    from verifier.judge.setup import store_cache_for
     from verifier.sut._prompt import PromptCaller
 
-    store_cache = store_cache_for(access.store_path) if access.store_path else None
-    recorded = Recordings(access.recordings) if access.recordings is not None else None
     return PromptCaller(
         spec.prompt,
         base_dir=base_dir,
         timeout=spec.timeout,
         mode=access.mode,
-        cache=LayeredCache(store_cache, recorded),
+        cache=reply_cache(access.store_path, access.recordings),
         limits=access.limits,
         run_id=access.run_id,
         base_url=access.base_url,
@@ -180,7 +176,7 @@ def model_access(
     spec: SutSpec,
     *,
     contract_path: Path,
-    mode: JudgeMode | None,
+    mode: CallMode | None,
     recordings: Path | None,
     target: str,
     limits: CallLimits | None = None,
@@ -193,8 +189,6 @@ def model_access(
     (none when ``store_replies`` is false: a contract that redacts its outputs keeps
     no reply in the store). Returns it with a note to show when the mode fell back to
     replay."""
-    from verifier.judge.setup import default_recordings
-
     why = None
     if mode is None:
         mode, why = default_sut_mode(spec)
@@ -211,13 +205,9 @@ def model_access(
     return access, why
 
 
-def default_sut_mode(spec: SutSpec) -> tuple[JudgeMode, str | None]:
+def default_sut_mode(spec: SutSpec) -> tuple[CallMode, str | None]:
     """``live`` unless a prompt SUT's provider key is unset (then ``replay``, with why)."""
-    prompt = spec.prompt
-    if (
-        prompt is not None
-        and prompt.provider == "anthropic"
-        and not os.environ.get("ANTHROPIC_API_KEY")
-    ):
-        return "replay", "ANTHROPIC_API_KEY is not set, so the prompt SUT replays recordings"
+    variable = unset_key(spec.prompt.provider) if spec.prompt is not None else None
+    if variable:
+        return "replay", f"{variable} is not set, so the prompt SUT replays recordings"
     return "live", None

@@ -13,46 +13,49 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.judge.limits import CallLimits, Limiter, estimate_tokens
-from verifier.judge.types import JudgeProvider, JudgeReply, JudgeRequest, ProviderError, Usage
+from verifier.llm.limits import CallLimits, Limiter, estimate_tokens
+from verifier.llm.types import ModelProvider, ModelReply, ModelRequest, ProviderError, Usage
 from verifier.logs import get_logger
 
 log = get_logger("verifier.judge")
 
 
 @dataclass(slots=True)
-class JudgeStats:
+class CallStats:
     """Counters of a run's model calls (shown by the progress bar and the summary)."""
 
     calls: int = 0
     cached: int = 0
     failed: int = 0
     retries: int = 0
-    pairwise: int = 0
-    position_flips: int = 0
     usage: Usage = field(default_factory=Usage)
 
     def as_dict(self) -> dict[str, Any]:
+        """The counters and token usage as one flat mapping, as the summary shows them."""
         return {
             "calls": self.calls,
             "cached": self.cached,
             "failed": self.failed,
             "retries": self.retries,
-            "pairwise_comparisons": self.pairwise,
-            "position_flips": self.position_flips,
+            **self.own_counts(),
             **self.usage.as_dict(),
         }
 
+    def own_counts(self) -> dict[str, Any]:
+        """Counters a caller adds to these (a judge's pairwise comparisons), placed
+        before the token usage in ``as_dict``; none here."""
+        return {}
+
 
 async def call_within_limits(
-    provider: JudgeProvider,
-    request: JudgeRequest,
+    provider: ModelProvider,
+    request: ModelRequest,
     *,
     limiter: Limiter,
     limits: CallLimits,
-    stats: JudgeStats,
+    stats: CallStats,
     what: str = "judge",
-) -> tuple[JudgeReply | None, str]:
+) -> tuple[ModelReply | None, str]:
     """Sends ``request``, retrying retryable failures; returns the reply, or ``None``
     and one line saying why (``what`` names the caller in it: judge, sut)."""
     tokens = estimate_tokens(request.user, *(b.text for b in request.system))

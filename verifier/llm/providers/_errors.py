@@ -6,7 +6,7 @@ import email.utils
 import time
 from collections.abc import Mapping
 
-from verifier.judge.types import ProviderError
+from verifier.llm.types import ProviderError
 
 _MAX_MESSAGE = 300
 

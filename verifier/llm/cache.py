@@ -1,12 +1,12 @@
 """The judge cache: a verdict already obtained for the same work is never paid for twice.
 
-The key is ``JudgeRequest.cache_key``; its parts, and what is left out of it and why,
-are listed in one place: ``verifier.judge.cache_key`` (``CACHE_KEY_PARTS`` and
+The key is ``ModelRequest.cache_key``; its parts, and what is left out of it and why,
+are listed in one place: ``verifier.llm.cache_key`` (``CACHE_KEY_PARTS`` and
 ``EXCLUDED_FROM_CACHE_KEY``). With ``samples: N`` each sample has its own key (the
 sample index is mixed in), so N samples are N calls and a rerun replays all N.
 
 Entries live in the gap store, beside the rows they back (a table of the SQLite file,
-or of the PostgreSQL schema: ``verifier.judge.pg_cache``), and in optional
+or of the PostgreSQL schema: ``verifier.llm.pg_cache``), and in optional
 *recordings* (a JSONL file of entries) that can be committed so CI replays verdicts
 offline. A cached reply keeps the triple of the call that produced it.
 
@@ -31,8 +31,8 @@ import orjson
 from verifier._write_errors import OutputError
 from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
-from verifier.judge.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
-from verifier.judge.types import JudgeReply, JudgeRequest, Usage
+from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
+from verifier.llm.types import ModelReply, ModelRequest, Usage
 
 __all__ = [
     "CACHE_KEY_PARTS",
@@ -55,7 +55,7 @@ class CachedReply:
     model: str
     prompt_sha: str
     sampling_sha: str
-    reply: JudgeReply
+    reply: ModelReply
     recorded_at: str
     recorded_run: str
 
@@ -85,7 +85,7 @@ class CachedReply:
         )
 
 
-def reply_to_json(reply: JudgeReply) -> dict[str, Any]:
+def reply_to_json(reply: ModelReply) -> dict[str, Any]:
     return {
         "served_model": reply.served_model,
         "stop_reason": reply.stop_reason,
@@ -98,9 +98,9 @@ def reply_to_json(reply: JudgeReply) -> dict[str, Any]:
     }
 
 
-def reply_from_json(data: dict[str, Any]) -> JudgeReply:
+def reply_from_json(data: dict[str, Any]) -> ModelReply:
     usage = data.get("usage") or {}
-    return JudgeReply(
+    return ModelReply(
         served_model=data.get("served_model"),
         stop_reason=data.get("stop_reason"),
         tool_input=data.get("tool_input"),
@@ -112,7 +112,7 @@ def reply_from_json(data: dict[str, Any]) -> JudgeReply:
     )
 
 
-def entry_for(request: JudgeRequest, reply: JudgeReply, run_id: str) -> CachedReply:
+def entry_for(request: ModelRequest, reply: ModelReply, run_id: str) -> CachedReply:
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return CachedReply(
         request.cache_key,

@@ -1,9 +1,10 @@
-"""The shapes every judge component shares: requests, replies, usage, provider errors.
+"""The shapes every model call shares: requests, replies, usage, provider errors.
 
-A ``JudgeRequest`` is fully rendered before any provider sees it, so the cache key,
-the triple's ``prompt_sha`` and ``sampling_sha`` and a replayed verdict all derive
-from the same object. Providers turn a request into one ``JudgeReply`` (one call; the
-scheduler owns retries beyond the SDK's, concurrency and rate limits).
+Judges and a prompt run as the system under test both speak them. A ``ModelRequest``
+is fully rendered before any provider sees it, so the cache key, the triple's
+``prompt_sha`` and ``sampling_sha`` and a replayed answer all derive from the same
+object. Providers turn a request into one ``ModelReply`` (one call; the caller owns
+retries beyond the SDK's, concurrency and rate limits).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ RequestKind = Literal["binary", "scale", "pairwise", "generation"]
 """What a request asks for: a verdict of a kind, or (``generation``) free text, as a
 prompt run as the system under test does."""
 
+CallMode = Literal["live", "replay", "record"]
+"""Where replies come from: ``live`` (cache, then call), ``replay`` (cache and
+recordings only) or ``record`` (always call, and write recordings)."""
+
 
 @dataclass(frozen=True, slots=True)
 class SystemBlock:
@@ -27,7 +32,7 @@ class SystemBlock:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """The tool the judge is forced to answer through (its input is the verdict)."""
+    """A tool the model is forced to answer through (a judge's: its input is the verdict)."""
 
     name: str
     description: str
@@ -35,8 +40,8 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeRequest:
-    """One judge call, rendered and ready to send.
+class ModelRequest:
+    """One model call (a judge's, or a prompt system's), rendered and ready to send.
 
     Attributes:
         provider: ``anthropic``, ``openai`` or ``replay``.
@@ -52,7 +57,7 @@ class JudgeRequest:
         sampling_sha: SHA-256 of canonical JSON of ``sampling``.
         custom_id: Stable id of the request within a run (batches map results by it).
         base_url: Endpoint override (OpenAI-compatible servers, tests).
-        cache_key: SHA-256 over the cache-key parts (see ``verifier.judge.cache_key``),
+        cache_key: SHA-256 over the cache-key parts (see ``verifier.llm.cache_key``),
             computed from the request with its nonce masked, so identical work hits
             the cache although every request carries a fresh nonce.
         nonce: The random delimiter nonce of this request.
@@ -100,7 +105,7 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
-class JudgeReply:
+class ModelReply:
     """What one call returned, before the verdict is parsed.
 
     Attributes:
@@ -151,11 +156,23 @@ class ProviderError(Exception):
         self.status = status
 
 
-class JudgeProvider(Protocol):
+class ModelProvider(Protocol):
     """Sends one rendered request and returns the reply, or raises ``ProviderError``."""
 
     name: str
 
-    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply: ...
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply: ...
 
     async def aclose(self) -> None: ...
+
+
+class ProviderSpec(Protocol):
+    """Who is asked: a provider's name, the pinned model and an endpoint override, as a
+    judge's spec and a prompt system's both declare them."""
+
+    @property
+    def provider(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def base_url(self) -> str | None: ...

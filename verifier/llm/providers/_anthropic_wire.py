@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from verifier.judge.providers._errors import one_line, status_error
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError, Usage
+from verifier.llm.providers._errors import one_line, status_error
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError, Usage
 
 if TYPE_CHECKING:
     from anthropic.types import Message
     from anthropic.types.shared.error_response import ErrorResponse
 
-# Keys of ``JudgeRequest.sampling`` that ``messages.create`` (SDK 2.x) takes as they are.
+# Keys of ``ModelRequest.sampling`` that ``messages.create`` (SDK 2.x) takes as they are.
 # It has no temperature, top_p, top_k or seed: a request carrying one is refused rather
 # than sent without it, so a triple never claims a parameter that was not sent.
 SAMPLING_PARAMS = frozenset(
@@ -38,11 +38,11 @@ _RETRYABLE_ERROR_TYPES = frozenset(
 )
 
 
-def message_params(request: JudgeRequest) -> dict[str, Any]:
+def message_params(request: ModelRequest) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request``.
 
     ``sampling`` holds parameters under the API's names, exactly as sent (see
-    ``verifier.judge.sampling``); they go through unchanged.
+    ``verifier.llm.sampling``); they go through unchanged.
 
     Raises:
         ProviderError: Not retryable, when ``sampling`` has a key the API does not
@@ -80,8 +80,8 @@ def _system_block(text: str, cache: bool) -> dict[str, Any]:
 
 def reply_from_message(
     message: Message, *, tool_name: str | None, latency_ms: float = 0.0
-) -> JudgeReply:
-    """Maps a ``Message`` to a ``JudgeReply``.
+) -> ModelReply:
+    """Maps a ``Message`` to a ``ModelReply``.
 
     ``tool_input`` is the input of the first ``tool_use`` block named ``tool_name``
     (any name when ``None``); a block whose input is not an object counts as none.
@@ -101,7 +101,7 @@ def reply_from_message(
             tool_input = dict(block.input)
     usage = message.usage
     served_model = getattr(message, "model", None)
-    return JudgeReply(
+    return ModelReply(
         served_model=str(served_model) if served_model else None,
         stop_reason=message.stop_reason,
         tool_input=tool_input,

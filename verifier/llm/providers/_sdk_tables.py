@@ -4,7 +4,8 @@ source files as literals, without importing the SDK.
 Importing ``anthropic`` costs seconds; ``verifier check`` (a pre-commit hook) lints
 judge models against these two small tables and should not pay that. Each reader
 returns ``None`` when the SDK is absent or its files are laid out differently, and
-the caller then falls back to importing the table.
+``retirement_dates`` and ``dated_snapshot`` (the anthropic provider's entry in the
+registry) then fall back to importing the table.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import ast
 import importlib.util
 from pathlib import Path
 
-__all__ = ["deprecated_models", "known_models"]
+__all__ = ["dated_snapshot", "deprecated_models", "known_models", "retirement_dates"]
 
 
 def _module(*parts: str) -> ast.Module | None:
@@ -70,3 +71,37 @@ def known_models() -> list[str] | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     ]
     return found or None
+
+
+def retirement_dates() -> dict[str, str]:
+    """Model id -> retirement date text, from the table the anthropic SDK ships."""
+    table = deprecated_models()
+    if table is not None:
+        return table
+    try:
+        from anthropic._data import DEPRECATED_MODELS
+    except ImportError:  # no SDK, or one without the table: nothing to warn about
+        return {}
+    return dict(DEPRECATED_MODELS)
+
+
+def dated_snapshot(model: str) -> str | None:
+    """The dated snapshot an undated anthropic model id moves with, or ``None``."""
+    # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
+    # undated id with such a sibling is an alias. Undated ids without one are pinned.
+    known = known_models()
+    if known is None:
+        try:
+            import typing
+
+            from anthropic.types.model import Model
+        except ImportError:
+            return None
+        known = []
+        for arg in typing.get_args(Model):
+            known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
+    for candidate in known:
+        stem, _, date = candidate.rpartition("-")
+        if stem == model and len(date) == 8 and date.isdigit():
+            return candidate
+    return None

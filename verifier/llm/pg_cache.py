@@ -3,7 +3,7 @@
 The same entries, keys and replace-on-put behaviour as ``SqliteJudgeCache``, so a team
 sharing one PostgreSQL store also shares the verdicts already paid for; each entry is
 sealed into the store's seal chain when written and served only while it matches
-its seal (see ``verifier.judge.cache``).
+its seal (see ``verifier.llm.cache``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import orjson
 from verifier.canonical import canonical_json
 from verifier.gaps.seals import CACHE_ENTRY_QUERY, StoredSeal, cache_entry_sealed, cache_payload
 from verifier.gaps.side_tables import SideTables, TableSpec
-from verifier.judge.cache import CachedReply, CacheError, RejectedEntries
+from verifier.llm.cache import CachedReply, CacheError, RejectedEntries
 
 __all__ = ["PostgresJudgeCache"]
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from verifier.canonical import canonical_json, sha256_hex
-from verifier.judge.types import SystemBlock, ToolSpec
+from verifier.llm.types import SystemBlock, ToolSpec
 
 CACHE_KEY_VERSION: Final = 1
 """Bumped whenever the parts or their encoding change, so old entries stop matching."""

@@ -14,8 +14,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from verifier.judge.providers._errors import one_line, status_error
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError, Usage
+from verifier.llm.providers._errors import one_line, status_error
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError, Usage
 
 if TYPE_CHECKING:
     import httpx
@@ -24,11 +24,11 @@ API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
-# ``sampling`` holds parameters under the API's own names (see ``verifier.judge.sampling``);
+# ``sampling`` holds parameters under the API's own names (see ``verifier.llm.sampling``);
 # others are refused, so the triple never names a parameter that was not sent.
 SAMPLING_PARAMS = frozenset({"max_tokens", "temperature", "top_p", "seed", "stop"})
 
-# ``finish_reason`` in the vocabulary of ``JudgeReply.stop_reason`` (Anthropic's), so
+# ``finish_reason`` in the vocabulary of ``ModelReply.stop_reason`` (Anthropic's), so
 # verdict parsing has one set of names; ``raw`` keeps the original.
 _STOP_REASONS = {
     "tool_calls": "tool_use",
@@ -39,7 +39,7 @@ _STOP_REASONS = {
 }
 
 
-def chat_body(request: JudgeRequest) -> dict[str, Any]:
+def chat_body(request: ModelRequest) -> dict[str, Any]:
     """The JSON body of ``POST /chat/completions`` for ``request``.
 
     Raises:
@@ -70,8 +70,8 @@ def chat_body(request: JudgeRequest) -> dict[str, Any]:
     return body
 
 
-def reply_from_completion(data: dict[str, Any], *, tool_name: str, latency_ms: float) -> JudgeReply:
-    """Maps a chat completion to a ``JudgeReply``.
+def reply_from_completion(data: dict[str, Any], *, tool_name: str, latency_ms: float) -> ModelReply:
+    """Maps a chat completion to a ``ModelReply``.
 
     Tool call ``arguments`` are a JSON string; when they do not parse to an object
     (a truncated call, say) ``tool_input`` is ``None`` and ``raw`` keeps the text.
@@ -97,7 +97,7 @@ def reply_from_completion(data: dict[str, Any], *, tool_name: str, latency_ms: f
     cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     finish_reason = choice.get("finish_reason")
     served_model = data.get("model")
-    return JudgeReply(
+    return ModelReply(
         served_model=str(served_model) if served_model else None,
         stop_reason=_STOP_REASONS.get(finish_reason, finish_reason) if finish_reason else None,
         tool_input=tool_input,
@@ -147,12 +147,12 @@ class OpenAICompatProvider:
             self._client = httpx_module.AsyncClient(transport=transport)
         return self._client
 
-    def _url(self, request: JudgeRequest) -> str:
+    def _url(self, request: ModelRequest) -> str:
         base = request.base_url or self.base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
         return base.rstrip("/") + "/chat/completions"
 
-    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
-        """Sends ``request`` and maps the completion to a ``JudgeReply``.
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
+        """Sends ``request`` and maps the completion to a ``ModelReply``.
 
         Raises:
             ProviderError: The call failed (status, timeout, connection, body not JSON).

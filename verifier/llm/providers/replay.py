@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.contract.models import JudgeSpec
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError, ProviderSpec
 
 
 class ReplayProvider:
@@ -20,10 +19,10 @@ class ReplayProvider:
 
     name = "replay"
 
-    def __init__(self, spec: JudgeSpec, **_options: Any) -> None:
+    def __init__(self, spec: ProviderSpec, **_options: Any) -> None:
         self.model = spec.model
 
-    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
         raise ProviderError(
             f"replay judge {self.model!r}: no recorded verdict for this request", retryable=False
         )

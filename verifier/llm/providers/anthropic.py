@@ -18,13 +18,13 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from verifier.judge.providers._anthropic_wire import (
+from verifier.llm.providers._anthropic_wire import (
     error_from_batch_result,
     error_from_exception,
     message_params,
     reply_from_message,
 )
-from verifier.judge.types import JudgeReply, JudgeRequest, ProviderError
+from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -72,8 +72,8 @@ class AnthropicProvider:
     def _error(self, exc: Exception, timeout: float) -> ProviderError:
         return error_from_exception(exc, timeout=timeout, secret=self._key)
 
-    async def complete(self, request: JudgeRequest, *, timeout: float) -> JudgeReply:
-        """Sends ``request`` and maps the ``Message`` to a ``JudgeReply``.
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
+        """Sends ``request`` and maps the ``Message`` to a ``ModelReply``.
 
         Args:
             request: The rendered request.
@@ -95,7 +95,7 @@ class AnthropicProvider:
         tool_name = request.tool.name if request.tool is not None else None
         return reply_from_message(message, tool_name=tool_name, latency_ms=latency_ms)
 
-    async def submit_batch(self, requests: Sequence[JudgeRequest]) -> str:
+    async def submit_batch(self, requests: Sequence[ModelRequest]) -> str:
         """Creates a Message Batch of ``requests`` and returns its id.
 
         Every request needs a ``custom_id`` unique in the batch; results come back
@@ -136,7 +136,7 @@ class AnthropicProvider:
 
     async def batch_results(
         self, batch_id: str
-    ) -> AsyncIterator[tuple[str, JudgeReply | ProviderError]]:
+    ) -> AsyncIterator[tuple[str, ModelReply | ProviderError]]:
         """Yields ``(custom_id, reply or error)`` for every request of an ended batch.
 
         Results come in no particular order. An ``errored`` item yields a

@@ -1,0 +1,235 @@
+"""The providers a judge or a prompt system can name: one entry each.
+
+An entry says everything the rest of verifier needs to know about a provider: its
+name, the variable its API key is read from (``None``: it needs none), the sampling
+settings it can send and under which names, how a model id that moves with new
+snapshots is recognised, when its models retire, and a factory for the provider
+itself. The contract models, the lint, the default modes of judges and of a prompt
+system, and ``make_provider`` all read these entries, so adding a provider means
+writing its module and registering its entry here, nothing else.
+
+Factories import their provider's module when first called: the command line
+(``verifier check`` above all) must not pay for an SDK it does not call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from verifier.llm.providers._sdk_tables import dated_snapshot, retirement_dates
+from verifier.llm.sampling import (
+    SamplingSettings,
+    anthropic_params,
+    openai_params,
+    set_parameters,
+)
+from verifier.llm.types import ModelProvider, ProviderSpec
+
+
+class ProviderFactory(Protocol):
+    """Makes the provider of an entry (``base_url`` already chosen; ``options`` are
+    the replay provider's and ignored by the others)."""
+
+    def __call__(
+        self, spec: ProviderSpec, *, base_url: str | None, max_retries: int, **options: Any
+    ) -> ModelProvider: ...
+
+
+def _no_snapshots(model: str) -> str | None:
+    return None
+
+
+def _no_retirements() -> Mapping[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One provider, as every part of verifier sees it.
+
+    Attributes:
+        name: How a contract names it (``provider: NAME``).
+        key_variable: The environment variable holding its API key, or ``None`` when
+            it needs none; without the key, runs replay recordings by default.
+        accepts: The sampling settings it can send (names of
+            ``verifier.llm.sampling.SAMPLING_PARAMETERS``; ``max_tokens`` always).
+        send: The settings under the names its API takes, exactly as sent.
+        factory: Makes the provider.
+        dated_snapshot: For an undated model id that moves with new snapshots, the
+            dated snapshot to pin instead; ``None`` for an id that is pinned.
+        retirements: Model id -> the date it retires, as text ("November 30th, 2026").
+        refusal: Why it cannot send a setting, with ``{provider}`` and ``{name}``.
+    """
+
+    name: str
+    key_variable: str | None
+    accepts: frozenset[str]
+    send: Callable[[SamplingSettings], dict[str, Any]]
+    factory: ProviderFactory
+    dated_snapshot: Callable[[str], str | None] = _no_snapshots
+    retirements: Callable[[], Mapping[str, str]] = _no_retirements
+    refusal: str = "the {provider} provider cannot send {name}; remove it"
+
+    def unsupported(self, sampling: SamplingSettings) -> list[str]:
+        """The settings ``sampling`` makes that this provider cannot send."""
+        return [name for name in set_parameters(sampling) if name not in self.accepts]
+
+    def refusal_of(self, name: str) -> str:
+        """One line saying why this provider cannot send setting ``name``."""
+        return f"sampling.{name}: " + self.refusal.format(provider=self.name, name=name)
+
+
+_PROVIDERS: dict[str, ProviderEntry] = {}
+
+
+def register(entry: ProviderEntry) -> None:
+    """Adds ``entry``; contracts may name it from now on.
+
+    Raises:
+        ValueError: A provider of that name is registered already.
+    """
+    if entry.name in _PROVIDERS:
+        raise ValueError(f"provider {entry.name!r} is registered already")
+    _PROVIDERS[entry.name] = entry
+
+
+def unregister(name: str) -> None:
+    """Removes the provider ``name`` (a test's, say); nothing when there is none."""
+    _PROVIDERS.pop(name, None)
+
+
+def provider_names() -> tuple[str, ...]:
+    """The names of every registered provider, in the order they were registered."""
+    return tuple(_PROVIDERS)
+
+
+def find_provider(name: object) -> ProviderEntry | None:
+    """The entry of ``name``, or ``None`` when no provider has that name."""
+    return _PROVIDERS.get(name) if isinstance(name, str) else None
+
+
+def provider_entry(name: str) -> ProviderEntry:
+    """The entry of ``name``.
+
+    Raises:
+        ValueError: No provider has that name.
+    """
+    entry = find_provider(name)
+    if entry is None:
+        raise ValueError(f"unknown judge provider {name!r}")
+    return entry
+
+
+def unset_key(provider: str) -> str | None:
+    """The variable of ``provider``'s API key when it is needed and not set, else ``None``."""
+    variable = provider_entry(provider).key_variable
+    return variable if variable and not os.environ.get(variable) else None
+
+
+def unsupported_sampling(provider: str, sampling: SamplingSettings) -> list[str]:
+    """Names of the parameters set in ``sampling`` that ``provider`` cannot send.
+
+    Returns parameter names (``temperature``, ``top_k``, ...) in a fixed order, so the
+    lint can point at ``sampling.<name>`` in the contract; ``unsupported_reason`` gives
+    the message for each.
+
+    Raises:
+        ValueError: No provider has that name.
+    """
+    return provider_entry(provider).unsupported(sampling)
+
+
+def unsupported_reason(provider: str, name: str) -> str:
+    """One line saying why ``provider`` cannot send sampling parameter ``name``."""
+    return provider_entry(provider).refusal_of(name)
+
+
+def sent_sampling(provider: str, sampling: SamplingSettings) -> dict[str, Any]:
+    """Exactly the generation parameters a call to ``provider`` will send.
+
+    Args:
+        provider: A registered provider's name.
+        sampling: The sampling settings from the contract.
+
+    Returns:
+        The parameters under the names the provider's API uses; optional ones only
+        when set (an empty ``stop_sequences`` is not sent).
+
+    Raises:
+        ValueError: A parameter is set that the provider does not accept, or no
+            provider has that name.
+    """
+    entry = provider_entry(provider)
+    refused = entry.unsupported(sampling)
+    if refused:
+        raise ValueError("; ".join(entry.refusal_of(name) for name in refused))
+    return entry.send(sampling)
+
+
+# Each factory imports its provider's module when called, not when the registry is
+# read: `verifier check` reads the registry and must not load a provider's SDK.
+def _anthropic(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.anthropic import AnthropicProvider
+
+    return AnthropicProvider(base_url=base_url, max_retries=max_retries)
+
+
+def _openai(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.openai_compat import OpenAICompatProvider
+
+    return OpenAICompatProvider(base_url=base_url, max_retries=max_retries)
+
+
+def _replay(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.replay import ReplayProvider
+
+    return ReplayProvider(spec, **options)
+
+
+_ANTHROPIC = ProviderEntry(
+    name="anthropic",
+    key_variable="ANTHROPIC_API_KEY",
+    # The anthropic API (SDK 2.x) has no temperature, top_p, top_k or seed.
+    accepts=frozenset({"max_tokens", "stop_sequences", "thinking", "effort"}),
+    send=anthropic_params,
+    factory=_anthropic,
+    dated_snapshot=dated_snapshot,
+    retirements=retirement_dates,
+    refusal="the anthropic API does not accept {name}; remove it "
+    "(judge determinism comes from a pinned model, caching and samples)",
+)
+register(_ANTHROPIC)
+register(
+    ProviderEntry(
+        name="openai",
+        # A key is optional: a local OpenAI-compatible server takes none.
+        key_variable=None,
+        # Chat completions have no top_k, and no portable spelling of Anthropic's
+        # thinking or effort settings (``reasoning_effort`` exists only on some models
+        # and servers), so neither is sent rather than guessed.
+        accepts=frozenset({"max_tokens", "stop_sequences", "temperature", "top_p", "seed"}),
+        send=openai_params,
+        factory=_openai,
+    )
+)
+# It stands in for an anthropic judge, so it refuses and sends the same; it calls no
+# one, so it needs no key and has no models of its own to pin or retire.
+register(
+    replace(
+        _ANTHROPIC,
+        name="replay",
+        key_variable=None,
+        factory=_replay,
+        dated_snapshot=_no_snapshots,
+        retirements=_no_retirements,
+    )
+)
