@@ -168,26 +168,3 @@ def test_a_store_that_reaches_the_file_size_limit_is_one_line_and_keeps_committe
     audit = verifier("audit", "--store", str(store), cwd=tmp_path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert f"{kept} rows checked" in audit.stdout
-
-
-def test_unwritable_judge_recordings_are_an_error_of_verifier_not_of_the_cases(
-    tmp_path: Path,
-) -> None:
-    from tests.judge.judge_brain import brain
-    from tests.judge.messages_server import MessagesServer
-    from tests.judge.test_judge_run import CASES as BRIEFS
-    from tests.judge.test_judge_run import CONTRACT as BRIEFS_CONTRACT
-    from tests.judge.test_judge_run import verifier as judged
-
-    recordings = _unwritable_folder(tmp_path) / "rec.jsonl"
-    with MessagesServer(default=brain) as server:
-        result = judged(
-            tmp_path, "run", str(BRIEFS_CONTRACT), "--cases", str(BRIEFS),
-            "--store", str(tmp_path / "gaps.db"), "--judges", "record",
-            "--recordings", str(recordings), base_url=server.base_url,
-        )  # fmt: skip
-
-    assert _one_error_line(result) == (
-        f"error: {recordings}: cannot write the recordings: permission denied"
-    )
-    assert "internal error" not in result.stdout + result.stderr

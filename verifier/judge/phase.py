@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier._write_errors import OutputError
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
 from verifier.compare.claims import check_deterministic, combine_orders, pairwise_outputs
@@ -198,8 +197,6 @@ class JudgePhase:
         # them must become that group's error rows, not lose every other case's verdicts.
         try:
             return await self._judge_group(line, group)
-        except OutputError:
-            raise  # a file the user asked for cannot be written: verifier's error, not the case's
         except Exception as exc:
             self.stats.failed += 1
             detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
@@ -329,8 +326,6 @@ class JudgePhase:
         this claim's error row, never the loss of the chunk."""
         try:
             return await self._pairwise_claim(line, planned)
-        except OutputError:
-            raise
         except Exception as exc:
             self.stats.failed += 1
             detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]

@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 import orjson
 
-from verifier._write_errors import OutputError
 from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
@@ -273,12 +272,9 @@ class Recordings:
 
     def put(self, entry: CachedReply) -> None:
         self._entries[entry.key] = entry
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("ab") as handle:
-                handle.write(canonical_json(entry.as_json()) + b"\n")
-        except OSError as exc:
-            raise OutputError(self.path, exc, "the recordings") from None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("ab") as handle:
+            handle.write(canonical_json(entry.as_json()) + b"\n")
 
     def __len__(self) -> int:
         return len(self._entries)
