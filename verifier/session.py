@@ -283,8 +283,8 @@ def assemble_run(
     return AssembledRun(runner, mode, notes)
 
 
-class _KeepCases:
-    """A report sink that keeps every case's results."""
+class KeptCases:
+    """A report sink that keeps every case's results (``cases``), in the order checked."""
 
     def __init__(self) -> None:
         self.cases: list[CaseResult] = []
@@ -369,7 +369,7 @@ def run_contract(
     target = store_target(store)
     if sut is None and use_declared_sut:
         sut = declared_sut(loaded)
-    keep = _KeepCases()
+    keep = KeptCases()
     with open_store(target) as gap_store:
         assembled = assemble_run(
             loaded,

@@ -20,8 +20,8 @@ from typing import Any
 from tests.gaps._support import CONTRACT_SHA, begin, draft
 from verifier.gaps.content import build_content
 from verifier.gaps.store import GapStore, open_store
-from verifier.judge.setup import store_cache_for
 from verifier.llm.cache import CachedReply
+from verifier.llm.replies import store_cache_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = ("grounded", "short")

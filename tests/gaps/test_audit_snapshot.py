@@ -21,7 +21,7 @@ from tests.test_cli import verifier
 from verifier.gaps.audit import audit_store
 from verifier.gaps.history import audit_history
 from verifier.gaps.store import open_store
-from verifier.judge.setup import store_cache_for
+from verifier.llm.replies import store_cache_for
 from verifier.recheck import recheck_store
 
 AUDITING_S = 3.0

@@ -20,10 +20,10 @@ from tests.gaps._backends import Backend
 from tests.test_cli import assert_no_traceback, verifier
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
-from verifier.evaluate import _KeepCase
 from verifier.gaps.audit import audit_store
 from verifier.gaps.store import GapStore
 from verifier.runner import Runner, RunOptions
+from verifier.session import KeptCases
 
 CONTRACT = """\
 contract: resumed
@@ -42,7 +42,7 @@ def write_cases(path: Path, n: int) -> Path:
 
 
 def runner(
-    contract: Path, store: GapStore, *, resume: bool, sink: _KeepCase | None = None
+    contract: Path, store: GapStore, *, resume: bool, sink: KeptCases | None = None
 ) -> Runner:
     return Runner(
         load_contract(contract),
@@ -92,7 +92,7 @@ def test_a_resumed_run_reports_every_case_once_on_both_stores(
         # Stored cases that are not a prefix of the lines (120 to 149 are missing): the
         # rest is read into memory before the run writes again.
         interrupted(contract, store, [lines[:120], lines[150:200]])
-        sink = _KeepCase()
+        sink = KeptCases()
         summary = asyncio.run(runner(contract, store, resume=True, sink=sink).run(lines))
         assert [case.line for case in sink.cases] == [line.line for line in lines]
         assert summary.total_cases == 300 and summary.passed_cases == 200

@@ -34,6 +34,7 @@ class ReadDeadlineProtocol(H11Protocol):
     read_timeout: ClassVar[float] = 10.0
 
     _read_deadline: asyncio.TimerHandle | None = None
+    _lingering = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
@@ -44,6 +45,8 @@ class ReadDeadlineProtocol(H11Protocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering:
+            return  # the rest of a timed-out request, read only to be dropped
         super().data_received(data)
         if self.conn.their_state in _REQUEST_READ:
             self._stop_deadline()
@@ -76,7 +79,19 @@ class ReadDeadlineProtocol(H11Protocol):
             # Written past h11, which has no response to send before a whole head,
             # because the connection is closed right after.
             self.transport.write(_timeout_response(self.read_timeout))
+            if self.transport.can_write_eof():
+                # Closed at once with the client's bytes unread, the socket would answer
+                # them with a reset, which can destroy the 408 before the client reads
+                # it: send the end, drop what still comes for a moment, then close.
+                self.transport.write_eof()
+                self._lingering = True
+                self.loop.call_later(_LINGER_S, self.transport.close)
+                return
         self.transport.close()
+
+
+_LINGER_S = 1.0
+"""How long a timed-out connection is drained after its 408 before it is closed."""
 
 
 def protocol_with(read_timeout: float) -> type[ReadDeadlineProtocol]:
