@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract
 from verifier.contract.sut_models import SutSpec
+from verifier.files import FileScope
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions

@@ -23,10 +23,10 @@ from verifier._json_words import json_kind
 from verifier.canonical import canonical_json, loads_exact, sha256_hex
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CLAIM_ID_PATTERN, Contract
-from verifier.contract.yaml_positions import Positions
 from verifier.errors import VerifierError
 from verifier.judge.config import JudgeChoice
 from verifier.results import CaseResult
+from verifier.yaml_positions import Positions
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
-from verifier.results import RowKind
+from verifier.results import ClaimResult, RowKind
 from verifier.rubric._base import Check, PrepareContext
 
 
@@ -88,3 +89,30 @@ def build_plan(loaded: LoadedContract) -> Plan:
     rubric = [p for p in planned if p.kind == "rubric"]
     model = [p for p in planned if p.kind != "rubric"]
     return Plan(tuple(planned), tuple(_gate_order(rubric)), tuple(_gate_order(model)))
+
+
+def score_case(
+    plan: Plan, results: Mapping[str, ClaimResult], threshold: float
+) -> tuple[float, bool]:
+    """Weighted passes over the weighted total; passing needs the threshold and no error."""
+    weights = tuple(p.weight for p in plan.order)
+    return weighted_score(weights, [results[p.id] for p in plan.order], threshold)
+
+
+def weighted_score(
+    weights: Sequence[float], ordered: Sequence[ClaimResult], threshold: float
+) -> tuple[float, bool]:
+    """``score_case`` over results already in plan order, with the plan's weights."""
+    total = passed = 0.0
+    has_error = False
+    for weight, result in zip(weights, ordered, strict=True):
+        total += weight
+        status = result.status
+        if status == "pass":
+            passed += weight
+        elif status == "error":
+            has_error = True
+    score = passed / total if total else 0.0
+    # Round away float noise so 0.1 + 0.2 style sums compare sensibly with thresholds.
+    score = round(score, 12)
+    return score, score >= threshold and not has_error

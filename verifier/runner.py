@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -25,12 +25,10 @@ from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
-from verifier.plan import Plan, PlannedClaim, build_plan
+from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.rubric._base import Check
-
-if TYPE_CHECKING:
-    from verifier.resume import StoredReplay
+from verifier.stored_cases import StoredReplay, stored_cases
 
 log = get_logger("verifier.runner")
 
@@ -181,7 +179,7 @@ class UnavailableModelPhase:
     async def evaluate(
         self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
     ) -> list[dict[str, ClaimResult]]:
-        from verifier.compare.claims import check_deterministic
+        from verifier.comparative import check_deterministic
         from verifier.contract.models import CompareClaim
 
         out: list[dict[str, ClaimResult]] = []
@@ -207,32 +205,6 @@ class UnavailableModelPhase:
                 case_out[planned.id] = merged[planned.id] = result
             out.append(case_out)
         return out
-
-
-def score_case(
-    plan: Plan, results: Mapping[str, ClaimResult], threshold: float
-) -> tuple[float, bool]:
-    """Weighted passes over the weighted total; passing needs the threshold and no error."""
-    weights = tuple(p.weight for p in plan.order)
-    return _score(weights, [results[p.id] for p in plan.order], threshold)
-
-
-def _score(
-    weights: Sequence[float], ordered: Sequence[ClaimResult], threshold: float
-) -> tuple[float, bool]:
-    total = passed = 0.0
-    has_error = False
-    for weight, result in zip(weights, ordered, strict=True):
-        total += weight
-        status = result.status
-        if status == "pass":
-            passed += weight
-        elif status == "error":
-            has_error = True
-    score = passed / total if total else 0.0
-    # Round away float noise so 0.1 + 0.2 style sums compare sensibly with thresholds.
-    score = round(score, 12)
-    return score, score >= threshold and not has_error
 
 
 def _line_error_results(plan: Plan, line: CaseLine) -> dict[str, ClaimResult]:
@@ -337,8 +309,6 @@ class Runner:
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
         )
         if self.options.resume:
-            from verifier.resume import StoredReplay, stored_cases
-
             # Nothing is read yet: stored cases are read back as the run reaches them.
             stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
             self._replay = StoredReplay(stored)
@@ -470,7 +440,7 @@ class Runner:
                 # Reports get the scrubbed results too: they end up in CI logs and PR
                 # comments, and a resumed run reports what the store holds.
                 ordered = tuple(map(scrub.result, ordered))
-            score, ok = _score(weights, ordered, threshold)
+            score, ok = weighted_score(weights, ordered, threshold)
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)
             cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))

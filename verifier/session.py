@@ -19,10 +19,10 @@ from typing import Any, Final
 
 from verifier._files import is_file
 from verifier.cases import CaseLine, case_lines, read_cases
-from verifier.contract.files import FileScope
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
 from verifier.contract.sut_models import SutSpec
+from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, open_store
 from verifier.judge.phase import JudgeMode, JudgePhase

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.judge.behaviours import Behaviour, tool_use
 from tests.judge.messages_server import MessagesServer
-from verifier.compare.claims import combine_orders, similarity
+from verifier.comparative import combine_orders, similarity
 from verifier.contract.models import CompareClaim
 
 COMPARE = FIXTURES / "compare"

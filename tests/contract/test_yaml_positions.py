@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verifier.contract.load import check_contract
-from verifier.contract.yaml_positions import MAX_BYTES, YamlProblem, parse_yaml_with_positions
+from verifier.yaml_positions import MAX_BYTES, YamlProblem, parse_yaml_with_positions
 
 
 def test_positions_of_keys_and_values_are_one_based() -> None:

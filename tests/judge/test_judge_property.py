@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
 from verifier.cases import CaseLine
-from verifier.compare.claims import combine_orders
+from verifier.comparative import combine_orders
 from verifier.contract.load import load_contract
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore

@@ -35,7 +35,7 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     """
     from verifier.contract.load import check_contract_source
     from verifier.plan import build_plan
-    from verifier.resume import stored_cases
+    from verifier.stored_cases import stored_cases
 
     record = store.run(run_id)
     if record is None:

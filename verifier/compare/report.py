@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from verifier._markdown import code_span
 from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.runs import RunInfo
 
@@ -237,7 +238,6 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
 
 
 def _cell(text: str) -> str:
-    from verifier.report.markdown import code_span
 
     return code_span(text)
 

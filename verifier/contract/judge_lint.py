@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from verifier._files import is_file
-from verifier.contract.files import FileRefused, FileScope
+from verifier.files import FileRefused, FileScope
 from verifier.llm.providers.registry import find_provider
 
 WARN_WITHIN_DAYS = 90

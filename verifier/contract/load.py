@@ -10,18 +10,18 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from verifier.canonical import sha256_hex
-from verifier.contract.files import FileScope
 from verifier.contract.lint import lint_document
 from verifier.contract.models import CLAIM_ID_PATTERN, ID_PATTERN, Contract
 from verifier.contract.sut_models import ENV_NAME_PATTERN, FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
-from verifier.contract.yaml_positions import (
+from verifier.errors import ContractError, Diagnostic
+from verifier.files import FileScope
+from verifier.yaml_positions import (
     MAX_BYTES,
     Loc,
     Positions,
     YamlProblem,
     parse_yaml_with_positions,
 )
-from verifier.errors import ContractError, Diagnostic
 
 
 @dataclass(frozen=True)

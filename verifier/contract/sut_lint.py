@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier.contract.files import WITHHELD, FileRefused, FileScope
 from verifier.contract.judge_lint import Report, retirement_warning
+from verifier.files import WITHHELD, FileRefused, FileScope
 from verifier.llm.providers.registry import find_provider
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verifier._markdown import code_span
 from verifier.gaps.drift import DriftChange
 from verifier.gaps.history import HistoryAudit
 from verifier.gaps.trends import ClaimTrend
-from verifier.report.markdown import code_span
 
 __all__ = ["render_console", "render_history", "render_markdown"]
 

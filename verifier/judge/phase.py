@@ -17,7 +17,7 @@ from typing import Any
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
-from verifier.compare.claims import check_deterministic, combine_orders, pairwise_outputs
+from verifier.comparative import check_deterministic, combine_orders, pairwise_outputs
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.majority import combine_samples

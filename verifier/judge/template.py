@@ -23,9 +23,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.models import JudgeSpec
 from verifier.errors import VerifierError
+from verifier.files import FileRefused, FileScope, scope_of
 from verifier.llm.template import DYNAMIC_MARKER, split_at_marker
 from verifier.llm.triple import prompt_sha_of
 from verifier.llm.types import VerdictKind

@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
-from verifier.compare.claims import output_paths
+from verifier.comparative import output_paths
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.errors import VerifierError

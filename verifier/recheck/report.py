@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from verifier._markdown import code_span
+
 __all__ = ["WHY", "Difference", "RecheckReport", "TamperedContent", "Why", "render_recheck"]
 
 Why: TypeAlias = Literal[
@@ -219,7 +221,6 @@ def render_recheck(report: RecheckReport, fmt: str) -> str:
 
 
 def _markdown(report: RecheckReport) -> str:
-    from verifier.report.markdown import code_span
 
     mark = "✅" if report.ok else "❌"
     lines = [

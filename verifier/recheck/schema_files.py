@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import Contract
-from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
+from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
 
 __all__ = ["without_missing_schemas"]
 

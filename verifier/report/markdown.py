@@ -7,9 +7,9 @@ render as HTML, links or @-mentions on the page it is posted to.
 
 from __future__ import annotations
 
-import re
 from typing import IO
 
+from verifier._markdown import code_span
 from verifier.report._failures import FailingCase, FailingCaseSample
 from verifier.results import CaseResult, ClaimTally, RunSummary
 
@@ -24,8 +24,6 @@ __all__ = [
 
 MAX_FAILING_CASES = 50
 """Failing cases listed at most; GitHub caps comments and step summaries in size."""
-
-_BACKTICK_RUN = re.compile("`+")
 
 
 class MarkdownReportWriter:
@@ -59,18 +57,6 @@ class MarkdownReportWriter:
 def table_cell(text: str) -> str:
     """Returns ``text`` safe inside one GitHub table cell: one line, pipes escaped."""
     return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
-
-
-def code_span(text: str) -> str:
-    """Returns ``text`` as an inline code span on one line, whatever backticks it holds."""
-    flat = " ".join(text.split())
-    if not flat:
-        return "*(empty)*"
-    longest = max((len(m) for m in _BACKTICK_RUN.findall(flat)), default=0)
-    fence = "`" * (longest + 1)
-    # A space on each side keeps a leading or trailing backtick off the fence.
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def heading_lines(summary: RunSummary) -> list[str]:

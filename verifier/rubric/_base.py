@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from verifier.contract.files import FileScope
 from verifier.fieldpath import MISSING as _MISSING
 from verifier.fieldpath import FieldPath, compile_path
+from verifier.files import FileScope
 
 Status = Literal["pass", "fail", "error"]
 

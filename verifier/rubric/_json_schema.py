@@ -22,7 +22,7 @@ from pydantic import Field, ValidationInfo, model_validator
 
 from verifier._files import is_file
 from verifier._json_words import json_kind
-from verifier.contract.files import WITHHELD, FileScope, scope_of
+from verifier.files import WITHHELD, FileScope, scope_of
 from verifier.rubric._base import (
     Check,
     Outcome,
@@ -117,7 +117,7 @@ def load_schema(base_dir: Path | FileScope, name: str) -> dict[str, Any]:
     path = named.path
     if not is_file(path):
         raise ValueError(f"schema_file {name!r} does not exist (relative to the contract)")
-    from verifier.contract.yaml_positions import MAX_BYTES
+    from verifier.yaml_positions import MAX_BYTES
 
     try:
         size = path.stat().st_size
@@ -133,7 +133,7 @@ def load_schema(base_dir: Path | FileScope, name: str) -> dict[str, Any]:
     if path.suffix in (".yaml", ".yml"):
         # The contract's own reader and limits (size, nodes, depth): a schema file is
         # YAML a contract brings in, and an alias bomb must not expand here either.
-        from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
+        from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
 
         try:
             schema, _ = parse_yaml_with_positions(raw)

@@ -18,14 +18,14 @@ from typing import Any, Final
 
 from verifier._files import is_file
 from verifier.contract.load import LoadedContract, check_contract_source
-from verifier.contract.yaml_positions import (
+from verifier.errors import Diagnostic, VerifierError
+from verifier.yaml_positions import (
     MAX_BYTES,
     Loc,
     Positions,
     YamlProblem,
     parse_yaml_with_positions,
 )
-from verifier.errors import Diagnostic, VerifierError
 
 INLINE_NAME: Final = "inline.yaml"
 """How diagnostics name an inline contract (never a path of the server)."""

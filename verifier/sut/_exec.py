@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.sut_models import ExecSut
+from verifier.files import FileRefused, FileScope, scope_of
 from verifier.sut._reaper import MARKER, new_token, sweep, tracks_escapes
 from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
 

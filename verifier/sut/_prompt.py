@@ -23,9 +23,9 @@ from typing import Any
 
 import orjson
 
-from verifier.contract.files import FileRefused, FileScope, scope_of
 from verifier.contract.sut_models import PromptSut
 from verifier.fieldpath import MISSING, FieldPathError, compile_path
+from verifier.files import FileRefused, FileScope, scope_of
 from verifier.llm.cache import LayeredCache, entry_for
 from verifier.llm.cache_key import cache_key
 from verifier.llm.calls import CallStats, call_within_limits

@@ -18,9 +18,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from verifier._files import is_file
-from verifier.contract.files import FileScope, scope_of
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
+from verifier.files import FileScope, scope_of
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import default_recordings, reply_cache
@@ -67,7 +67,7 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
     elif stripped.startswith("python:"):
         given = {"python": stripped.removeprefix("python:").strip()}
     elif stripped.startswith("{"):
-        from verifier.contract.yaml_positions import YamlProblem, parse_yaml_with_positions
+        from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
 
         try:  # the contracts' reader and limits: YAML 1.2, no alias bombs
             loaded, _ = parse_yaml_with_positions(stripped.encode("utf-8"))

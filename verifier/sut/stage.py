@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from verifier.cases import CaseLine
-from verifier.compare.claims import RUNS_KEY
+from verifier.comparative import RUNS_KEY
 from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import MISSING, compile_path
 from verifier.sut._types import Caller, Produced

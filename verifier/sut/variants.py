@@ -21,7 +21,7 @@ from itertools import islice
 from typing import Any
 
 from verifier.cases import CaseLine
-from verifier.compare.claims import BASELINE_KEY
+from verifier.comparative import BASELINE_KEY
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
 from verifier.gaps.store import RunStatus
