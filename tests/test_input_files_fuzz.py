@@ -27,7 +27,10 @@ from tests.gaps._history import day, judge_evidence, plant_run
 from verifier.cases import CaseLine, join_baseline, read_cases
 from verifier.ci.baseline import BaselineError, load_baseline
 from verifier.compare.labels import LabelsError, read_labels
+from verifier.contract.judge_template import TemplateError, parse_template
 from verifier.contract.load import check_contract_source, load_contract
+from verifier.contract.prompt_template import PromptTemplate
+from verifier.errors import SutError
 from verifier.evaluate import EvaluateError, parse_evaluation
 from verifier.gaps.export import export_jsonl
 from verifier.gaps.importer import ExportRefused, import_jsonl
@@ -35,12 +38,9 @@ from verifier.gaps.sqlite import SqliteStore
 from verifier.integrations.promptfoo_artifact import MalformedPromptfooResult
 from verifier.integrations.promptfoo_import import read_promptfoo_result
 from verifier.judge.config import JudgeConfigError, judge_from_config
-from verifier.judge.template import TemplateError, parse_template
 from verifier.llm.cache import CacheError, Recordings
 from verifier.report import make_writer
 from verifier.runner import Runner, run_sync
-from verifier.sut._prompt import PromptTemplate
-from verifier.sut._types import SutError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # VERIFIER_FUZZ_EXAMPLES raises the count to hunt locally (thousands); CI keeps it small.

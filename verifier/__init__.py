@@ -47,7 +47,7 @@ _EXPORTS = {
     "write_trend_html": "verifier.report.html_trend",
     "SutSpec": "verifier.contract.sut_models",
     "SutStage": "verifier.sut.stage",
-    "SutError": "verifier.sut._types",
+    "SutError": "verifier.errors",
     "make_stage": "verifier.sut.setup",
 }
 

@@ -50,3 +50,8 @@ class ContractError(VerifierError):
 
 class CasesError(VerifierError):
     """A cases file that cannot be read at all (missing, a directory, unreadable)."""
+
+
+class SutError(VerifierError):
+    """A system under test that cannot be used at all (a bad spec, a missing program or
+    function): the run does not start."""

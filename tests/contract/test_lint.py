@@ -243,7 +243,7 @@ def test_missing_judge_prompt_file_is_rejected(write_contract, tmp_path: Path) -
     path = write_contract(body)
     assert "prompt file 'prompts/judge.md' does not exist" in only_problem(path)
     (tmp_path / "prompts").mkdir()
-    from verifier.judge.template import builtin_template_bytes
+    from verifier.contract.judge_template import builtin_template_bytes
 
     (tmp_path / "prompts" / "judge.md").write_bytes(builtin_template_bytes("binary"))
     loaded, diagnostics = check_contract(path)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.judge.conftest import JUDGE_FIXTURES, fixture_contract
+from verifier.contract.judge_template import Template, load_template, parse_template
 from verifier.contract.models import CompareClaim, Contract, JudgeClaim, JudgeSpec
 from verifier.judge.prompt import (
     MissingFieldError,
@@ -19,7 +20,6 @@ from verifier.judge.prompt import (
     verdict_kind,
     worth_caching,
 )
-from verifier.judge.template import Template, load_template, parse_template
 from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
 from verifier.llm.providers.registry import sent_sampling

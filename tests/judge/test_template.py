@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.judge.conftest import JUDGE_FIXTURES
-from verifier.contract.models import JudgeSpec
-from verifier.judge.template import (
+from verifier.contract.judge_template import (
     BUILTIN_TEMPLATES,
     DYNAMIC_MARKER,
     TemplateError,
@@ -17,6 +16,7 @@ from verifier.judge.template import (
     parse_template,
     validate_template,
 )
+from verifier.contract.models import JudgeSpec
 from verifier.judge.tools import verdict_tool
 from verifier.llm.triple import prompt_sha_of
 from verifier.llm.types import VerdictKind

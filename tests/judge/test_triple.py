@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from verifier.judge.template import builtin_template_bytes
+from verifier.contract.judge_template import builtin_template_bytes
 from verifier.llm.triple import (
     TRIPLE_PARTS,
     VENDOR_MANAGED_PREFIX,

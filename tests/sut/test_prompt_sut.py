@@ -17,10 +17,10 @@ from tests.sut._support import KEY, MODEL, results, run_report, stored_rows, wri
 from verifier.canonical import params_sha256
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.contract.prompt_template import PromptTemplate
 from verifier.contract.sut_models import SutSpec
+from verifier.errors import SutError
 from verifier.llm.limits import CallLimits
-from verifier.sut._prompt import PromptTemplate
-from verifier.sut._types import SutError
 from verifier.sut.setup import ModelAccess, make_stage
 
 TEMPLATE = (

@@ -11,7 +11,7 @@ import pytest
 from tests.sut._support import HERE, results, run_report, stored_rows, write_cases
 from verifier.cases import CaseLine
 from verifier.contract.sut_models import SutSpec
-from verifier.sut._types import SutError
+from verifier.errors import SutError
 from verifier.sut.setup import ModelAccess, make_stage
 
 PLAIN = (

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import ROOT
 from verifier.contract.load import check_contract
 from verifier.contract.sut_models import SutSpec
-from verifier.sut._types import SutError
+from verifier.errors import SutError
 from verifier.sut.setup import parse_sut_option
 
 HEAD = "contract: c\nversion: 1\n"

@@ -200,8 +200,8 @@ def _stored(row: tuple[Any, ...]) -> StoredCalibration:
 
 def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] | None:
     """The ``prompt_sha`` and ``sampling_sha`` a claim's judge would be called with."""
+    from verifier.contract.judge_template import TemplateError, load_template
     from verifier.judge.prompt import verdict_kind
-    from verifier.judge.template import TemplateError, load_template
     from verifier.llm.providers.registry import sent_sampling
     from verifier.llm.triple import sampling_sha_of
 

@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from verifier._files import is_file
+from verifier.contract.judge_template import validate_template
+from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope
 from verifier.llm.providers.registry import find_provider
 
@@ -67,8 +69,6 @@ def lint_judges(
     data: dict[str, Any], files: FileScope, report: Report, *, today: dt.date | None = None
 ) -> None:
     """Reports sampling, template and model-lifecycle problems of every judge."""
-    from verifier.contract.models import Sampling
-    from verifier.judge.template import validate_template
 
     judges = data.get("judges")
     if not isinstance(judges, dict):
@@ -118,3 +118,21 @@ def lint_judges(
                         ("judges", name, "prompt"),
                         f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",
                     )
+
+
+def moving_alias(model: str, provider: Any) -> str | None:
+    """Why ``model`` is a moving alias rather than a pinned id, or ``None``."""
+    if model.endswith("-latest") or model in {"latest", "default"}:
+        return (
+            f"model {model!r} is a moving alias; "
+            "pin an exact model id so verdicts stay reproducible"
+        )
+    entry = find_provider(provider)
+    if entry is not None:
+        dated = entry.dated_snapshot(model)
+        if dated:
+            return (
+                f"model {model!r} is an alias that moves with new snapshots; "
+                f"pin the snapshot {dated!r} so verdicts stay reproducible"
+            )
+    return None

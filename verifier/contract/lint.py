@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from verifier._files import is_file
-from verifier.contract.judge_lint import lint_judges
+from verifier.contract.judge_lint import lint_judges, moving_alias
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
 from verifier.errors import Diagnostic
 from verifier.fieldpath import paths_overlap
 from verifier.files import FileRefused, FileScope, scope_of
-from verifier.llm.providers.registry import find_provider
 from verifier.yaml_positions import Loc, Positions
 
 EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
@@ -218,24 +217,6 @@ class _Linter:
             for j, item in enumerate(items):
                 if isinstance(item, dict):
                     self.equality_in(item, (*loc, "of", j), claim_id, path, llm)
-
-
-def moving_alias(model: str, provider: Any) -> str | None:
-    """Why ``model`` is a moving alias rather than a pinned id, or ``None``."""
-    if model.endswith("-latest") or model in {"latest", "default"}:
-        return (
-            f"model {model!r} is a moving alias; "
-            "pin an exact model id so verdicts stay reproducible"
-        )
-    entry = find_provider(provider)
-    if entry is not None:
-        dated = entry.dated_snapshot(model)
-        if dated:
-            return (
-                f"model {model!r} is an alias that moves with new snapshots; "
-                f"pin the snapshot {dated!r} so verdicts stay reproducible"
-            )
-    return None
 
 
 def lint_document(

@@ -14,7 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier.contract.judge_lint import Report, retirement_warning
+from verifier.contract.judge_lint import Report, moving_alias, retirement_warning
+from verifier.contract.models import Sampling
+from verifier.contract.prompt_template import PromptTemplate
+from verifier.errors import SutError
 from verifier.files import WITHHELD, FileRefused, FileScope
 from verifier.llm.providers.registry import find_provider
 
@@ -55,11 +58,6 @@ def _lint_exec(spec: dict[str, Any], files: FileScope, report: Report) -> None:
 
 
 def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None:
-    from verifier.contract.lint import moving_alias
-    from verifier.contract.models import Sampling
-    from verifier.sut._prompt import PromptTemplate
-    from verifier.sut._types import SutError
-
     provider, model = spec.get("provider"), spec.get("model")
     entry = find_provider(provider)
     if isinstance(model, str):

@@ -18,12 +18,12 @@ from typing import Any
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
 from verifier.comparative import check_deterministic, combine_orders, pairwise_outputs
+from verifier.contract.judge_template import Template, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.majority import combine_samples
 from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
 from verifier.judge.stats import JudgeStats
-from verifier.judge.template import Template, load_template
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits

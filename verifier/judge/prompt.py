@@ -16,9 +16,9 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from verifier.contract.judge_template import Template, fill, validate_template
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
-from verifier.judge.template import Template, fill, validate_template
 from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.registry import sent_sampling

@@ -5,7 +5,7 @@ A contract's ``sut:`` block (``verifier.contract.sut_models.SutSpec``) or
 model; ``make_stage`` builds the stage the runner calls for every chunk of cases.
 """
 
-from verifier.sut._types import SutError
+from verifier.errors import SutError
 from verifier.sut.setup import ModelAccess, make_stage, masked_description, parse_sut_option
 from verifier.sut.stage import SutStage
 

@@ -23,9 +23,10 @@ from typing import Any
 import orjson
 
 from verifier.contract.sut_models import ExecSut
+from verifier.errors import SutError
 from verifier.files import FileRefused, FileScope, scope_of
 from verifier.sut._reaper import MARKER, new_token, sweep, tracks_escapes
-from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
+from verifier.sut._types import Produced, SecretMask, one_line_tail
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

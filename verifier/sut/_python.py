@@ -30,7 +30,8 @@ from typing import Any
 
 import orjson
 
-from verifier.sut._types import Produced, SecretMask, SutError, one_line_tail
+from verifier.errors import SutError
+from verifier.sut._types import Produced, SecretMask, one_line_tail
 
 
 def resolve_function(target: str, search: Sequence[Path]) -> Callable[..., Any]:

@@ -7,8 +7,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from verifier.errors import VerifierError
-
 _TAIL = 400
 # Names of variables whose values are secrets: keys, tokens, passwords (DB_PASS,
 # MYSQL_PWD), connection strings (SENTRY_DSN), cookies and sessions, credentials.
@@ -23,11 +21,6 @@ _NOT_SECRET = re.compile(
 # Shorter values are not masked: replacing every "on" or "1234" in a message would
 # garble it without hiding anything worth hiding (a real secret is longer).
 _MIN_SECRET = 6
-
-
-class SutError(VerifierError):
-    """A system under test that cannot be used at all (a bad spec, a missing program or
-    function): the run does not start."""
 
 
 @dataclass(frozen=True, slots=True)

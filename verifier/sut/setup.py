@@ -20,12 +20,13 @@ from pydantic import ValidationError
 from verifier._files import is_file
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
+from verifier.errors import SutError
 from verifier.files import FileScope, scope_of
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import default_recordings, reply_cache
 from verifier.llm.types import CallMode
-from verifier.sut._types import Caller, SecretMask, SutError
+from verifier.sut._types import Caller, SecretMask
 from verifier.sut.stage import SutStage
 
 _KINDS = ("exec", "python", "prompt")
