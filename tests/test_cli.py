@@ -17,11 +17,21 @@ EXTRACTION = EXAMPLES / "data-extraction.yaml"
 EXTRACTION_CASES = EXAMPLES / "data-extraction.cases.jsonl"
 
 
+SUBPROCESS_COMMANDS = frozenset({"run", "serve"})
+"""Commands run in a process of their own: they start systems under test and servers,
+handle signals and write to file descriptors. The others run in this process, where a
+new interpreter per call would add nothing but its start-up (set
+VERIFIER_TESTS_SUBPROCESS=1 to run every command in a process of its own)."""
+
+
 def verifier(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     # Tests run under GitHub Actions too: its variables would add annotations and summaries.
     unset = ("CI", "VERIFIER_STORE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
+    command = next((a for a in args if not a.startswith("-")), "")
+    if command not in SUBPROCESS_COMMANDS and not os.environ.get("VERIFIER_TESTS_SUBPROCESS"):
+        return _in_process(args, cwd=cwd, env={**dict.fromkeys(unset), **(env or {})})
     full_env = {k: v for k, v in os.environ.items() if k not in unset}
     full_env.update(env or {})
     return subprocess.run(
@@ -32,6 +42,32 @@ def verifier(
         text=True,
         timeout=60,
     )
+
+
+def _in_process(
+    args: tuple[str, ...], *, cwd: Path, env: dict[str, str | None]
+) -> subprocess.CompletedProcess[str]:
+    """``verifier ARGS`` run by click in this process, as the console script runs it."""
+    import traceback
+
+    import structlog
+    from click.testing import CliRunner
+
+    from verifier.cli import main
+
+    before = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=True)
+    finally:
+        os.chdir(before)
+        # The command configures logging for its process; the next test starts afresh.
+        structlog.reset_defaults()
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        # What the interpreter would print: a test asserting no traceback sees it.
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess(["verifier", *args], result.exit_code, result.stdout, stderr)
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
