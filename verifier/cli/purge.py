@@ -1,12 +1,13 @@
 """``verifier purge``: delete stored case contents no longer wanted, keeping every row.
 
-Kept out of ``verifier/cli.py`` so that module only registers it; the store and the
-purge are imported inside the command, so ``verifier --help`` stays fast.
+The store and the purge are imported inside the command, so ``verifier --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import click
+
+from verifier.cli._options import STORE_OPTION, existing_store, fail
 
 
 @click.command("purge")
@@ -23,11 +24,7 @@ import click
     metavar="DATE",
     help="Purge what runs started before DATE recorded (2026-01-31 or 2026-01-31T12:00:00Z, UTC).",
 )
-@click.option(
-    "--store",
-    default=None,
-    help="Gap-row store: a SQLite file or a postgresql:// URL.  [default: .verifier/gaps.db]",
-)
+@STORE_OPTION
 def purge_command(content: bool, run_id: str | None, before: str | None, store: str | None) -> None:
     """Delete the stored case contents of the chosen runs that no other run refers to.
 
@@ -35,21 +32,20 @@ def purge_command(content: bool, run_id: str | None, before: str | None, store: 
     chain stay as they were and the audit still passes; exports no longer carry the
     purged contents. Each deleted content is printed on stdout.
     """
-    from verifier.cli import _existing_store, _fail
     from verifier.errors import VerifierError
     from verifier.gaps.purge import purge_contents, select_runs
     from verifier.gaps.store import open_store
 
     if not content:
-        _fail("say what to purge: --content (stored case contents)")
-    target = _existing_store(store)
+        fail("say what to purge: --content (stored case contents)")
+    target = existing_store(store)
     try:
         with open_store(target) as gap_store:
             runs = select_runs(gap_store, run_id=run_id, before=before)
             result = purge_contents(gap_store, runs)
             location = gap_store.location
     except VerifierError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for sha, size in result.deleted:
         click.echo(f"deleted content {sha} ({size} bytes)")
     total = sum(size for _, size in result.deleted)

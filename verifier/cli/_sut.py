@@ -1,6 +1,5 @@
 """What ``verifier run`` does with a system under test: which systems, made how, and
-the two-variant run. Kept out of ``cli.py`` so the command stays readable; imported
-only when ``run`` is."""
+the two-variant run. Imported only when ``run`` runs."""
 
 from __future__ import annotations
 

@@ -1,35 +1,21 @@
 """The promptfoo parts of the command line: ``verifier import promptfoo`` and the body of
 ``verifier export --format promptfoo``.
 
-Kept out of ``verifier/cli.py`` so that module only registers them; heavy modules are
-imported inside the commands, as there, so ``verifier --help`` stays fast.
+Heavy modules are imported inside the commands, so ``verifier --help`` stays fast.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
-from verifier._cli_output import fail_line
-
-DEFAULT_STORE = ".verifier/gaps.db"
-EXIT_INVALID = 2
-
-
-def _fail(message: str) -> NoReturn:
-    fail_line(message, EXIT_INVALID)
+from verifier.cli._options import STORE_OPTION, fail, store_target
 
 
 @click.command("promptfoo")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
-    "--store",
-    default=None,
-    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
-)
+@STORE_OPTION
 @click.option(
     "--contract-id",
     default="promptfoo-import",
@@ -60,9 +46,9 @@ def promptfoo_import_command(file: Path, store: str | None, contract_id: str, ca
         record_promptfoo_result,
     )
 
-    target = store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+    target = store_target(store)
     if not file.is_file():
-        _fail(f"{file}: file not found")
+        fail(f"{file}: file not found")
     try:
         check_ids(contract_id, case_id)
         # Everything is checked before a store is opened (or created).
@@ -73,9 +59,9 @@ def promptfoo_import_command(file: Path, store: str | None, contract_id: str, ca
             )
             location = gap_store.location
     except MalformedPromptfooResult as exc:
-        _fail(f"{file}: refused, nothing imported: {exc}")
+        fail(f"{file}: refused, nothing imported: {exc}")
     except (VerifierError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     outcome = done.artifact.result
     click.echo(
         f"imported promptfoo {done.artifact.assertion_type} result ({done.status}, score "
@@ -93,6 +79,6 @@ def export_promptfoo(target: str, out: Path | None, run_id: str | None) -> None:
         with open_store(target) as gap_store:
             count = write_promptfoo_export(gap_store, out, run_id=run_id)
     except VerifierError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     where = f" to {out}" if out else ""
     click.echo(f"exported {count} promptfoo GradingResult(s){where}", err=True)

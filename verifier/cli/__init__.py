@@ -1,0 +1,72 @@
+"""The ``verifier`` command line.
+
+Exit codes: 0 every case passed (or the check/audit found nothing); 1 a case failed or
+errored (or audit found an integrity problem); 2 invalid contract, cases or usage.
+
+One module per command; the options and helpers they share are in ``_options``. The
+command modules import only click and light modules at the top, heavy ones inside the
+commands, so ``verifier --help`` starts fast. Nothing below the command line imports
+from this package.
+"""
+
+from __future__ import annotations
+
+import click
+
+from verifier.cli._output import OutputFaultGroup
+from verifier.cli.audit import audit
+from verifier.cli.calibrate import calibrate
+from verifier.cli.check import check
+from verifier.cli.compare import compare
+from verifier.cli.evaluate import evaluate_command
+from verifier.cli.export import export_command
+from verifier.cli.import_ import import_group
+from verifier.cli.purge import purge_command
+from verifier.cli.report import report_command
+from verifier.cli.run import run
+from verifier.cli.serve import serve_command
+from verifier.cli.show import show_command
+
+__all__ = ["main"]
+
+
+@click.group(
+    cls=OutputFaultGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(package_name="verifier", prog_name="verifier")
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "console", "json"]),
+    default="auto",
+    show_default=True,
+    help="Log lines on stderr: readable, or JSON lines (the default when CI is set).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+)
+def main(log_format: str, log_level: str) -> None:
+    """Verify what LLM systems produce against YAML contracts of claims."""
+    from verifier.logs import configure_logging
+
+    configure_logging(log_format, log_level)  # type: ignore[arg-type]
+
+
+for _command in (
+    check,
+    run,
+    evaluate_command,
+    audit,
+    export_command,
+    import_group,
+    purge_command,
+    calibrate,
+    compare,
+    report_command,
+    show_command,
+    serve_command,
+):
+    main.add_command(_command)

@@ -1,0 +1,192 @@
+"""What the commands share: exit codes, the store they use, the one-line failure, and
+the option blocks more than one command declares.
+
+Only click and light modules are imported here, so every command module can use it
+without slowing ``verifier --help``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from verifier.cli._output import fail_line
+from verifier.cli._types import ProviderChoice
+
+__all__ = [
+    "ALLOW_OUTSIDE_OPTION",
+    "ANNOTATIONS_OPTION",
+    "DEFAULT_STORE",
+    "EXIT_FAILED",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "STORE_OPTION",
+    "annotating",
+    "existing_store",
+    "fail",
+    "format_option",
+    "single_judge_options",
+    "stacked",
+    "store_target",
+    "window_option",
+]
+
+DEFAULT_STORE = ".verifier/gaps.db"
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+STORE_OPTION = click.option(
+    "--store",
+    default=None,
+    help=f"Gap-row store: a SQLite file or a postgresql:// URL.  [default: {DEFAULT_STORE}]",
+)
+
+ANNOTATIONS_OPTION = click.option(
+    "--annotations",
+    type=click.Choice(["auto", "github", "none"]),
+    default="auto",
+    show_default=True,
+    help="GitHub annotations (on stderr) at the contract lines concerned; "
+    "auto: github when GITHUB_ACTIONS=true.",
+)
+
+ALLOW_OUTSIDE_OPTION = click.option(
+    "--allow-outside",
+    "allow_outside",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Let the contract name files (schema_file, prompt, template_file, cwd) under DIR "
+    "too; by default they must lie in the contract's folder or below.",
+)
+
+
+def stacked(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One decorator applying ``options`` so ``--help`` lists them in the order given."""
+
+    def apply(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
+def format_option(*choices: str) -> Callable[[Any], Any]:
+    """``--format`` among ``choices`` (into ``fmt``), by default the first of them.
+
+    Args:
+        choices: The formats the command writes, its default first.
+
+    Returns:
+        The option's decorator.
+    """
+    return click.option(
+        "--format", "fmt", type=click.Choice(list(choices)), default=choices[0], show_default=True
+    )
+
+
+def window_option(help: str) -> Callable[[Any], Any]:
+    """``--window``: the earlier runs a run's pass rate is compared with for alerts.
+
+    Args:
+        help: The option's help text.
+
+    Returns:
+        The option's decorator.
+    """
+    return click.option(
+        "--window", type=click.IntRange(min=3), default=5, show_default=True, help=help
+    )
+
+
+def single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The options naming the one judge of ``evaluate`` and ``serve``, and its mode.
+
+    Args:
+        modes: The judge modes ``--judges`` accepts.
+
+    Returns:
+        A decorator adding the options to a command.
+    """
+    return stacked(
+        click.option(
+            "--provider",
+            type=ProviderChoice(),
+            default=None,
+            help="Judge provider (with --model).",
+        ),
+        click.option("--model", default=None, help="The judge's exact, pinned model id."),
+        click.option(
+            "--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers)."
+        ),
+        click.option(
+            "--max-tokens",
+            type=click.IntRange(1, 128_000),
+            default=None,
+            help="The judge's max_tokens.  [default: 1024]",
+        ),
+        click.option(
+            "--config",
+            "config_path",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="YAML file whose `judges:` mapping declares judges as contracts do.",
+        ),
+        click.option("--judge", "judge_name", default=None, help="The judge of --config to use."),
+        click.option(
+            "--judges",
+            "judge_mode",
+            type=click.Choice(list(modes)),
+            default=None,
+            help="As for `verifier run`.  "
+            "[default: live when the judge's API key is set, else replay]",
+        ),
+        click.option(
+            "--recordings",
+            type=click.Path(path_type=Path, dir_okay=False),
+            default=None,
+            help="Recorded judge verdicts (JSONL).",
+        ),
+    )
+
+
+def annotating(annotations: str) -> bool:
+    """Whether ``--annotations`` asks for GitHub annotations here."""
+    return annotations == "github" or (
+        annotations == "auto" and os.environ.get("GITHUB_ACTIONS") == "true"
+    )
+
+
+def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    """Prints ``error: message`` on stderr and exits ``code`` (by default: invalid usage)."""
+    fail_line(message, code)
+
+
+def store_target(store: str | None) -> str:
+    """The store a command uses: ``--store``, else ``$VERIFIER_STORE``, else the default."""
+    return store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
+
+
+def existing_store(store: str | None) -> str:
+    """The store a reading command uses, which must already exist.
+
+    A missing SQLite file, or an empty one (which SQLite would silently turn into a
+    new store), is refused before anything opens it: an audit or report of a mistyped
+    path must fail rather than report an empty record as fine.
+    """
+    from verifier.gaps.side_tables import sqlite_path
+
+    target = store_target(store)
+    path = sqlite_path(target)
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            fail(f"{path}: no store found (run `verifier run` first or pass --store)")
+        if file.stat().st_size == 0:
+            fail(f"{path}: the file is empty, not a gap store (run `verifier run` first)")
+    return target

@@ -1,0 +1,169 @@
+"""The options of ``verifier run``, declared apart from the command so each module
+stays readable; the order here is the order ``verifier run --help`` lists them in.
+
+``run_options`` adds the argument and every option to the command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from verifier.cli._options import (
+    ALLOW_OUTSIDE_OPTION,
+    ANNOTATIONS_OPTION,
+    STORE_OPTION,
+    format_option,
+    stacked,
+)
+from verifier.cli._types import FiniteFloatRange
+
+run_options = stacked(
+    click.argument("contract", type=click.Path(path_type=Path)),
+    click.option(
+        "--cases",
+        "cases_path",
+        required=True,
+        type=click.Path(path_type=Path),
+        help="JSONL file of cases.",
+    ),
+    STORE_OPTION,
+    format_option("console", "json", "junit", "markdown"),
+    click.option(
+        "--out",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Write the report here, not stdout.",
+    ),
+    click.option(
+        "--threshold",
+        type=FiniteFloatRange(0, 1),
+        default=None,
+        help="Case pass threshold (overrides the contract).",
+    ),
+    click.option(
+        "--record-content",
+        type=click.Choice(["full", "hashes", "none"]),
+        default=None,
+        help="What the store keeps of each case: its content, only its hash, or neither "
+        "(overrides the contract's record.content; its redact and max_bytes still apply).",
+    ),
+    click.option(
+        "--chunk-size", type=click.IntRange(1, 100_000), default=500, show_default=True, hidden=True
+    ),
+    click.option(
+        "--judges",
+        "judge_mode",
+        type=click.Choice(["live", "replay", "record"]),
+        default=None,
+        help="live: cache, then call; replay: recorded verdicts only; record: call and record. "
+        "[default: live when the judges' API key is set, else replay]",
+    ),
+    click.option(
+        "--recordings",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Recorded judge verdicts (JSONL).  "
+        "[default: NAME.recordings.jsonl beside the contract]",
+    ),
+    click.option(
+        "--concurrency",
+        type=click.IntRange(1, 512),
+        default=8,
+        show_default=True,
+        help="Model calls in flight (judges and a prompt system under test together).",
+    ),
+    click.option(
+        "--rpm",
+        type=FiniteFloatRange(min=0, min_open=True),
+        default=None,
+        help="Judge requests per minute.",
+    ),
+    click.option(
+        "--tpm",
+        type=FiniteFloatRange(min=0, min_open=True),
+        default=None,
+        help="Judge input tokens per minute.",
+    ),
+    click.option(
+        "--timeout",
+        type=FiniteFloatRange(min=0, min_open=True),
+        default=120.0,
+        show_default=True,
+        help="Seconds per judge call.",
+    ),
+    click.option(
+        "--batch",
+        is_flag=True,
+        help="Send every judge request of the run as one Message Batch (cheaper, slower).",
+    ),
+    click.option("--batch-poll", type=FiniteFloatRange(min=0), default=10.0, hidden=True),
+    click.option(
+        "--baseline",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Cases of a baseline run, joined by id, for comparative claims.",
+    ),
+    click.option(
+        "--resume",
+        "resume_id",
+        default=None,
+        metavar="RUN_ID",
+        help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
+    ),
+    click.option(
+        "--sample",
+        type=FiniteFloatRange(0, 1, min_open=True),
+        default=None,
+        metavar="FRACTION",
+        help="Check a reproducible random sample of about FRACTION of the cases "
+        "(e.g. 0.05 of production traffic); which cases depends only on --seed and case ids.",
+    ),
+    click.option(
+        "--seed",
+        type=click.IntRange(0, 2**63 - 1),
+        default=None,
+        help="Seed of --sample; the same seed picks the same cases.  [default: a random one, "
+        "printed and recorded with the run]",
+    ),
+    ANNOTATIONS_OPTION,
+    click.option(
+        "--pr-comment",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Also write a pull-request comment body (Markdown) here.",
+    ),
+    click.option(
+        "--against",
+        default=None,
+        metavar="BASELINE",
+        help="Baseline for --pr-comment and the step summary: a JSON report file "
+        "(--format json) or a run id in the store.",
+    ),
+    click.option(
+        "--sut",
+        "sut_option",
+        default=None,
+        metavar="SPEC",
+        help="Produce each case's output with this system instead of reading it: "
+        "exec:COMMAND, python:MODULE:FUNCTION or a YAML mapping of the contract's `sut:` block "
+        "(overrides the contract's).",
+    ),
+    click.option(
+        "--repeat",
+        type=click.IntRange(1, 100),
+        default=None,
+        help="Runs of the system per case; every output goes to `runs` (consistency claims). "
+        "[default: the contract's sut.repeat, else 1]",
+    ),
+    click.option(
+        "--variant",
+        "variant_options",
+        multiple=True,
+        metavar="NAME=SPEC",
+        help="Give twice: both systems run on every case, each stored as its own run; the "
+        "second is compared against the first (pairwise/similarity claims, verifier compare).",
+    ),
+    ALLOW_OUTSIDE_OPTION,
+)

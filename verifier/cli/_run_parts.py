@@ -1,0 +1,117 @@
+"""The parts of ``verifier run`` around the run itself: the stdout guard for a Python
+system under test, the CI sinks, the batch pre-pass, the progress total and notes.
+
+Imported only when ``run`` runs; the CI and batch modules are imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from verifier.cli._options import annotating
+
+__all__ = ["StdoutGuard", "ci_sinks", "count_lines", "note", "run_with_batch"]
+
+
+def count_lines(path: Path) -> int | None:
+    """The lines of ``path``, for the progress bar's total; None when it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+class StdoutGuard:
+    """File descriptor 1 sent to stderr, with a stream on the real stdout for the report."""
+
+    def __init__(self) -> None:
+        sys.stdout.flush()
+        self._saved = os.dup(1)
+        os.dup2(2, 1)
+        self.report: IO[str] = os.fdopen(os.dup(self._saved), "w", encoding="utf-8")
+
+    def restore(self) -> None:
+        self.report.flush()
+        sys.stdout.flush()
+        os.dup2(self._saved, 1)
+        os.close(self._saved)
+        self.report.close()
+
+
+def ci_sinks(
+    loaded: Any,
+    gap_store: Any,
+    *,
+    cases_path: Path,
+    annotations: str,
+    step_summary: str | None,
+    comment_stream: IO[str] | None,
+    against: str | None,
+) -> list[Any]:
+    """The report sinks a CI asked for: annotations, step summary, PR comment body."""
+    sinks: list[Any] = []
+    if annotating(annotations):
+        from verifier.ci.annotations import AnnotationWriter, claim_positions, workspace_path
+
+        sinks.append(
+            AnnotationWriter(
+                sys.stderr, claim_positions(loaded), cases_file=workspace_path(cases_path)
+            )
+        )
+    baseline = None
+    if against is not None:
+        from verifier.ci.baseline import load_baseline
+
+        baseline = load_baseline(against, gap_store)
+    if step_summary is not None:
+        from verifier.ci.step_summary import StepSummaryWriter
+
+        sinks.append(StepSummaryWriter(Path(step_summary), baseline=baseline))
+    if comment_stream is not None:
+        from verifier.ci.pr_comment import PrCommentWriter
+
+        sinks.append(PrCommentWriter(comment_stream, baseline=baseline))
+    return sinks
+
+
+def run_with_batch(
+    runner: Any, phase: Any, open_cases: Any, target: str, poll: float, total: int | None
+) -> Any:
+    """The batch pre-pass and the run in one event loop (the providers belong to it)."""
+    import asyncio
+
+    from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
+
+    if phase is None:
+        raise BatchError("--batch needs judge claims; this contract has none")
+    if phase.mode == "replay":
+        raise BatchError("--batch calls the judges; it cannot be combined with replay mode")
+
+    async def both() -> Any:
+        ledger = BatchLedger(target)
+        try:
+            errors = await run_batch_prepass(
+                phase,
+                open_cases(),
+                ledger=ledger,
+                run_id=runner.run_id,
+                poll_interval=poll,
+            )
+        finally:
+            ledger.close()
+        phase.replay_reasons = errors
+        phase.mode = "replay"
+        return await runner.run(open_cases(), total=total)
+
+    return asyncio.run(both())
+
+
+def note(why: str) -> None:
+    """Says on stderr why a judge was not called live, and how to call it."""
+    click.echo(f"note: {why} (pass --judges live for real calls)", err=True)

@@ -1,0 +1,61 @@
+"""The last lines of ``verifier run`` on stderr, and its exit code.
+
+Imported only when ``run`` runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from verifier.cli._options import EXIT_FAILED, EXIT_OK, fail
+from verifier.cli._sut import SutPlan
+from verifier.results import RunSummary
+
+__all__ = ["finish_run"]
+
+
+def finish_run(
+    summary: RunSummary,
+    baseline_summary: RunSummary | None,
+    *,
+    sut_plan: SutPlan,
+    ci_sinks: list[Any],
+    cases_path: Path,
+    stored_in: str,
+    out: Path | None,
+) -> NoReturn:
+    """Fails on a CI sink's failure or an empty cases file, else prints where the run's
+    rows went and exits 0 when every case (of both variants) passed, else 1."""
+    for sink in ci_sinks:
+        if getattr(sink, "failure", None) is not None:
+            fail(str(sink.failure))
+    if summary.total_cases == 0:
+        fail(f"{cases_path}: no cases found")
+    where = f" to {out}" if out else ""
+    failed = summary.failed_cases
+    if sut_plan.variants:
+        (name_a, _), (name_b, _) = sut_plan.variants
+        if baseline_summary is not None:
+            failed += baseline_summary.failed_cases
+            click.echo(
+                f"variant {name_a}: run {baseline_summary.run_id}: "
+                f"{baseline_summary.passed_cases}/{baseline_summary.total_cases} cases passed",
+                err=True,
+            )
+        click.echo(f"variant {name_b}, compared against {name_a}:", err=True)
+    head = f"; store head {summary.head}" if summary.head else ""
+    click.echo(
+        f"run {summary.run_id}: {summary.passed_cases}/{summary.total_cases} cases passed; "
+        f"gap rows in {stored_in}{head}{'; report written' + where if out else ''}",
+        err=True,
+    )
+    if sut_plan.variants and baseline_summary is not None:
+        click.echo(
+            f"compare them: verifier compare {baseline_summary.run_id} {summary.run_id}",
+            err=True,
+        )
+    sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)

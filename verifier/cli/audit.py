@@ -1,0 +1,104 @@
+"""``verifier audit``: re-check a store, or re-evaluate its verdicts (``--recheck``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from verifier.cli._options import (
+    EXIT_FAILED,
+    EXIT_OK,
+    STORE_OPTION,
+    existing_store,
+    fail,
+    format_option,
+    window_option,
+)
+
+
+@click.command("audit")
+@STORE_OPTION
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="Check the rows, drift and alerts of this run only (the chain is always checked "
+    "whole, and trends cover every run).",
+)
+@format_option("console", "json", "markdown")
+@window_option("Earlier runs a run's pass rate is compared with for degradation alerts.")
+@click.option(
+    "--fail-on-alert", is_flag=True, help="Exit 1 on a degradation alert too, not only on damage."
+)
+@click.option(
+    "--recheck",
+    is_flag=True,
+    help="Instead: re-evaluate every stored verdict from the stored content and contract "
+    "(judges from the cache or recordings, never called); exit 1 when one differs.",
+)
+@click.option(
+    "--expect-head",
+    default=None,
+    metavar="HASH",
+    help="A head printed by an earlier audit or run: exit 1 unless the store's seal chain "
+    "still holds it where it was.",
+)
+def audit(
+    store: str | None,
+    run_id: str | None,
+    fmt: str,
+    window: int,
+    fail_on_alert: bool,
+    recheck: bool,
+    expect_head: str | None,
+) -> None:
+    """Re-check every stored gap row (schema, judge triples, hash chain), the sealed run
+    records, contracts and contents, print the store's head hash, and report judge
+    drift, pass-rate trends and degradation alerts."""
+    import re
+
+    from verifier.errors import VerifierError
+    from verifier.gaps._history_render import render_history
+    from verifier.gaps.history import audit_history
+    from verifier.gaps.store import open_store
+
+    if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
+        fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
+    target = existing_store(store)
+    if recheck:
+        _recheck(target, run_id, fmt, expect_head)
+    try:
+        with open_store(target) as gap_store:
+            report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
+    except VerifierError as exc:
+        fail(str(exc))
+    click.echo(render_history(report, fmt), nl=False)
+    sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
+
+
+def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None) -> NoReturn:
+    """Re-evaluates every stored verdict and exits 0 when none differs, else 1."""
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+    from verifier.recheck import recheck_store, render_recheck
+
+    held = True
+    try:
+        with open_store(target) as gap_store:
+            if run_id is not None and gap_store.run(run_id) is None:
+                fail(f"no run {run_id} in {gap_store.location}")
+            report = recheck_store(gap_store, target=target, run_id=run_id)
+            if expect_head is not None:
+                held = any(seal.seal_hash == expect_head for seal in gap_store.iter_seals())
+    except VerifierError as exc:
+        fail(str(exc))
+    click.echo(render_recheck(report, fmt), nl=False)
+    if not held:
+        click.echo(
+            f"error: the published head {expect_head} is not in the store's seal chain: "
+            "the store was rewritten, cut or replaced since it was published",
+            err=True,
+        )
+    sys.exit(EXIT_OK if report.ok and held else EXIT_FAILED)

@@ -1,0 +1,58 @@
+"""``verifier calibrate``: how far a run's judge verdicts agree with human labels."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from verifier._terminal import printable
+from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail, format_option
+
+
+@click.command("calibrate")
+@click.option(
+    "--labels",
+    "labels_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Human labels (JSONL): case_id, claim_id, label (pass, fail or a score), rater.",
+)
+@click.option("--run", "run_id", default=None, help="The run to calibrate.  [default: the last]")
+@STORE_OPTION
+@format_option("console", "json")
+def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str) -> None:
+    """Measure how far a run's judge verdicts agree with human labels, and store the result
+    under each judge's stability triple (`verifier check` warns about judges without one)."""
+    from verifier.compare.calibration import calibrate_run
+    from verifier.compare.calibration_store import CalibrationStore
+    from verifier.compare.labels import LabelsError, read_labels
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+
+    target = existing_store(store)
+    try:
+        labels = read_labels(labels_path)
+        with open_store(target) as gap_store:
+            report = calibrate_run(gap_store, labels, run_id)
+            location = gap_store.location
+        stored = 0
+        if report.claims:
+            with CalibrationStore(target) as calibrations:
+                stored = calibrations.save(report)
+    except LabelsError as exc:
+        for problem in exc.problems:
+            click.echo(f"error: {printable(str(problem))}", err=True)
+        sys.exit(EXIT_INVALID)
+    except VerifierError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        import orjson
+
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(report.render_text())
+    if not report.claims:
+        fail(f"no label matched a judge verdict of run {report.run_id}")
+    click.echo(f"stored {stored} calibration{'s' if stored != 1 else ''} in {location}", err=True)

@@ -1,0 +1,243 @@
+"""``verifier run``: check a contract's claims against every case and store the rows.
+
+The options are declared in ``_run_options``, the checks before the run in
+``_run_inputs``, the parts around it in ``_run_parts`` and its last lines in
+``_run_summary``; all of them, and every heavy module, are imported only when the
+command runs, so ``verifier --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from verifier.cli._options import fail, store_target
+from verifier.cli._run_options import run_options
+
+
+@click.command("run")
+@run_options
+def run(
+    contract: Path,
+    cases_path: Path,
+    store: str | None,
+    fmt: str,
+    out: Path | None,
+    threshold: float | None,
+    record_content: str | None,
+    chunk_size: int,
+    judge_mode: str | None,
+    recordings: Path | None,
+    concurrency: int,
+    rpm: float | None,
+    tpm: float | None,
+    timeout: float,
+    batch: bool,
+    batch_poll: float,
+    baseline: Path | None,
+    resume_id: str | None,
+    sample: float | None,
+    seed: int | None,
+    annotations: str,
+    pr_comment: Path | None,
+    against: str | None,
+    sut_option: str | None,
+    repeat: int | None,
+    variant_options: tuple[str, ...],
+    allow_outside: tuple[Path, ...],
+) -> None:
+    """Check CONTRACT's claims against every case and persist each result as a gap row.
+
+    With a system under test (the contract's `sut:`, --sut or --variant) each case's
+    input is run through it first and its output checked. When GITHUB_STEP_SUMMARY is
+    set, a Markdown summary of the run is appended to it.
+    """
+    from verifier._atomic import AtomicFile
+    from verifier.cases import join_baseline, read_cases, sample_cases
+    from verifier.cli._run_inputs import check_inputs
+    from verifier.cli._run_parts import StdoutGuard, ci_sinks, count_lines, note, run_with_batch
+    from verifier.cli._run_summary import finish_run
+    from verifier.cli._sut import run_variants_sync
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+    from verifier.llm.limits import CallLimits
+    from verifier.report import make_writer
+    from verifier.report.console import ProgressReporter
+    from verifier.runner import RunOptions, new_run_id, run_sync
+    from verifier.session import Judges, Sut, assemble_run
+    from verifier.sut import masked_description
+
+    inputs = check_inputs(
+        contract,
+        cases_path,
+        baseline=baseline,
+        sut_option=sut_option,
+        variant_options=variant_options,
+        repeat=repeat,
+        batch=batch,
+        resume_id=resume_id,
+        sample=sample,
+        seed=seed,
+        record_content=record_content,
+        allow_outside=allow_outside,
+    )
+    loaded, sut_plan = inputs.loaded, inputs.sut_plan
+
+    def open_cases() -> Any:
+        stream = read_cases(cases_path)
+        if sample is not None and seed is not None:
+            stream = sample_cases(stream, sample, seed)
+        return join_baseline(stream, baseline) if baseline is not None else stream
+
+    target = store_target(store)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    if against is not None and pr_comment is None and step_summary is None:
+        fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
+
+    # The report and comment appear whole when the run ends, or not at all: a run
+    # stopped early (a bad --against, an interrupt) leaves the previous files as
+    # they were, even when --against names the very file --out replaces.
+    out_file = comment_file = None
+    try:
+        out_file = AtomicFile(out, "the report") if out else None
+        comment_file = AtomicFile(pr_comment, "the PR comment") if pr_comment else None
+    except VerifierError as exc:
+        if out_file is not None:
+            out_file.discard()
+        fail(str(exc))
+    # A Python system under test runs in this process: whatever it prints would land
+    # in the report on stdout, so stdout is kept for the report and its prints go
+    # to stderr.
+    guard = StdoutGuard() if any(spec.python for spec, _ in sut_plan.specs) else None
+    stream: IO[str] = out_file.stream if out_file else (guard.report if guard else sys.stdout)
+    comment_stream = comment_file.stream if comment_file else None
+    baseline_summary = None
+    completed = False
+    try:
+        with open_store(target) as gap_store:
+            sinks_of_ci = ci_sinks(
+                loaded,
+                gap_store,
+                cases_path=cases_path,
+                annotations=annotations,
+                step_summary=step_summary,
+                comment_stream=comment_stream,
+                against=against,
+            )
+            stored_in = gap_store.location  # a URL's password is not repeated
+            progress = ProgressReporter()
+            if resume_id:
+                from verifier.resume import check_resumable, resumed_sample, same_system
+
+                resumed = check_resumable(gap_store, resume_id, loaded.sha256)
+                sample, seed = resumed_sample(resumed.options, sample, seed)
+                spec = sut_plan.specs[0][0] if sut_plan.specs else None
+                same_system(resumed.options, spec, repeat)
+            if sample is not None and seed is None:
+                import secrets
+
+                seed = secrets.randbelow(2**31)
+            if sample is not None:
+                click.echo(
+                    f"sampling about {sample:.4g} of the cases with seed {seed} "
+                    f"(--sample {sample:g} --seed {seed} picks the same cases again)",
+                    err=True,
+                )
+            # A sample's size is known only once read; the bar then counts without a total.
+            total = count_lines(cases_path) if progress.enabled and sample is None else None
+            run_id = resume_id or new_run_id()
+            limits = CallLimits(
+                concurrency=concurrency,
+                requests_per_minute=rpm,
+                tokens_per_minute=tpm,
+                timeout=timeout,
+            )
+            judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
+            record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
+            if sample is not None:
+                record.update(sample=sample, seed=seed)
+            sinks = [make_writer(fmt, stream), *sinks_of_ci]  # type: ignore[arg-type]
+            options = RunOptions(
+                threshold=threshold,
+                chunk_size=chunk_size,
+                run_id=run_id,
+                resume=bool(resume_id),
+                options_record=record,
+                record=inputs.record_policy,
+            )
+            try:
+                if sut_plan.variants:
+                    baseline_summary, summary = run_variants_sync(
+                        sut_plan,
+                        loaded,
+                        gap_store,
+                        open_cases(),
+                        sinks=sinks,
+                        progress=progress,
+                        total=total,
+                        judges=judges,
+                        target=target,
+                        options=options,
+                        note=note,
+                    )
+                else:
+                    sut = None
+                    if sut_plan.specs:
+                        spec, base_dir = sut_plan.specs[0]
+                        record["sut"] = masked_description(spec)
+                        record["repeat"] = repeat or spec.repeat
+                        sut = Sut(spec, base_dir, repeat=repeat)
+                    assembled = assemble_run(
+                        loaded,
+                        gap_store,
+                        target=target,
+                        judges=judges,
+                        sut=sut,
+                        options=options,
+                        sinks=sinks,
+                        progress=progress,
+                        note=note,
+                    )
+                    runner = assembled.runner
+                    phase = runner.model_phase
+                    status = getattr(phase, "status", None)
+                    if status is not None:
+                        progress.set_status(status)
+                    if batch:
+                        summary = run_with_batch(
+                            runner, phase, open_cases, target, batch_poll, total
+                        )
+                    else:
+                        summary = run_sync(runner, open_cases(), total=total)
+            except KeyboardInterrupt:
+                which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
+                click.echo(f"interrupted: {which} keeps the rows already stored", err=True)
+                sys.exit(130)
+            completed = True
+    except VerifierError as exc:
+        fail(str(exc))
+    finally:
+        for written in (out_file, comment_file):
+            if written is not None and not completed:
+                written.discard()
+        if guard is not None:
+            guard.restore()
+    for written in (out_file, comment_file):
+        if written is not None:
+            try:
+                written.commit()
+            except VerifierError as exc:
+                fail(str(exc))
+    finish_run(
+        summary,
+        baseline_summary,
+        sut_plan=sut_plan,
+        ci_sinks=sinks_of_ci,
+        cases_path=cases_path,
+        stored_in=stored_in,
+        out=out,
+    )
