@@ -23,6 +23,7 @@ from verifier.contract.load import LoadedContract
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
+from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     from verifier.resume import StoredReplay
 
 log = get_logger("verifier.runner")
-
-ROW_SCHEMA = "verifier.gap-row.v1"
 
 
 class ReportSink(Protocol):
