@@ -23,6 +23,7 @@ from verifier.contract.load import LoadedContract
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
+from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
@@ -31,8 +32,6 @@ from verifier.rubric._base import Check
 from verifier.stored_cases import StoredReplay, stored_cases
 
 log = get_logger("verifier.runner")
-
-ROW_SCHEMA = "verifier.gap-row.v1"
 
 
 class ReportSink(Protocol):

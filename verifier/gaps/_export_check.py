@@ -21,7 +21,6 @@ from verifier.gaps._transfer_format import (
     END_SCHEMA,
     EXPORT_SCHEMA,
     RESEALED_KEY,
-    ROW_SCHEMA,
     RUN_SCHEMA,
     canonical_body,
     split_row_line,
@@ -29,6 +28,7 @@ from verifier.gaps._transfer_format import (
 from verifier.gaps.chain import GENESIS, verify_link
 from verifier.gaps.content import content_sha256
 from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore
 
 # The order of line kinds an export keeps; a kind may not come back after a later one.

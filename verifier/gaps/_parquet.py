@@ -15,42 +15,30 @@ from typing import Any, Self
 
 import orjson
 
+from verifier.gaps.row_fields import FIELD_NAMES, ROW_FIELDS
 from verifier.gaps.store import StoredRow
 
-COLUMNS: tuple[str, ...] = (
-    "seq",
-    "row_id",
-    "run_id",
-    "recorded_at",
-    "contract_id",
-    "contract_version",
-    "contract_sha256",
-    "case_id",
-    "claim_id",
-    "kind",
-    "status",
-    "score",
-    "reason",
-    "evidence",
-    "schema",
-    "prev_hash",
-    "row_hash",
-)
-"""The columns, in file order."""
+COLUMNS: tuple[str, ...] = FIELD_NAMES
+"""The columns, in file order: every gap-row field."""
+# The store's own columns, not the body's values: a damaged body cannot move a row.
+_FROM_STORE = ("seq", "row_hash")
 _TEXT_COLUMNS = tuple(
-    name for name in COLUMNS if name not in ("seq", "contract_version", "score", "row_hash")
+    f.name for f in ROW_FIELDS if f.type in ("text", "object") and f.name not in _FROM_STORE
 )
+_INTEGER_COLUMNS = tuple(
+    f.name for f in ROW_FIELDS if f.type == "integer" and f.name not in _FROM_STORE
+)
+_NUMBER_COLUMNS = tuple(f.name for f in ROW_FIELDS if f.type == "number")
 
 
 def parquet_schema() -> Any:
-    """The pyarrow schema of an export (``seq`` and ``contract_version`` int64,
-    ``score`` float64, the rest strings; only ``seq`` and the hashes never null)."""
+    """The pyarrow schema of an export: integers int64, numbers float64, the rest
+    strings (``evidence`` as JSON text); only the chain's fields never null."""
     import pyarrow as pa
 
-    types = {"seq": pa.int64(), "contract_version": pa.int64(), "score": pa.float64()}
-    never_null = {"seq", "prev_hash", "row_hash"}
+    types = {"integer": pa.int64(), "number": pa.float64()}
     return pa.schema(
-        [pa.field(name, types.get(name, pa.string()), name not in never_null) for name in COLUMNS]
+        [pa.field(f.name, types.get(f.type, pa.string()), not f.chain) for f in ROW_FIELDS]
     )
 
 
@@ -77,10 +65,13 @@ class ParquetRows:
         for name in _TEXT_COLUMNS:
             value = body.get(name)
             columns[name].append(value if value is None or type(value) is str else _json(value))
-        version, score = body.get("contract_version"), body.get("score")
+        for name in _INTEGER_COLUMNS:
+            value = body.get(name)
+            columns[name].append(value if type(value) is int else None)
+        for name in _NUMBER_COLUMNS:
+            value = body.get(name)
+            columns[name].append(float(value) if type(value) in (int, float) else None)
         columns["seq"].append(row.seq)
-        columns["contract_version"].append(version if type(version) is int else None)
-        columns["score"].append(float(score) if type(score) in (int, float) else None)
         columns["row_hash"].append(row.row_hash)
         if len(columns["seq"]) >= self._batch_rows:
             self._flush()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from verifier.gaps._postgres_conn import lock_key
+from verifier.gaps.row_fields import rows_table_columns
 from verifier.gaps.store import StoreError
 
 if TYPE_CHECKING:
@@ -60,11 +61,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             " status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),"
             " options TEXT NOT NULL, summary TEXT NOT NULL,"
             " ordinal BIGINT GENERATED ALWAYS AS IDENTITY)",
-            "CREATE TABLE rows ("
-            " seq BIGINT PRIMARY KEY, row_id TEXT NOT NULL, run_id TEXT NOT NULL,"
-            " case_id TEXT NOT NULL, claim_id TEXT NOT NULL, kind TEXT NOT NULL,"
-            " status TEXT NOT NULL, score DOUBLE PRECISION, recorded_at TEXT NOT NULL,"
-            " body TEXT NOT NULL, prev_hash TEXT NOT NULL, row_hash TEXT NOT NULL)",
+            # The columns of ROW_FIELDS, unchanged since this version: moving or adding
+            # one needs a migration of its own, never an edit here.
+            f"CREATE TABLE rows ( {rows_table_columns('postgres')})",
             "CREATE INDEX rows_run_id ON rows (run_id, seq)",
             "CREATE FUNCTION gap_rows_append_only() RETURNS trigger LANGUAGE plpgsql AS"
             " $$ BEGIN RAISE EXCEPTION 'gap rows are append-only'; END $$",

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from verifier._write_errors import full_disk, os_problem
+from verifier.gaps.row_fields import rows_table_columns
 from verifier.gaps.store import StoreError
 
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
@@ -65,11 +66,10 @@ _DDL = (
     " contract_sha256 TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
     " status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),"
     " options TEXT NOT NULL, summary TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS rows ("
-    " seq INTEGER PRIMARY KEY, row_id TEXT NOT NULL, run_id TEXT NOT NULL,"
-    " case_id TEXT NOT NULL, claim_id TEXT NOT NULL, kind TEXT NOT NULL,"
-    " status TEXT NOT NULL, score REAL, recorded_at TEXT NOT NULL, body TEXT NOT NULL,"
-    " prev_hash TEXT NOT NULL, row_hash TEXT NOT NULL)",
+    # The columns of ROW_FIELDS, unchanged since version 1: moving or adding one needs a
+    # new schema version, as existing files keep theirs. The "( " keeps the text SQLite
+    # records in sqlite_master byte for byte what it always was.
+    f"CREATE TABLE IF NOT EXISTS rows ( {rows_table_columns('sqlite')})",
     "CREATE INDEX IF NOT EXISTS rows_run_id ON rows (run_id)",
     "CREATE TRIGGER IF NOT EXISTS rows_no_update BEFORE UPDATE ON rows"
     " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",

@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from verifier.canonical import canonical_json
+from verifier.gaps.row_fields import CHAIN_FIELDS
 
 EXPORT_SCHEMA = "verifier.gap-export.v1"
-ROW_SCHEMA = "verifier.gap-row.v1"
 CONTENT_SCHEMA = "verifier.gap-export.content.v1"
 CONTRACT_SCHEMA = "verifier.gap-export.contract.v1"
 RUN_SCHEMA = "verifier.gap-export.run.v1"
@@ -72,7 +72,7 @@ def resealed_evidence(row: Mapping[str, Any]) -> dict[str, Any]:
     """The evidence of a row about to be re-sealed into another chain: the same, plus
     where the row stood in the chain it leaves (seq, prev_hash, row_hash)."""
     evidence = dict(row["evidence"])
-    hop = {"seq": row["seq"], "prev_hash": row["prev_hash"], "row_hash": row["row_hash"]}
+    hop = {name: row[name] for name in CHAIN_FIELDS}
     evidence[RESEALED_KEY] = [*evidence.get(RESEALED_KEY, []), hop]
     return evidence
 

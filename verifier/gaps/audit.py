@@ -37,6 +37,7 @@ from verifier.gaps._seal_audit import SealWalk, check_sources
 from verifier.gaps._summary_audit import SummaryCheck
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps.row_fields import COPIED_COLUMNS
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
 
 __all__ = [
@@ -49,21 +50,8 @@ __all__ = [
     "audit_store",
 ]
 
-# The columns a store copies out of the body, read from the body and from a row.
-_COPIED = (
-    "seq",
-    "row_id",
-    "run_id",
-    "case_id",
-    "claim_id",
-    "kind",
-    "status",
-    "score",
-    "recorded_at",
-    "prev_hash",
-)
-_FROM_BODY = itemgetter(*_COPIED)
-_FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in _COPIED))
+_FROM_BODY = itemgetter(*COPIED_COLUMNS)
+_FROM_ROW = itemgetter(*(StoredRow._fields.index(name) for name in COPIED_COLUMNS))
 # Only rows of these kinds can need a judge triple (see ``needs_triple``); testing the
 # kind first spares the full check on every rubric row.
 _JUDGED_KINDS = frozenset({"judge", "comparative"})
@@ -301,7 +289,7 @@ class _Audit:
         except KeyError:
             differs = True
         if differs:
-            names = [n for n in _COPIED if body.get(n) != row[StoredRow._fields.index(n)]]
+            names = [n for n in COPIED_COLUMNS if body.get(n) != row[StoredRow._fields.index(n)]]
             self.report.add(
                 "column",
                 row.seq,

@@ -21,35 +21,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from verifier.canonical import canonical_json
+from verifier.gaps.row_fields import CHAIN_FIELDS, DRAFT_FIELDS, LEGACY_DRAFT_FIELDS
 
 GENESIS = "0" * 64
 
-DRAFT_FIELDS: frozenset[str] = frozenset(
-    {
-        "schema",
-        "row_id",
-        "run_id",
-        "recorded_at",
-        "contract_id",
-        "contract_version",
-        "contract_sha256",
-        "case_id",
-        "content_sha256",
-        "claim_id",
-        "kind",
-        "status",
-        "score",
-        "reason",
-        "evidence",
-    }
-)
-"""Keys of a draft: every gap-row field except those the chain assigns."""
-
-LEGACY_DRAFT_FIELDS: frozenset[str] = DRAFT_FIELDS - {"content_sha256"}
-"""Keys of a draft of a row from before the content record (an imported old export):
-sealed as it was, without ``content_sha256``."""
-
-CHAIN_FIELDS: tuple[str, ...] = ("seq", "prev_hash", "row_hash")
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -59,7 +34,8 @@ class ChainError(ValueError):
 
 
 class SealedRow(NamedTuple):
-    """A row with its chain position, in the column order of the stores.
+    """A row with its chain position, in the column order of the stores
+    (``verifier.gaps.row_fields.STORE_COLUMNS``).
 
     ``body`` is the canonical JSON text that was hashed; the other fields are copies
     of body values kept beside it so stores can index and filter without parsing.

@@ -34,7 +34,7 @@ from verifier.gaps._export_check import (
     verify_export,
 )
 from verifier.gaps._transfer_format import CONTENT_SCHEMA, resealed_evidence
-from verifier.gaps.chain import CHAIN_FIELDS
+from verifier.gaps.row_fields import CHAIN_FIELDS
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, GapStore, StoreError
 
 __all__ = ["ExportRefused", "ImportSummary", "import_jsonl"]

@@ -26,6 +26,7 @@ from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
 from verifier.gaps._postgres_snapshot import PostgresSnapshot
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.row_fields import POSTGRES_BINARY_TYPES, STORE_COLUMN_LIST
 from verifier.gaps.seals import (
     HEAD_QUERY,
     RUN_SEAL_QUERY,
@@ -34,7 +35,7 @@ from verifier.gaps.seals import (
     append_payload,
     append_seal,
 )
-from verifier.gaps.sqlite import _ROW_COLUMNS, _RUN_COLUMNS, _begun, _run_record
+from verifier.gaps.sqlite import _RUN_COLUMNS, _begun, _run_record
 from verifier.gaps.store import (
     DuplicateRowId,
     RunRecord,
@@ -51,8 +52,8 @@ if TYPE_CHECKING:
 _FETCH = 2000
 _SEAL_SLICE = 250
 _DUPLICATES_SHOWN = 1000
-_COPY_ROWS = f"COPY rows ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)"  # SQLite's columns
-_COPY_TYPES = ["int8", *["text"] * 6, "float8", *["text"] * 4]
+_COPY_ROWS = f"COPY rows ({STORE_COLUMN_LIST}) FROM STDIN (FORMAT BINARY)"
+_COPY_TYPES = list(POSTGRES_BINARY_TYPES)
 _LOCK_CHAIN = "SELECT pg_advisory_xact_lock(%s)"
 # Rows (run_id, status, NULL, NULL) per run asked about, then (NULL, NULL, seq,
 # row_hash) of the chain's last row and (NULL, 'seal', n, seal_hash) of the last seal,
@@ -196,7 +197,7 @@ class PostgresStore(Closing):
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
     ) -> int:
-        """Seals drafts (``verifier.gaps.chain.DRAFT_FIELDS``) of running runs onto the
+        """Seals drafts (``verifier.gaps.row_fields.DRAFT_FIELDS``) of running runs onto the
         end of the chain and writes them in one transaction; returns the count.
 
         ``contents`` are the case contents the drafts refer to, by SHA-256; one
@@ -292,7 +293,7 @@ class PostgresStore(Closing):
             # server reads and sends it meanwhile (the wait releases the GIL).
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-fetch") as fetcher,
         ):
-            cursor.execute(f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params)
+            cursor.execute(f"SELECT {STORE_COLUMN_LIST} FROM rows {where} ORDER BY seq", params)
             make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
             coming = fetcher.submit(cursor.fetchmany, _FETCH)
             while batch := coming.result():

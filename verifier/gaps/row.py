@@ -1,6 +1,7 @@
 """The gap row: one claim checked against one case, as it is stored and audited.
 
-``GapRow`` is the typed view of a row and the source of its JSON Schema
+``GapRow`` is the typed view of a row (its fields are those of
+``verifier.gaps.row_fields.ROW_FIELDS``) and the source of its JSON Schema
 (``verifier.gap-row.v1``), which is committed as ``contracts/gap-row.schema.json`` and
 shipped inside the package for ``verifier audit``. The hot paths (sealing, storing,
 auditing) work on plain dicts and never build a ``GapRow`` per row; the model exists
@@ -22,9 +23,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from verifier.gaps.row_fields import FIELDS_BY_NAME, ROW_SCHEMA
 from verifier.results import RowKind, RowStatus
 
-SCHEMA_ID = "verifier.gap-row.v1"
+SCHEMA_ID = ROW_SCHEMA
 HEX64_PATTERN = r"^[0-9a-f]{64}$"
 # UTC only, so a row's time never depends on the zone of the machine that wrote it;
 # [0-9] rather than \d, which in Python's re also matches non-ASCII digits.
@@ -37,6 +39,10 @@ TRIPLE_PARTS: tuple[str, ...] = ("model_id", "prompt_sha", "sampling_sha")
 # could be had (often precisely because the triple was missing); a skipped row made
 # no call at all.
 TRIPLE_REQUIRED_STATUSES: frozenset[str] = frozenset({"pass", "fail"})
+
+
+def _about(name: str) -> str:
+    return FIELDS_BY_NAME[name].description
 
 
 class GapRow(BaseModel):
@@ -67,57 +73,28 @@ class GapRow(BaseModel):
         },
     )
 
-    # ``schema`` would shadow BaseModel.schema(), hence the alias.
-    schema_: Literal["verifier.gap-row.v1"] = Field(
-        alias="schema", description="Format and version of this row."
-    )
-    row_id: str = Field(min_length=1, description="Unique id of the row within its store.")
-    run_id: str = Field(min_length=1, description="The run that produced the row.")
-    seq: int = Field(ge=1, description="Position in the store's hash chain, from 1, without gaps.")
-    recorded_at: str = Field(
-        pattern=UTC_TIMESTAMP_PATTERN,
-        description="When the result was recorded: ISO-8601 in UTC (Z or +00:00).",
-    )
-    contract_id: str = Field(
-        min_length=1, description="Id of the contract whose claim was checked."
-    )
-    contract_version: int = Field(ge=1, description="The contract's version as its author set it.")
-    contract_sha256: str = Field(
-        pattern=HEX64_PATTERN, description="SHA-256 (hex) of the contract file's bytes."
-    )
-    case_id: str = Field(min_length=1, description="Id of the case the claim was checked against.")
+    # ``schema`` would shadow BaseModel.schema(), hence the alias. Each field is one of
+    # ``ROW_FIELDS``, in its order and with its description; a test holds them together.
+    schema_: Literal["verifier.gap-row.v1"] = Field(alias="schema", description=_about("schema"))
+    row_id: str = Field(min_length=1, description=_about("row_id"))
+    run_id: str = Field(min_length=1, description=_about("run_id"))
+    seq: int = Field(ge=1, description=_about("seq"))
+    recorded_at: str = Field(pattern=UTC_TIMESTAMP_PATTERN, description=_about("recorded_at"))
+    contract_id: str = Field(min_length=1, description=_about("contract_id"))
+    contract_version: int = Field(ge=1, description=_about("contract_version"))
+    contract_sha256: str = Field(pattern=HEX64_PATTERN, description=_about("contract_sha256"))
+    case_id: str = Field(min_length=1, description=_about("case_id"))
     content_sha256: str | None = Field(
-        default=None,
-        pattern=HEX64_PATTERN,
-        description="SHA-256 (hex) of the case's content record: what the claim was checked "
-        "against (input, output, fields, a system's output and runs, a baseline), stored once "
-        "per distinct content. Null or absent when no content was recorded (rows written "
-        "before the record existed, an unreadable line, a contract recording none).",
+        default=None, pattern=HEX64_PATTERN, description=_about("content_sha256")
     )
-    claim_id: str = Field(min_length=1, description="Id of the claim within the contract.")
-    kind: RowKind = Field(
-        description="Shape of the claim: rubric, judge, comparative, or imported from another tool."
-    )
-    status: RowStatus = Field(
-        description="pass or fail is a verdict; error means no verdict could be had; "
-        "skipped means the claim was not checked (a gate before it failed)."
-    )
-    score: float | None = Field(
-        ge=0.0, le=1.0, description="Score in [0, 1], or null when there is none (errors)."
-    )
-    reason: str = Field(description="One sentence a person understands.")
-    evidence: dict[str, Any] = Field(
-        description="What a reviewer needs: matched spans, parse errors, the judge triple, "
-        "verdict, usage and latency."
-    )
-    prev_hash: str = Field(
-        pattern=HEX64_PATTERN,
-        description="row_hash of the previous row in the store (64 zeros for the first).",
-    )
-    row_hash: str = Field(
-        pattern=HEX64_PATTERN,
-        description="sha256(prev_hash + canonical JSON of this row without row_hash), hex.",
-    )
+    claim_id: str = Field(min_length=1, description=_about("claim_id"))
+    kind: RowKind = Field(description=_about("kind"))
+    status: RowStatus = Field(description=_about("status"))
+    score: float | None = Field(ge=0.0, le=1.0, description=_about("score"))
+    reason: str = Field(description=_about("reason"))
+    evidence: dict[str, Any] = Field(description=_about("evidence"))
+    prev_hash: str = Field(pattern=HEX64_PATTERN, description=_about("prev_hash"))
+    row_hash: str = Field(pattern=HEX64_PATTERN, description=_about("row_hash"))
 
     @model_validator(mode="after")
     def _verdicts_carry_the_triple(self) -> GapRow:

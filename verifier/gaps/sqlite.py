@@ -31,6 +31,7 @@ from verifier.gaps._sqlite_file import (
 )
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.row_fields import STORE_COLUMN_LIST, STORE_COLUMNS
 from verifier.gaps.seals import (
     RUN_SEAL_QUERY,
     SEAL_COLUMNS,
@@ -54,12 +55,8 @@ _FETCH = 2000
 _CACHE_KIB = 16 * 1024
 _AUTOCHECKPOINT_PAGES = 1000  # SQLite's default, restored if the checkpoint thread fails
 _DUPLICATES_SHOWN = 1000
-_ROW_COLUMNS = (
-    "seq, row_id, run_id, case_id, claim_id, kind, status, score, recorded_at, body, "
-    "prev_hash, row_hash"
-)
-_ROW_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_INSERT_ROW = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES {_ROW_PLACEHOLDERS}"
+_ROW_PLACEHOLDERS = "(" + ", ".join("?" * len(STORE_COLUMNS)) + ")"
+_INSERT_ROW = f"INSERT INTO rows ({STORE_COLUMN_LIST}) VALUES {_ROW_PLACEHOLDERS}"
 # Rows per multi-row INSERT: one statement step writes them all, which costs about a
 # third less per row than executemany's step per row. 500 rows bind 6,000 parameters,
 # well inside SQLite's default limit of 32,766 (older builds allow 999; see
@@ -98,7 +95,7 @@ class SqliteStore(Closing):
         self._automatic_checkpoints = False
         self._snapshot_rows: int | None = None  # the snapshot's last seq, inside one
         self._rows_per_insert = _rows_per_insert(self._conn)
-        self._insert_many = f"INSERT INTO rows ({_ROW_COLUMNS}) VALUES " + ", ".join(
+        self._insert_many = f"INSERT INTO rows ({STORE_COLUMN_LIST}) VALUES " + ", ".join(
             [_ROW_PLACEHOLDERS] * self._rows_per_insert
         )
 
@@ -180,7 +177,7 @@ class SqliteStore(Closing):
 
         Args:
             drafts: Rows without ``seq``, ``prev_hash`` and ``row_hash`` (see
-                ``verifier.gaps.chain.DRAFT_FIELDS``), of runs that are running.
+                ``verifier.gaps.row_fields.DRAFT_FIELDS``), of runs that are running.
             contents: Case contents the drafts refer to, by SHA-256 (see
                 ``verifier.gaps.content``); one already stored is kept as it is.
 
@@ -276,7 +273,7 @@ class SqliteStore(Closing):
         where, params = ("", ()) if run_id is None else ("WHERE run_id = ?", (run_id,))
         with sqlite_errors(self._path):
             cursor = self._conn.execute(
-                f"SELECT {_ROW_COLUMNS} FROM rows {where} ORDER BY seq", params
+                f"SELECT {STORE_COLUMN_LIST} FROM rows {where} ORDER BY seq", params
             )
             try:
                 make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check

@@ -24,6 +24,7 @@ from typing import Any, Final
 import orjson
 
 from verifier.canonical import canonical_json, sha256_hex
+from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore
 from verifier.integrations.promptfoo_artifact import (
     ARTIFACT_SCHEMA,
@@ -202,7 +203,7 @@ def record_promptfoo_result(
     store.append(
         [
             {
-                "schema": "verifier.gap-row.v1",
+                "schema": ROW_SCHEMA,
                 "row_id": row_id,
                 "run_id": run_id,
                 "recorded_at": started_at,
