@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from verifier.gaps._postgres_conn import lock_key
+from verifier.gaps.records import StoreError
 from verifier.gaps.row_fields import rows_table_columns
-from verifier.gaps.store import StoreError
 
 if TYPE_CHECKING:
     import psycopg

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from verifier.gaps.store import StoreError
+from verifier.gaps.records import StoreError
 
 __all__ = ["RunWriterLock", "still_written"]
 

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from verifier._write_errors import full_disk, os_problem
+from verifier.gaps.records import StoreError
 from verifier.gaps.row_fields import rows_table_columns
-from verifier.gaps.store import StoreError
 
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
 # recognised before anything is written to it.

@@ -26,6 +26,15 @@ from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
 from verifier.gaps._postgres_snapshot import PostgresSnapshot
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.records import (
+    DuplicateRowId,
+    RunRecord,
+    RunStatus,
+    StoredContract,
+    StoredRow,
+    StoreError,
+    record_run_end,
+)
 from verifier.gaps.row_fields import POSTGRES_BINARY_TYPES, STORE_COLUMN_LIST
 from verifier.gaps.seals import (
     HEAD_QUERY,
@@ -36,15 +45,6 @@ from verifier.gaps.seals import (
     append_seal,
 )
 from verifier.gaps.sqlite import _RUN_COLUMNS, _begun, _run_record
-from verifier.gaps.store import (
-    DuplicateRowId,
-    RunRecord,
-    RunStatus,
-    StoredContract,
-    StoredRow,
-    StoreError,
-    record_run_end,
-)
 
 if TYPE_CHECKING:
     import psycopg

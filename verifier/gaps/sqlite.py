@@ -31,6 +31,15 @@ from verifier.gaps._sqlite_file import (
 )
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.records import (
+    DuplicateRowId,
+    RunRecord,
+    RunStatus,
+    StoredContract,
+    StoredRow,
+    StoreError,
+    record_run_end,
+)
 from verifier.gaps.row_fields import STORE_COLUMN_LIST, STORE_COLUMNS
 from verifier.gaps.seals import (
     RUN_SEAL_QUERY,
@@ -40,15 +49,6 @@ from verifier.gaps.seals import (
     append_seal,
     begin_payload,
     head_of,
-)
-from verifier.gaps.store import (
-    DuplicateRowId,
-    RunRecord,
-    RunStatus,
-    StoredContract,
-    StoredRow,
-    StoreError,
-    record_run_end,
 )
 
 _FETCH = 2000
