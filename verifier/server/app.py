@@ -190,7 +190,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
     if settings.token is not None:
         _document_bearer(app)
     app.add_middleware(
-        Guard, token=settings.token, max_body=settings.max_body, hosts=host_check(settings)
+        Guard,
+        token=settings.token,
+        max_body=settings.max_body,
+        hosts=host_check(settings.host, settings.allowed_hosts),
     )
     return app
 

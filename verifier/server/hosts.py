@@ -15,10 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
-
-if TYPE_CHECKING:
-    from verifier.server.settings import ServerSettings
+from typing import Final
 
 REFUSED: Final = (
     "this server does not answer to the Host of this request; to serve a name, start "
@@ -83,10 +80,11 @@ class HostCheck:
         return _is_ip(name) and (ipaddress.ip_address(name).is_loopback or self.bound in _WILDCARDS)
 
 
-def host_check(settings: ServerSettings) -> HostCheck:
-    """The check for a server started with ``settings`` (whose entries are valid)."""
-    allowed = frozenset(filter(None, map(split_host, settings.allowed_hosts)))
-    bound = settings.host.strip("[]").lower()
+def host_check(host: str, allowed_hosts: tuple[str, ...]) -> HostCheck:
+    """The check for a server bound to ``host`` that also answers ``allowed_hosts``
+    (``--allowed-host`` entries, already checked)."""
+    allowed = frozenset(filter(None, map(split_host, allowed_hosts)))
+    bound = host.strip("[]").lower()
     if _is_ip(bound):
         bound = str(ipaddress.ip_address(bound))
     return HostCheck(bound=bound, allowed=allowed)
