@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from verifier._files import is_file
 from verifier.cases import CaseLine, case_lines, read_cases
@@ -25,6 +25,7 @@ from verifier.contract.sut_models import SutSpec
 from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, open_store
+from verifier.gaps.target import store_target
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.judge.setup import default_mode, make_judge_phase
 from verifier.llm.limits import CallLimits
@@ -34,9 +35,6 @@ from verifier.results import CaseResult, RunSummary
 from verifier.runner import Progress, ReportSink, Runner, RunOptions, new_run_id
 from verifier.sut.setup import make_stage, model_access
 from verifier.sut.stage import SutStage
-
-DEFAULT_STORE: Final = ".verifier/gaps.db"
-"""Where gap rows go when neither the caller nor ``VERIFIER_STORE`` names a store."""
 
 Note = Callable[[str], None]
 
@@ -138,13 +136,6 @@ class RunResult:
             if case.case_id == case_id:
                 return case
         raise KeyError(case_id)
-
-
-def store_target(store: str | os.PathLike[str] | None) -> str:
-    """The store a caller names: ``store``, else ``VERIFIER_STORE``, else the default."""
-    if store is not None:
-        return os.fspath(store)
-    return os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
 
 
 def has_model_claims(loaded: LoadedContract) -> bool:

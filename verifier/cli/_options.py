@@ -16,6 +16,7 @@ import click
 
 from verifier.cli._output import fail_line
 from verifier.cli._types import ProviderChoice
+from verifier.gaps.target import DEFAULT_STORE, store_target
 
 __all__ = [
     "ALLOW_OUTSIDE_OPTION",
@@ -35,7 +36,6 @@ __all__ = [
     "window_option",
 ]
 
-DEFAULT_STORE = ".verifier/gaps.db"
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
@@ -165,11 +165,6 @@ def annotating(annotations: str) -> bool:
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     """Prints ``error: message`` on stderr and exits ``code`` (by default: invalid usage)."""
     fail_line(message, code)
-
-
-def store_target(store: str | None) -> str:
-    """The store a command uses: ``--store``, else ``$VERIFIER_STORE``, else the default."""
-    return store or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE
 
 
 def existing_store(store: str | None) -> str:

@@ -33,15 +33,15 @@ audit`` and ``verifier export --format promptfoo`` see promptfoo-graded outputs 
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from verifier.gaps.target import store_target
+
 __all__ = ["get_assert"]
 
-DEFAULT_STORE = ".verifier/gaps.db"
 _OPTIONS = frozenset({"contract", "store", "judges", "recordings", "parse_json", "case_id"})
 _MODES = ("live", "replay", "record")
 
@@ -121,7 +121,7 @@ def _graded(case: dict[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
             return _run(loaded, case, options, str(Path(scratch) / "gaps.db"))
     if target is not None and not isinstance(target, str):
         raise ValueError("store must be a store target (a path or URL) or false")
-    return _run(loaded, case, options, target or os.environ.get("VERIFIER_STORE") or DEFAULT_STORE)
+    return _run(loaded, case, options, store_target(target))
 
 
 def _run(
