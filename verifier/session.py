@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier._files import is_file
 from verifier.cases import CaseLine, case_lines, read_cases
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
@@ -29,7 +28,7 @@ from verifier.gaps.target import store_target
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.judge.setup import default_mode, make_judge_phase
 from verifier.llm.limits import CallLimits
-from verifier.llm.replies import default_recordings
+from verifier.llm.replies import recordings_beside
 from verifier.logs import route_to_standard_logging
 from verifier.results import CaseResult, RunSummary
 from verifier.runner import Progress, ReportSink, Runner, RunOptions, new_run_id
@@ -64,8 +63,7 @@ class Judges:
         """The recordings file a run of ``loaded`` in ``mode`` reads (``None``: none)."""
         if self.recordings is not None or not self.recordings_beside_contract:
             return self.recordings
-        sibling = default_recordings(loaded.path)
-        return sibling if is_file(sibling) or mode == "record" else None
+        return recordings_beside(loaded.path, mode)
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from verifier._files import is_file
 from verifier.llm.cache import LayeredCache, MemoryCache, Recordings, SqliteJudgeCache, StoreCache
 
 
 def default_recordings(contract_path: Path) -> Path:
     """``NAME.recordings.jsonl`` beside ``NAME.yaml``."""
     return contract_path.with_name(f"{contract_path.stem}.recordings.jsonl")
+
+
+def recordings_beside(contract_path: Path, mode: str) -> Path | None:
+    """The recordings file beside the contract a run in ``mode`` reads: when it exists,
+    or when ``record`` mode is about to write it (else ``None``)."""
+    sibling = default_recordings(contract_path)
+    return sibling if is_file(sibling) or mode == "record" else None
 
 
 def reply_cache(

@@ -17,14 +17,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier._files import is_file
 from verifier.contract.load import pattern_mismatch
 from verifier.contract.sut_models import SutSpec
 from verifier.errors import SutError
 from verifier.files import FileScope, scope_of
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
-from verifier.llm.replies import default_recordings, reply_cache
+from verifier.llm.replies import recordings_beside, reply_cache
 from verifier.llm.types import CallMode
 from verifier.sut._types import Caller, SecretMask
 from verifier.sut.stage import SutStage
@@ -194,8 +193,7 @@ def model_access(
     if mode is None:
         mode, why = default_sut_mode(spec)
     if recordings is None and spec.prompt is not None:
-        sibling = default_recordings(contract_path)
-        recordings = sibling if is_file(sibling) or mode == "record" else None
+        recordings = recordings_beside(contract_path, mode)
     access = ModelAccess(
         mode=mode,
         store_path=target if store_replies else None,
