@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -17,22 +18,35 @@ EXTRACTION = EXAMPLES / "data-extraction.yaml"
 EXTRACTION_CASES = EXAMPLES / "data-extraction.cases.jsonl"
 
 
-SUBPROCESS_COMMANDS = frozenset({"run", "serve"})
-"""Commands run in a process of their own: they start systems under test and servers,
-handle signals and write to file descriptors. The others run in this process, where a
-new interpreter per call would add nothing but its start-up (set
-VERIFIER_TESTS_SUBPROCESS=1 to run every command in a process of its own)."""
+SUBPROCESS_COMMANDS = frozenset({"serve"})
+"""Commands run in a process of their own: a server binds ports and handles signals. The
+others run in this process, where a new interpreter per call would add nothing but its
+start-up. A test that needs a process of its own (signals, writes to file descriptor 1)
+says so with ``own_process=True``; VERIFIER_TESTS_SUBPROCESS=1 runs every command in one."""
+
+CLEARED = ("CI", "VERIFIER_STORE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
+"""Variables no command under test sees: GitHub Actions would add annotations and summaries."""
 
 
 def verifier(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    clear_prefixes: tuple[str, ...] = (),
+    own_process: bool = False,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    # Tests run under GitHub Actions too: its variables would add annotations and summaries.
-    unset = ("CI", "VERIFIER_STORE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
+    """``verifier ARGS`` in ``cwd`` with ``env`` added, the variables in CLEARED and those
+    starting with one of ``clear_prefixes`` removed."""
+    cleared = [
+        k for k in os.environ if k in CLEARED or (clear_prefixes and k.startswith(clear_prefixes))
+    ]
     command = next((a for a in args if not a.startswith("-")), "")
-    if command not in SUBPROCESS_COMMANDS and not os.environ.get("VERIFIER_TESTS_SUBPROCESS"):
-        return _in_process(args, cwd=cwd, env={**dict.fromkeys(unset), **(env or {})})
-    full_env = {k: v for k, v in os.environ.items() if k not in unset}
+    # asyncio.run cannot start inside a running loop (Playwright's sync API keeps one).
+    in_process = not own_process and command not in SUBPROCESS_COMMANDS and not _loop_running()
+    if in_process and not os.environ.get("VERIFIER_TESTS_SUBPROCESS"):
+        return _in_process(args, cwd=cwd, env={**dict.fromkeys(cleared), **(env or {})})
+    full_env = {k: v for k, v in os.environ.items() if k not in cleared}
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "verifier", *args],
@@ -40,8 +54,16 @@ def verifier(
         env=full_env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _in_process(

@@ -41,6 +41,7 @@ def test_prints_of_a_python_system_go_to_stderr(tmp_path: Path) -> None:
         result = verifier(
             "run", str(tmp_path / "chatty.yaml"), "--cases", str(cases),
             "--store", str(tmp_path / "gaps.db"), "--format", fmt, cwd=tmp_path,
+            own_process=True,  # the guard redirects file descriptor 1 of the process
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         assert_no_traceback(result)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
+from tests.test_cli import verifier as run_verifier
 
 CONTRACT = FIXTURES / "calibrate" / "replies.yaml"
 CASES = FIXTURES / "calibrate" / "replies.cases.jsonl"
@@ -24,21 +23,11 @@ KEY = "sk-ant-api03-calibrate-test-key-0123456789"
 def verifier(
     tmp_path: Path, *args: str, base_url: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ANTHROPIC_", "CI")) and k != "VERIFIER_STORE"
-    }
-    env["ANTHROPIC_API_KEY"] = KEY
+    env = {"ANTHROPIC_API_KEY": KEY}
     if base_url:
         env["ANTHROPIC_BASE_URL"] = base_url
-    return subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return run_verifier(
+        *args, cwd=tmp_path, env=env, clear_prefixes=("ANTHROPIC_", "CI"), timeout=120
     )
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLES, FIXTURES
+from tests.test_cli import verifier as run_verifier
 from verifier.canonical import sha256_hex
 from verifier.compare.analysis import compare_runs
 from verifier.compare.report import as_json, write_report
@@ -324,15 +323,7 @@ def test_markdown_report_has_a_row_per_claim(store: SqliteStore, tmp_path: Path)
 
 
 def verifier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "VERIFIER_STORE")}
-    return subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_verifier(*args, cwd=cwd, timeout=120)
 
 
 @pytest.fixture(scope="module")

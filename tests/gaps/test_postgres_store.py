@@ -8,9 +8,7 @@ is tested on both in ``test_stores.py``; tampering caught by the audit in
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from tests.gaps._support import begin, draft, fill
+from tests.test_cli import verifier as run_verifier
 from verifier.canonical import sha256_hex
 from verifier.gaps import _postgres_schema
 from verifier.gaps._postgres_schema import Migration
@@ -309,16 +308,7 @@ def test_a_wrong_password_is_reported_without_it(postgres_server: str) -> None:
 def verifier(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("CI", "VERIFIER_STORE")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_verifier(*args, cwd=cwd, env=env, timeout=120)
 
 
 def test_verifier_run_then_audit_on_a_postgresql_store(postgres_url: str, tmp_path: Path) -> None:

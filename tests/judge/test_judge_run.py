@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
+from tests.test_cli import verifier as run_verifier
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"
@@ -29,18 +28,13 @@ def server():  # type: ignore[no-untyped-def]
 def verifier(
     tmp_path: Path, *args: str, base_url: str | None, key: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CI"))}
+    env = {}
     if key:
         env["ANTHROPIC_API_KEY"] = KEY
     if base_url:
         env["ANTHROPIC_BASE_URL"] = base_url
-    return subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return run_verifier(
+        *args, cwd=tmp_path, env=env, clear_prefixes=("ANTHROPIC_", "CI"), timeout=120
     )
 
 
