@@ -24,6 +24,7 @@ from verifier.cli.import_ import import_group
 from verifier.cli.purge import purge_command
 from verifier.cli.report import report_command
 from verifier.cli.run import run
+from verifier.cli.runs import runs_command
 from verifier.cli.serve import serve_command
 from verifier.cli.show import show_command
 
@@ -66,6 +67,7 @@ for _command in (
     calibrate,
     compare,
     report_command,
+    runs_command,
     show_command,
     serve_command,
 ):
