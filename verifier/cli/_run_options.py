@@ -112,7 +112,8 @@ run_options = stacked(
         type=RUN_ID,
         default=None,
         metavar="RUN_ID",
-        help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
+        help="Finish an interrupted run: stored cases are kept, only the rest are checked "
+        "(last, last~N: counted among this contract's runs).",
     ),
     click.option(
         "--sample",
