@@ -23,6 +23,7 @@ from verifier.rubric._base import (
     original_span,
     passed,
 )
+from verifier.rubric._scales import Percent
 
 _MAX_OFFSETS = 20
 _SPAN_CHARS = 80
@@ -35,11 +36,10 @@ class CitationSpec(PredicateSpec):
     spans: PathText = Field(description="Path of the spans, usually with `*`.")
     within: PathText = Field(description="Path of the source text the spans must come from.")
     ignore_case: bool = Field(default=False, description="Compare case-folded text.")
-    min_ratio: float | None = Field(
+    min_ratio: Percent | None = Field(
         default=None,
-        ge=0,
-        le=100,
-        description="Also accept a span whose rapidfuzz partial ratio reaches this (0-100).",
+        description="Also accept a span whose rapidfuzz partial ratio reaches this, on a 0-100 "
+        "scale; a value in (0, 1] is refused as a fraction written by mistake.",
     )
 
 
