@@ -220,6 +220,12 @@ class Contract(_Frozen):
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."
     )
+    parse_json: tuple[Annotated[str, AfterValidator(_field_path)], ...] = Field(
+        default=(),
+        description="Field paths (`*` allowed) holding JSON text, such as a logged `output`: "
+        "each is parsed once per case, before any claim reads it, so `output.total` finds "
+        "the value inside.",
+    )
     threshold: Fraction = Field(
         default=1.0, description="A case passes when its score (0-1) >= this."
     )
@@ -232,6 +238,13 @@ class Contract(_Frozen):
         description="What the gap store keeps of each case's content.",
     )
     claims: tuple[Claim, ...] = Field(min_length=1)
+
+    @field_validator("parse_json", mode="before")
+    @classmethod
+    def _paths_listed(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            raise ValueError(f"parse_json is a list of field paths: write [{value}]")
+        return value
 
     @field_validator("llm_fields")
     @classmethod

@@ -18,6 +18,7 @@ from verifier.rubric._base import (
     PrepareContext,
     clip,
     failed,
+    field_missing,
     field_path,
     for_each_value,
     passed,
@@ -90,10 +91,7 @@ def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
         else:
             found = ref_path.get(case)
             if found is MISSING:
-                return failed(
-                    f"field {ref_path.text} is missing",
-                    {"path": ref_path.text, "field_missing": True},
-                )
+                return field_missing(ref_path, case)
             if not isinstance(found, str):
                 return failed(
                     f"{ref_path.text} is {type(found).__name__}, not text", {"path": ref_path.text}
