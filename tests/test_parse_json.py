@@ -138,7 +138,15 @@ def test_the_parse_step_copies_and_follows_wildcards_and_nested_text() -> None:
     assert parsed["output"] == {"inner": [1, 2]}
     assert parsed["items"] == [{"p": [1]}, {"p": "no"}]
     assert list(failures) == ["items.1.p"]
+    again, more = parse_json_fields(parsed, paths)
+    assert again == parsed and list(more) == ["items.1.p"]  # idempotent, as a recheck needs
     assert case["output"] == '{"inner": "[1, 2]"}'  # the given case is not changed
+
+
+def test_json_text_of_a_string_is_refused_so_a_parsed_case_parses_the_same() -> None:
+    parsed, failures = parse_json_fields({"output": '"yes"'}, [compile_path("output")])
+    assert parsed == {"output": '"yes"'}
+    assert failures == {"output": "it holds a JSON string, not a JSON value to read into"}
 
 
 @pytest.mark.parametrize(

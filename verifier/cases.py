@@ -197,7 +197,8 @@ def parse_json_fields(
     A contract's ``parse_json`` names fields that hold JSON text (a logged ``output``);
     after this step every claim, the judges and the stored content see the value.
     A value that is not text (already parsed) or a path that finds nothing is left as
-    it is; text that is not JSON is left as text and reported. ``case`` itself is not
+    it is; text that is not JSON, or is JSON of a string, is left as text and reported,
+    so that parsing a parsed case again changes nothing. ``case`` itself is not
     changed: the nodes on each path are copied.
 
     Returns:
@@ -215,10 +216,15 @@ def _parse_at(node: Any, parts: tuple[str, ...], where: str, failures: dict[str,
         if not isinstance(node, str):
             return node
         try:
-            return loads_exact(node)
+            value = loads_exact(node)
         except orjson.JSONDecodeError as exc:
             failures[where] = f"{exc.msg}: line {exc.lineno} column {exc.colno}"
             return node
+        if isinstance(value, str):
+            # Kept as text, so parsing the stored case again (a recheck) finds the same.
+            failures[where] = "it holds a JSON string, not a JSON value to read into"
+            return node
+        return value
     first, rest = parts[0], parts[1:]
     sep = "." if where else ""
     if isinstance(node, dict):

@@ -143,6 +143,22 @@ CASES = [
         id="choice",
     ),
     pytest.param(
+        "claims:\n  - 5\n",
+        "c.yaml:4:5: claims[0]: a claim should be a mapping (`key: value` lines) (got 5)",
+        id="claim-not-a-mapping",
+    ),
+    pytest.param(
+        JUDGE + "claims:\n  - id: a\n    judge: j\n    instruction: x\n"
+        "    scale: {min: 1, max: 5, pass_at: 3, anchors: {high: x}}\n",
+        "c.yaml:9:50: claim 'a': scale.anchors: each key should be a whole number (got 'high')",
+        id="mapping-key",
+    ),
+    pytest.param(
+        "llm_fields: output\nclaims:\n  - id: a\n    rubric: present\n    field: output\n",
+        "c.yaml:3:13: llm_fields: should be a list",
+        id="top-level-list",
+    ),
+    pytest.param(
         "claims:\n  - id: Bad id\n    rubric: present\n    field: output\n",
         "c.yaml:4:9: claim 'Bad id': id: 'Bad id' is not a valid claim id",
         id="pattern",

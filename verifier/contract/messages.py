@@ -204,6 +204,8 @@ def _unknown_key(data: Any, path: Loc) -> str:
 
 def _no_shape(data: Any, path: Loc) -> str:
     node = _node(data, path)
+    if not isinstance(node, dict):
+        return f"{where(data, path)}: a claim {_MAPPING} (got {shown(node)})"
     if isinstance(node, dict):
         for key in node:
             close = difflib.get_close_matches(str(key), SHAPES, n=1, cutoff=0.7)
@@ -249,6 +251,9 @@ def message(error: Any, data: Any, path: Loc) -> tuple[str, bool]:
         text = str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
         return f"{here}: {text}", False
     text = _WORDS.get(kind) or _lower(str(error["msg"]))
+    if error["loc"][-1:] == ("[key]",):
+        # A mapping's key, not its value, is wrong (`anchors: {high: ...}`).
+        text = f"each key {text}"
     value = error.get("input")
     if isinstance(value, (str, int, float, bool)) or value is None:
         text = f"{text} (got {shown(value)})"
