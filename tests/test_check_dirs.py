@@ -28,6 +28,7 @@ def test_a_directory_of_examples_checks_clean_skipping_other_yaml(tmp_path: Path
     (examples / "nested" / "promptfooconfig.yml").write_text("prompts: [a]\n", encoding="utf-8")
     (examples / ".cache").mkdir()
     (examples / ".cache" / "broken.yaml").write_text("contract: [", encoding="utf-8")
+    (examples / "nested" / "loop").symlink_to(examples, target_is_directory=True)
 
     checked = verifier("check", "examples", cwd=tmp_path)
 

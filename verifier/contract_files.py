@@ -32,13 +32,26 @@ def is_contract(path: Path) -> bool:
     return _CONTRACT_KEY.search(head) is not None
 
 
-def yaml_files_under(directory: Path) -> Iterator[Path]:
+def yaml_files_under(directory: Path, unreadable: list[tuple[Path, str]]) -> Iterator[Path]:
     """Every ``.yaml`` and ``.yml`` file under ``directory``, in sorted order, leaving
-    out hidden directories (``.git``, ``.venv``, ``.verifier``) and hidden files."""
-    for entry in sorted(directory.iterdir()):
+    out hidden directories (``.git``, ``.venv``, ``.verifier``), hidden files and
+    links to directories (which could lead in a circle).
+
+    Args:
+        directory: Where to look.
+        unreadable: Receives each directory that could not be listed, with the reason,
+            so that a caller can say so rather than skip its contracts silently.
+    """
+    try:
+        entries = sorted(directory.iterdir())
+    except OSError as exc:
+        unreadable.append((directory, exc.strerror or str(exc)))
+        return
+    for entry in entries:
         if entry.name.startswith("."):
             continue
         if entry.is_dir():
-            yield from yaml_files_under(entry)
+            if not entry.is_symlink():
+                yield from yaml_files_under(entry, unreadable)
         elif entry.suffix in SUFFIXES and entry.is_file():
             yield entry

@@ -81,17 +81,22 @@ def check(
 
 
 def _expand(arguments: tuple[Path, ...]) -> tuple[list[Path], int]:
-    """The contract files the arguments name, and how many arguments named none.
+    """The contract files the arguments name, and how many problems finding them had
+    (a directory without contracts, or one that cannot be listed).
 
     A file is checked whatever it holds; a directory stands for the contracts under it.
     """
     paths: list[Path] = []
-    empty = 0
+    problems = 0
     for argument in arguments:
         if not argument.is_dir():
             paths.append(argument)
             continue
-        found = list(yaml_files_under(argument))
+        unreadable: list[tuple[Path, str]] = []
+        found = list(yaml_files_under(argument, unreadable))
+        for directory, reason in unreadable:
+            problems += 1
+            click.echo(printable_line(f"{directory}: cannot list the directory: {reason}"))
         chosen = [path for path in found if is_contract(path)]
         skipped = [str(path.relative_to(argument)) for path in found if path not in chosen]
         if skipped:
@@ -102,8 +107,8 @@ def _expand(arguments: tuple[Path, ...]) -> tuple[list[Path], int]:
                 ),
                 err=True,
             )
-        if not chosen:
-            empty += 1
+        if not chosen and not unreadable:
+            problems += 1
             click.echo(
                 printable_line(
                     f"{argument}: no contract found (a .yaml or .yml file with a top-level "
@@ -111,4 +116,4 @@ def _expand(arguments: tuple[Path, ...]) -> tuple[list[Path], int]:
                 )
             )
         paths.extend(chosen)
-    return paths, empty
+    return paths, problems
