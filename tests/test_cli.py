@@ -309,7 +309,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         if line.startswith("  ") and line.strip()
     }
     assert listed == {
-        "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
+        "init", "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
         "export", "import", "purge", "serve", "runs",
     }  # fmt: skip
 

@@ -46,7 +46,7 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
         with open_store(target) as gap_store:
             summary = write_export(gap_store, fmt, out, run_id=run_id)
     except ImportError:
-        fail("a Parquet export needs pyarrow: pip install 'verifier[parquet]'")
+        fail("a Parquet export needs pyarrow: pip install 'verifier-llm[parquet]'")
     except (VerifierError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:
