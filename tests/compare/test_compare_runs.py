@@ -320,7 +320,7 @@ def test_report_says_when_discordant_pairs_cannot_reach_alpha(
     assert comparison.min_discordant == 6
     assert [c.name for c in comparison.untestable] == ["x"]
     note = (
-        "x: 5 discordant pairs cannot be significant at alpha 0.05 whatever their split "
+        "x: 5 discordant pairs cannot be significant at alpha 0.05 in any split "
         "(at least 6 are needed)"
     )
     for fmt in ("markdown", "console"):

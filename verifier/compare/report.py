@@ -46,7 +46,10 @@ def _needed(c: ClaimComparison) -> str:
 
 
 def _power(c: ClaimComparison) -> str:
-    return "—" if c.power is None else f"{c.power:.0%}"
+    if c.power is None:
+        return "—"
+    # Say ">99%" rather than round a power short of certainty up to 100%.
+    return ">99%" if 0.995 <= c.power < 1.0 else f"{c.power:.0%}"
 
 
 def _left_out(comparison: RunComparison) -> list[str]:
@@ -74,7 +77,7 @@ def _left_out(comparison: RunComparison) -> list[str]:
         pairs = "pair" if c.discordant == 1 else "pairs"
         lines.append(
             f"{c.name}: {c.discordant} discordant {pairs} cannot be significant at alpha "
-            f"{comparison.alpha:g} whatever their split (at least {comparison.min_discordant} "
+            f"{comparison.alpha:g} in any split (at least {comparison.min_discordant} "
             "are needed)"
         )
     return lines
@@ -112,7 +115,7 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=None if out.isatty() else 140)
+    console = Console(file=out, width=None if out.isatty() else 160)
     paired = comparison.paired
     base, cand = paired.baseline, paired.candidate
     table = Table(
