@@ -53,12 +53,16 @@ def min_discordant(alpha: float) -> int:
     The most lopsided split of ``d`` pairs has p-value ``2 / 2**d``, so this is the
     smallest ``d`` with ``2 / 2**d <= alpha`` (6 at 0.05, 8 at 0.01).
     """
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be strictly between 0 and 1, not {alpha}")
+    _check_alpha(alpha)
     d = 1
     while 2.0 * 0.5**d > alpha:
         d += 1
     return d
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be strictly between 0 and 1, not {alpha}")
 
 
 def _check_rates(baseline_only_rate: float, candidate_only_rate: float) -> None:
@@ -115,7 +119,7 @@ def mcnemar_power(
         alpha: Two-sided significance level.
     """
     _check_rates(baseline_only_rate, candidate_only_rate)
-    min_discordant(alpha)
+    _check_alpha(alpha)
     if pairs < 0:
         raise ValueError(f"pairs cannot be negative, not {pairs}")
     *_, last = _powers(baseline_only_rate, candidate_only_rate, alpha, pairs)
@@ -167,7 +171,7 @@ def mcnemar_cases_needed(
     _check_rates(baseline_only_rate, candidate_only_rate)
     if not 0.0 < power < 1.0:
         raise ValueError(f"power must be strictly between 0 and 1, not {power}")
-    min_discordant(alpha)
+    _check_alpha(alpha)
     if math.isclose(baseline_only_rate, candidate_only_rate, abs_tol=1e-15):
         return CasesNeeded(None, None, 0)
     curve = _powers(baseline_only_rate, candidate_only_rate, alpha, limit)
