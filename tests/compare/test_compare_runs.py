@@ -250,7 +250,7 @@ def test_too_few_discordant_pairs_are_left_out_of_the_family(store: SqliteStore)
     # P(D >= 6). Hand: n = 10 gives (210 + 120 + 45 + 10 + 1) / 1024; n = 14 gives
     # 1 - 3473/16384 = 0.788 and n = 15 gives 1 - 4944/32768 = 0.849, so 15.
     # (Connor's large-sample formula said 14, where the exact power is 0.788.)
-    assert x.power == 386 / 1024
+    assert x.power == pytest.approx(386 / 1024, abs=1e-12)
     assert x.cases_needed == 15 and x.cases_needed_beyond is None
 
 
@@ -333,6 +333,23 @@ def test_report_says_when_discordant_pairs_cannot_reach_alpha(
     report = as_json(comparison)
     assert report["min_discordant"] == 6
     assert report["claims"][0]["can_reach_alpha"] is False
+
+
+def test_a_difference_beyond_the_search_is_shown_as_more_than_it(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    # 100 pairs, 10 regressions and 11 improvements: a one-point difference that the
+    # exact test would need more than 10,000 paired cases to detect with 80% power.
+    add_run(store, "a", outcomes("x", "p" * 10 + "f" * 11 + "p" * 79))
+    add_run(store, "b", outcomes("x", "f" * 10 + "p" * 11 + "p" * 79))
+    comparison = compare_runs(store, "a", "b")
+    (x,) = comparison.claims
+    assert (x.cases_needed, x.cases_needed_beyond) == (None, 10_000)
+    assert x.power is not None and x.power < 0.05
+    path = tmp_path / "comment.md"
+    with path.open("w", encoding="utf-8") as out:
+        write_report(comparison, "markdown", out)
+    assert "| >10000 |" in path.read_text(encoding="utf-8")
 
 
 def test_json_report_shape(store: SqliteStore) -> None:

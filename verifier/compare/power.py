@@ -2,8 +2,9 @@
 
 ``verifier compare`` decides with the exact (conditional) McNemar test, so its
 "cases needed" figure is computed for that test, not from a large-sample formula
-(Connor 1987), which promises 80% power at sizes where the exact test has 67-79%, or
-where it cannot reject at all.
+(Connor 1987), which promises 80% power at sizes where the exact test has less (78%
+at its 23 cases for discordant rates 0.05 and 0.45) or cannot reject at all (4 cases
+when every pair regresses).
 
 With ``n`` paired cases and discordant probabilities ``p10`` (passed in the baseline
 only) and ``p01`` (in the candidate only), the number of discordant pairs is
@@ -122,8 +123,12 @@ def mcnemar_power(
     _check_alpha(alpha)
     if pairs < 0:
         raise ValueError(f"pairs cannot be negative, not {pairs}")
-    *_, last = _powers(baseline_only_rate, candidate_only_rate, alpha, pairs)
-    return last
+    discordant = baseline_only_rate + candidate_only_rate
+    if discordant <= 0.0:
+        return 0.0
+    reject = _rejection(pairs, min(1.0, baseline_only_rate / discordant), alpha)
+    law = binom.pmf(np.arange(pairs + 1), pairs, min(1.0, discordant))
+    return float(law @ reject)
 
 
 @dataclass(frozen=True, slots=True)
