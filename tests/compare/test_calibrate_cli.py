@@ -13,6 +13,7 @@ from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.test_cli import verifier as run_verifier
+from verifier.compare.calibration_store import CalibrationStore
 
 CONTRACT = FIXTURES / "calibrate" / "replies.yaml"
 CASES = FIXTURES / "calibrate" / "replies.cases.jsonl"
@@ -122,6 +123,67 @@ def test_calibrate_console_report_shows_the_table_and_disagreements(
     assert "c16: human pass, judge fail: The output guesses." in out
     assert "c16: human 4, judge fail (2)" in out
     assert f"{LABELS}:25: case c25 claim no_guessing: the judge row is skipped" in out
+
+
+def test_calibrate_reports_and_stores_kappa_precision_and_fail_detection(
+    judged: Path, tmp_path: Path
+) -> None:
+    # The figures are those of tests/compare/test_agreement.py, worked by hand for the
+    # no_guessing table (11, 2, 1, 10).
+    store = copy_of(judged, tmp_path)
+    args = ("calibrate", "--labels", str(LABELS), "--store", str(store))
+    result = verifier(tmp_path, *args, "--format", "json", "--kappa-margin", "0.05")
+    assert result.returncode == 0, result.stderr
+    claims = {c["claim_id"]: c for c in json.loads(result.stdout)["claims"]}
+    guessing = claims["no_guessing"]
+    low, high = guessing["kappa_ci95"]
+    assert low == pytest.approx(0.486295, abs=1e-6) and high == 1.0
+    assert guessing["labels_needed"] == {"margin": 0.05, "labels": 668}
+    assert guessing["fails"] == pytest.approx(
+        {"precision": 10 / 12, "recall": 10 / 11, "f1": 20 / 23}
+    )
+    assert guessing["weighted_kappa"] is None  # verdict labels only
+    tone = claims["formal_tone"]
+    assert tone["weighted_kappa"]["weights"] == "quadratic"
+    assert -1.0 <= tone["weighted_kappa"]["value"] <= 1.0
+
+    with CalibrationStore(store, read_only=True) as calibrations:
+        stored = {c.claim_id: c.statistics for c in calibrations.all()}
+    assert stored["no_guessing"]["labels_needed"] == {"margin": 0.05, "labels": 668}
+    assert stored["no_guessing"]["fails"]["recall"] == pytest.approx(10 / 11)
+    assert stored["no_guessing"]["kappa_ci95"][0] == pytest.approx(low)
+    assert stored["formal_tone"]["weighted_kappa"] == tone["weighted_kappa"]
+
+    console = verifier(tmp_path, *args)
+    assert "kappa 95% CI [0.486, 1.000]; labels for a 95% CI of ±0.1: 167" in console.stdout
+    assert (
+        "judge fails against human fails: precision 0.833, recall 0.909, F1 0.870" in console.stdout
+    )
+    assert "weighted kappa (quadratic) " in console.stdout
+
+    markdown = verifier(tmp_path, *args, "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "| labels for ±0.1 | fail precision | fail recall | fail F1 |" in markdown.stdout
+    assert (
+        "| `no_guessing` | `claude-haiku-4-5-20251001` | 24 | 87.5% | "
+        "0.750 [0.486, 1.000] (substantial) | 167 | 0.833 | 0.909 | 0.870 | n/a |"
+    ) in markdown.stdout
+    assert "| human pass | 11 | 2 |" in markdown.stdout
+
+
+def test_a_kappa_margin_outside_zero_one_is_a_usage_error(judged: Path, tmp_path: Path) -> None:
+    result = verifier(
+        tmp_path,
+        "calibrate",
+        "--labels",
+        str(LABELS),
+        "--store",
+        str(judged),
+        "--kappa-margin",
+        "0",
+    )
+    assert result.returncode == 2 and "--kappa-margin" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_check_without_a_store_notes_it_once(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import FIXTURES
 from verifier.canonical import sha256_hex
 from verifier.compare.calibration import CalibrationError, calibrate_run
+from verifier.compare.calibration_report import ClaimCalibration
 from verifier.compare.labels import LabelsError, read_labels
 from verifier.gaps.sqlite import SqliteStore
 
@@ -218,7 +219,8 @@ def test_the_last_run_is_the_default_and_a_named_run_is_used(tmp_path: Path) -> 
             calibrate_run(store, labels, "run-9")
 
 
-def test_several_raters_vote_and_score_labels_use_the_claims_pass_at(tmp_path: Path) -> None:
+def tone_claim(tmp_path: Path, **options: Any) -> ClaimCalibration:
+    """Two raters' scores against a judge's on a 1-5 scale, calibrated."""
     # Judge scores on the 1-5 scale: a 5, b 5, c 5, d 2, e 2 (row score (s - 1) / 4).
     judged = {"a": 5, "b": 5, "c": 5, "d": 2, "e": 2}
     rows = [
@@ -233,7 +235,11 @@ def test_several_raters_vote_and_score_labels_use_the_claims_pass_at(tmp_path: P
         *(label(c, "tone", s, "bob") for c, s in bob.items()),
     )
     with store_with(tmp_path / "gaps.db", rows) as store:
-        claim = calibrate_run(store, read_labels(labels)).claims[0]
+        return calibrate_run(store, read_labels(labels), **options).claims[0]
+
+
+def test_several_raters_vote_and_score_labels_use_the_claims_pass_at(tmp_path: Path) -> None:
+    claim = tone_claim(tmp_path)
     # Pass at 4: a pass/pass, b fail/pass (a tie), c pass/pass, d fail/fail, e pass (ann only).
     assert claim.ties == ("b",)
     assert claim.confusion.rows() == ((2, 1), (0, 1))
@@ -250,6 +256,21 @@ def test_several_raters_vote_and_score_labels_use_the_claims_pass_at(tmp_path: P
     assert claim.raters == ("ann", "bob")
     assert claim.alpha["nominal"] == pytest.approx(1 - 7 / 15)
     assert set(claim.alpha) == {"nominal", "nominal_with_judge", "interval", "interval_with_judge"}
+
+
+def test_score_labels_give_a_quadratic_weighted_kappa(tmp_path: Path) -> None:
+    claim = tone_claim(tmp_path, kappa_margin=0.2)
+    # Mean human scores 4.5, 3.5, 4.5, 1.5, 4 against the judge's 5, 5, 5, 2, 2. Hand:
+    # observed mean squared distance (0.25 + 2.25 + 0.25 + 0.25 + 4) / 5 = 1.4;
+    # expected over random pairings: var 1.24 + var 2.16 + (3.6 - 3.8)**2 = 3.44;
+    # kappa_w = 1 - 1.4 / 3.44 = 51/86.
+    assert claim.weighted_kappa == pytest.approx(51 / 86)
+    assert claim.kappa_margin == 0.2
+    assert claim.statistics()["weighted_kappa"] == {
+        "weights": "quadratic",
+        "value": claim.weighted_kappa,
+    }
+    assert claim.statistics()["labels_needed"]["margin"] == 0.2
 
 
 def test_the_fixture_labels_give_the_hand_computed_kappas(tmp_path: Path) -> None:

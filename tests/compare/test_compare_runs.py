@@ -245,9 +245,13 @@ def test_too_few_discordant_pairs_are_left_out_of_the_family(store: SqliteStore)
     (x,) = comparison.claims
     assert x.p_value == pytest.approx(0.0625)
     assert x.p_adjusted is None and x.verdict == "no detectable change"
-    # Connor with p10 = 0.5, p01 = 0: (1.959964 * sqrt(.5) + 0.841621 * sqrt(.25))**2
-    # / .25 = (1.385904 + 0.420811)**2 / .25 = 13.05, rounded up to 14.
-    assert x.cases_needed == 14
+    # Exact power with p10 = 0.5, p01 = 0: every discordant pair is a regression, so
+    # the test rejects once there are 6 of them, D ~ Binomial(n, 1/2) and the power is
+    # P(D >= 6). Hand: n = 10 gives (210 + 120 + 45 + 10 + 1) / 1024; n = 14 gives
+    # 1 - 3473/16384 = 0.788 and n = 15 gives 1 - 4944/32768 = 0.849, so 15.
+    # (Connor's large-sample formula said 14, where the exact power is 0.788.)
+    assert x.power == pytest.approx(386 / 1024, abs=1e-12)
+    assert x.cases_needed == 15 and x.cases_needed_beyond is None
 
 
 def test_single_claim_has_no_separate_whole_case_test(store: SqliteStore) -> None:
@@ -280,6 +284,74 @@ def test_graded_claim_gets_signed_rank_test_and_binary_claim_none(store: SqliteS
     assert sim.scores.median_difference == pytest.approx(-0.1)
 
 
+def test_scores_equal_on_paper_tie_in_the_signed_rank_test(store: SqliteStore) -> None:
+    # Stored differences -0.1, -0.1, -0.2, -0.2, -0.3, +0.1, each from scores whose
+    # float differences all differ. As in the hand computation of
+    # [-1, -1, -2, -2, -3, +1] (tests/compare/test_signed_rank.py): p = 8/64.
+    pairs = [(0.3, 0.2), (0.8, 0.7), (0.9, 0.7), (0.5, 0.3), (0.7, 0.4), (0.1, 0.2)]
+    add_run(store, "a", {(f"c{i}", "sim"): ("pass", b) for i, (b, _) in enumerate(pairs)})
+    add_run(store, "b", {(f"c{i}", "sim"): ("pass", c) for i, (_, c) in enumerate(pairs)})
+    (sim,) = compare_runs(store, "a", "b").claims
+    assert sim.scores is not None
+    assert (sim.scores.p_value, sim.scores.statistic, sim.scores.method) == (0.125, 2.0, "exact")
+
+
+def test_whole_case_scores_tie_in_thirds(store: SqliteStore) -> None:
+    # Three claims. Cases 0-2 go from 2 to 3 passing claims of three, cases 3-4 from 1
+    # to 2, case 5 from 2 to 1; as floats 1 - 2/3 and 2/3 - 1/3 differ. Hand: six tied
+    # differences of 1/3, one negative: the sign test, (1 + 6 + 6 + 1) / 64.
+    base = {**outcomes("x", "pppppp"), **outcomes("y", "ffffff"), **outcomes("z", "pppffp")}
+    cand = {**outcomes("x", "pppppp"), **outcomes("y", "pppppf"), **outcomes("z", "pppfff")}
+    add_run(store, "a", base)
+    add_run(store, "b", cand)
+    overall = compare_runs(store, "a", "b").overall
+    assert overall is not None and overall.scores is not None
+    assert overall.scores.nonzero == 6 and overall.scores.statistic == 3.5
+    assert overall.scores.p_value == 14 / 64
+    assert overall.scores.median_difference == pytest.approx(1 / 3)
+
+
+def test_report_says_when_discordant_pairs_cannot_reach_alpha(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    add_run(store, "a", outcomes("x", "p" * 10))
+    add_run(store, "b", outcomes("x", "fffff" + "p" * 5))
+    comparison = compare_runs(store, "a", "b")
+    assert comparison.min_discordant == 6
+    assert [c.name for c in comparison.untestable] == ["x"]
+    note = (
+        "x: 5 discordant pairs cannot be significant at alpha 0.05 in any split "
+        "(at least 6 are needed)"
+    )
+    for fmt in ("markdown", "console"):
+        path = tmp_path / f"report.{fmt}"
+        with path.open("w", encoding="utf-8") as out:
+            write_report(comparison, fmt, out)
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert note in text
+        assert "38%" in text and "15" in text  # power with these pairs, cases needed
+    report = as_json(comparison)
+    assert report["min_discordant"] == 6
+    assert report["claims"][0]["can_reach_alpha"] is False
+
+
+def test_a_difference_beyond_the_search_is_shown_as_more_than_it(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    # 100 pairs, 10 regressions and 11 improvements: a one-point difference that the
+    # exact test would need more than 10,000 paired cases to detect with 80% power.
+    add_run(store, "a", outcomes("x", "p" * 10 + "f" * 11 + "p" * 79))
+    add_run(store, "b", outcomes("x", "f" * 10 + "p" * 11 + "p" * 79))
+    comparison = compare_runs(store, "a", "b")
+    (x,) = comparison.claims
+    assert (x.cases_needed, x.cases_needed_beyond) == (None, 10_000)
+    assert x.power is not None and x.power < 0.05
+    path = tmp_path / "comment.md"
+    with path.open("w", encoding="utf-8") as out:
+        write_report(comparison, "markdown", out)
+    assert "| >10000 |" in path.read_text(encoding="utf-8")
+
+
 def test_json_report_shape(store: SqliteStore) -> None:
     add_run(store, "a", {**outcomes("x", "p" * 10), **outcomes("y", "pp")})
     add_run(store, "b", {**outcomes("x", "f" * 10), **outcomes("y", "pe")})
@@ -298,7 +370,10 @@ def test_json_report_shape(store: SqliteStore) -> None:
         "p_value",
         "p_adjusted",
         "verdict",
+        "power",
         "cases_needed",
+        "cases_needed_beyond",
+        "can_reach_alpha",
         "excluded",
         "scores",
     }

@@ -14,9 +14,7 @@ from verifier.compare.stats import (
     PairedTable,
     holm_adjust,
     mcnemar_exact_p,
-    mcnemar_sample_size,
     newcombe_paired_interval,
-    wilcoxon_signed_rank,
     wilson_interval,
 )
 
@@ -130,60 +128,6 @@ def test_paired_table_rates_and_difference() -> None:
     assert table.difference == pytest.approx(-0.2)
 
 
-# --- Wilcoxon signed-rank test --------------------------------------------------------
-
-
-def test_wilcoxon_matches_hollander_wolfe_depression_example() -> None:
-    # Hollander & Wolfe (1973), Nonparametric Statistical Methods, p. 29f (the example
-    # of R's wilcox.test): Hamilton depression scores of 9 patients at two visits.
-    # V = 40 and one-sided p = 0.01953; hand: the negative ranks are 2 and 3, so
-    # W- = 5, and 10 of the 512 sign patterns have W- <= 5, two-sided 20/512.
-    first = [1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30]
-    second = [0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29]
-    result = wilcoxon_signed_rank([a - b for a, b in zip(first, second, strict=True)])
-    assert result.statistic == 5.0
-    assert result.p_value == pytest.approx(20 / 512, abs=1e-12)
-    assert result.nonzero == 9
-
-
-@pytest.mark.parametrize(
-    ("differences", "statistic", "p_value"),
-    [
-        # Hand: all five positive, W- = 0; only 1 of 32 sign patterns is that extreme
-        # on each side, so p = 2/32.
-        ([1, 2, 3, 4, 5], 0.0, 2 / 32),
-        # Hand: W- = 1; patterns with W- <= 1 are {} and {1}, so p = 2 * 2/32.
-        ([-1, 2, 3, 4, 5], 1.0, 4 / 32),
-        # Zeros are dropped (Wilcoxon's method): the same as the first row.
-        ([0, 0, 1, 2, 3, 4, 5], 0.0, 2 / 32),
-    ],
-)
-def test_wilcoxon_small_exact_cases_are_hand_computed(
-    differences: list[float], statistic: float, p_value: float
-) -> None:
-    result = wilcoxon_signed_rank(differences)
-    assert result.statistic == statistic
-    assert result.p_value == pytest.approx(p_value, abs=1e-12)
-
-
-def test_wilcoxon_with_every_difference_zero_has_p_one() -> None:
-    result = wilcoxon_signed_rank([0.0, 0.0, 0.0])
-    assert (result.p_value, result.nonzero, result.statistic) == (1.0, 0, 0.0)
-
-
-def test_wilcoxon_without_data_has_p_one() -> None:
-    assert wilcoxon_signed_rank([]).p_value == 1.0
-
-
-def test_wilcoxon_with_one_difference_has_p_one() -> None:
-    # Hand: one nonzero difference, two equally likely signs, p = 2 * 1/2.
-    assert wilcoxon_signed_rank([0.3]).p_value == 1.0
-
-
-def test_wilcoxon_reports_the_median_difference_with_zeros() -> None:
-    assert wilcoxon_signed_rank([0.0, 0.0, -0.2, 0.1, 0.0]).median_difference == 0.0
-
-
 # --- Holm's step-down correction ------------------------------------------------------
 
 
@@ -220,31 +164,3 @@ def test_holm_never_lowers_a_p_value_and_keeps_their_order(p_values: list[float]
         for j, q in enumerate(p_values):
             if p < q:
                 assert adjusted[i] <= adjusted[j]
-
-
-# --- Connor's sample size ---------------------------------------------------------------
-
-
-def test_sample_size_matches_connor_example() -> None:
-    # Connor (1987), Biometrics 43:207-211, p. 209, as worked in the Open
-    # PowerSampleSize calculator for McNemar's test: p01 = 0.45, p10 = 0.05, two-sided
-    # alpha 0.05, 80% power: n = 22.01, rounded up to 23.
-    assert mcnemar_sample_size(0.05, 0.45) == 23
-    assert mcnemar_sample_size(0.45, 0.05) == 23
-
-
-def test_sample_size_hand_computed() -> None:
-    # Hand: psi = 0.3, delta = 0.1; z(0.975) = 1.959964, z(0.80) = 0.841621;
-    # (1.959964 * sqrt(0.3) + 0.841621 * sqrt(0.29))**2 / 0.01
-    # = (1.073516 + 0.453225)**2 / 0.01 = 233.09, rounded up to 234.
-    assert mcnemar_sample_size(0.1, 0.2) == 234
-
-
-def test_sample_size_without_a_difference_is_none() -> None:
-    assert mcnemar_sample_size(0.1, 0.1) is None
-    assert mcnemar_sample_size(0.0, 0.0) is None
-
-
-def test_sample_size_rejects_impossible_rates() -> None:
-    with pytest.raises(ValueError):
-        mcnemar_sample_size(0.7, 0.6)

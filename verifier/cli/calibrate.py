@@ -17,6 +17,7 @@ from verifier.cli._options import (
     format_option,
     resolve_run,
 )
+from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
 
 
 @click.command("calibrate")
@@ -30,12 +31,22 @@ from verifier.cli._options import (
 @click.option(
     "--run", "run_id", type=RUN_ID, default=None, help="The run to calibrate.  [default: last]"
 )
+@click.option(
+    "--kappa-margin",
+    type=click.FloatRange(0.0, 1.0, min_open=True),
+    default=DEFAULT_KAPPA_MARGIN,
+    show_default=True,
+    help="Half-width of kappa's 95% interval to say how many labels are needed for.",
+)
 @STORE_OPTION
-@format_option("console", "json")
-def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str) -> None:
+@format_option("console", "json", "markdown")
+def calibrate(
+    labels_path: Path, run_id: str | None, kappa_margin: float, store: str | None, fmt: str
+) -> None:
     """Measure how far a run's judge verdicts agree with human labels, and store the result
     under each judge's stability triple (`verifier check` warns about judges without one)."""
     from verifier.compare.calibration import calibrate_run
+    from verifier.compare.calibration_markdown import render_markdown
     from verifier.compare.calibration_store import CalibrationStore
     from verifier.compare.labels import LabelsError, read_labels
     from verifier.errors import VerifierError
@@ -46,7 +57,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
     try:
         labels = read_labels(labels_path)
         with open_store(target) as gap_store:
-            report = calibrate_run(gap_store, labels, run_id)
+            report = calibrate_run(gap_store, labels, run_id, kappa_margin=kappa_margin)
             location = gap_store.location
         stored = 0
         if report.claims:
@@ -62,6 +73,8 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
         import orjson
 
         click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    elif fmt == "markdown":
+        click.echo(render_markdown(report), nl=False)
     else:
         click.echo(report.render_text())
     if not report.claims:

@@ -14,7 +14,8 @@ the other) carry evidence of a change. For each claim, and for whole cases:
   regression out of noise;
 - a verdict: ``better`` or ``worse`` when the Holm-adjusted McNemar p-value is at most
   alpha, otherwise ``no detectable change``, which is not the same as no change;
-- the paired cases needed to detect the observed difference with 80% power (Connor).
+- the exact power of that test at the pairs there are, and the paired cases at which
+  it would reach 80% power, both at the observed discordant rates (``power``).
 
 A claim with so few discordant pairs that even the most lopsided split could not reach
 alpha (fewer than six at alpha 0.05) cannot be significant under any correction; such
@@ -30,14 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from verifier.compare.power import mcnemar_cases_needed, mcnemar_power, min_discordant
 from verifier.compare.runs import OutcomePairs, PairedRuns, pair_runs
+from verifier.compare.signed_rank import wilcoxon_signed_rank
 from verifier.compare.stats import (
     PairedTable,
     holm_adjust,
     mcnemar_exact_p,
-    mcnemar_sample_size,
     newcombe_paired_interval,
-    wilcoxon_signed_rank,
 )
 from verifier.gaps.store import GapStore
 
@@ -70,6 +71,8 @@ class ScoreShift:
         median_difference: Median of candidate minus baseline score over all pairs.
         p_value: Two-sided p-value.
         p_adjusted: Holm-adjusted across the graded claims that have a nonzero pair.
+        method: ``exact`` or ``normal`` (see ``signed_rank``); ``none`` without a
+            nonzero pair.
     """
 
     nonzero: int
@@ -77,6 +80,7 @@ class ScoreShift:
     median_difference: float
     p_value: float
     p_adjusted: float
+    method: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +97,14 @@ class ClaimComparison:
         p_adjusted: Holm-adjusted p-value; ``None`` when the discordant pairs are too
             few for any split to reach alpha, so the claim was not in the family.
         verdict: ``better``, ``worse`` or ``no detectable change``.
-        cases_needed: Paired cases needed to detect the observed difference with the
-            comparison's power at its alpha; ``None`` when no difference was observed.
+        cases_needed: Smallest number of paired cases at which the exact McNemar test
+            at alpha has the comparison's power, at the observed discordant rates;
+            ``None`` when no difference was observed or more than
+            ``power.MAX_CASES`` would be needed (then ``cases_needed_beyond`` says so).
+        cases_needed_beyond: The largest size searched when none had the power (a
+            difference needing more cases than that), else ``None``.
+        power: Exact power of the test at alpha with the pairs there are, at the
+            observed discordant rates; ``None`` when no difference was observed.
         scores: The signed-rank test of graded scores; ``None`` for pass/fail scores.
     """
 
@@ -107,7 +117,14 @@ class ClaimComparison:
     p_adjusted: float | None
     verdict: Verdict
     cases_needed: int | None
+    cases_needed_beyond: int | None
+    power: float | None
     scores: ScoreShift | None
+
+    @property
+    def discordant(self) -> int:
+        """Pairs that passed in one run only: the test's evidence."""
+        return self.table.baseline_only + self.table.candidate_only
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,15 +138,21 @@ class RunComparison:
     power: float
 
     @property
+    def min_discordant(self) -> int:
+        """Fewest discordant pairs with which a claim can be significant at ``alpha``."""
+        return min_discordant(self.alpha)
+
+    @property
+    def untestable(self) -> tuple[ClaimComparison, ...]:
+        """Members with a change whose discordant pairs cannot reach alpha in any split."""
+        every = (*self.claims, *((self.overall,) if self.overall else ()))
+        return tuple(c for c in every if 0 < c.discordant < self.min_discordant)
+
+    @property
     def worse(self) -> tuple[ClaimComparison, ...]:
         """Claims (and whole cases) significantly worse in the candidate."""
         every = (*self.claims, *((self.overall,) if self.overall else ()))
         return tuple(c for c in every if c.verdict == "worse")
-
-
-def _min_attainable_p(discordant: int) -> float:
-    """Smallest two-sided exact McNemar p-value ``discordant`` pairs can give."""
-    return min(1.0, 2.0 * 0.5**discordant) if discordant else 1.0
 
 
 def compare_paired(
@@ -139,11 +162,8 @@ def compare_paired(
     family = [*paired.claims, *((paired.overall,) if len(paired.claims) > 1 else ())]
     tables = [o.table for o in family]
     p_values = [mcnemar_exact_p(t.baseline_only, t.candidate_only) for t in tables]
-    testable = [
-        i
-        for i, t in enumerate(tables)
-        if _min_attainable_p(t.baseline_only + t.candidate_only) <= alpha
-    ]
+    fewest = min_discordant(alpha)
+    testable = [i for i, t in enumerate(tables) if t.baseline_only + t.candidate_only >= fewest]
     adjusted: list[float | None] = [None] * len(family)
     for i, p in zip(testable, holm_adjust([p_values[i] for i in testable]), strict=True):
         adjusted[i] = p
@@ -166,7 +186,7 @@ def _score_shifts(family: list[OutcomePairs]) -> list[ScoreShift | None]:
     shifts: list[ScoreShift | None] = [None] * len(family)
     for i, r in raw.items():
         shifts[i] = ScoreShift(
-            r.nonzero, r.statistic, r.median_difference, r.p_value, adjusted.get(i, 1.0)
+            r.nonzero, r.statistic, r.median_difference, r.p_value, adjusted.get(i, 1.0), r.method
         )
     return shifts
 
@@ -184,14 +204,13 @@ def _compare_one(
     verdict: Verdict = "no detectable change"
     if p_adjusted is not None and p_adjusted <= alpha and table.difference != 0:
         verdict = "better" if table.difference > 0 else "worse"
-    needed = None
-    if table.pairs:
-        needed = mcnemar_sample_size(
-            table.baseline_only / table.pairs,
-            table.candidate_only / table.pairs,
-            alpha=alpha,
-            power=power,
-        )
+    needed = beyond = now = None
+    if table.pairs and table.baseline_only != table.candidate_only:
+        rates = (table.baseline_only / table.pairs, table.candidate_only / table.pairs)
+        found = mcnemar_cases_needed(*rates, alpha=alpha, power=power)
+        needed = found.cases
+        beyond = found.searched if found.beyond else None
+        now = mcnemar_power(table.pairs, *rates, alpha=alpha)
     return ClaimComparison(
         name=outcomes.name,
         table=table,
@@ -202,6 +221,8 @@ def _compare_one(
         p_adjusted=p_adjusted,
         verdict=verdict,
         cases_needed=needed,
+        cases_needed_beyond=beyond,
+        power=now,
         scores=scores,
     )
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN, weighted_kappa
 from verifier.compare.calibrate import (
     cohens_kappa,
     confusion_of,
@@ -169,7 +170,11 @@ def _why_unmatched(
 
 
 def calibrate_run(
-    store: GapStore, labels: LabelSet, run_id: str | None = None
+    store: GapStore,
+    labels: LabelSet,
+    run_id: str | None = None,
+    *,
+    kappa_margin: float = DEFAULT_KAPPA_MARGIN,
 ) -> CalibrationReport:
     """Compares a run's judge verdicts with human labels, per claim and per triple.
 
@@ -177,6 +182,7 @@ def calibrate_run(
         store: The gap store holding the run.
         labels: The human labels (``read_labels``).
         run_id: The run; default: the last run of the store.
+        kappa_margin: Half-width of kappa's 95% interval to plan the labels for.
 
     Raises:
         CalibrationError: The store has no such run (or no run at all).
@@ -216,7 +222,8 @@ def calibrate_run(
         if item not in by_item and verdict.status in ("pass", "fail"):
             unlabelled[verdict.key] += 1
     results = [
-        _calibrate_claim(key, items, unlabelled[key]) for key, items in sorted(groups.items())
+        _calibrate_claim(key, items, unlabelled[key], kappa_margin)
+        for key, items in sorted(groups.items())
     ]
     return CalibrationReport(
         run_id=run,
@@ -235,7 +242,10 @@ def _human_shown(labels: Sequence[HumanLabel]) -> str:
 
 
 def _calibrate_claim(
-    key: _GroupKey, items: list[tuple[JudgeVerdict, list[HumanLabel]]], unlabelled: int
+    key: _GroupKey,
+    items: list[tuple[JudgeVerdict, list[HumanLabel]]],
+    unlabelled: int,
+    kappa_margin: float,
 ) -> ClaimCalibration:
     contract_id, claim_id, model_id, prompt_sha, sampling_sha = key
     items.sort(key=lambda pair: pair[0].case_id)
@@ -293,6 +303,8 @@ def _calibrate_claim(
         ties=tuple(ties),
         unlabelled=unlabelled,
         disagreements=tuple(disagreements),
+        kappa_margin=kappa_margin,
+        weighted_kappa=weighted_kappa(human_scores, judge_scores),
     )
 
 

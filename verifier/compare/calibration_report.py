@@ -5,9 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.compare.agreement import (
+    DEFAULT_KAPPA_MARGIN,
+    FailDetection,
+    fail_detection,
+    kappa_interval,
+    labels_for_kappa_margin,
+)
 from verifier.compare.calibrate import Confusion, Correlation, KappaBand
 
-__all__ = ["CalibrationReport", "ClaimCalibration", "Disagreement", "Unmatched"]
+__all__ = [
+    "CalibrationReport",
+    "ClaimCalibration",
+    "Disagreement",
+    "Unmatched",
+    "fails_line",
+    "kappa_precision",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +80,10 @@ class ClaimCalibration:
             only when several raters labelled the claim.
         ties: Cases whose raters split evenly, left out of the kappa.
         unlabelled: The claim's judge verdicts under this triple that no one labelled.
+        kappa_margin: The half-width of kappa's 95% interval that ``labels_needed``
+            plans for.
+        weighted_kappa: Cohen's weighted kappa (quadratic weights) of the people's
+            scores against the judge's, on the ``scored`` cases.
     """
 
     contract_id: str
@@ -87,6 +105,23 @@ class ClaimCalibration:
     ties: tuple[str, ...]
     unlabelled: int
     disagreements: tuple[Disagreement, ...]
+    kappa_margin: float = DEFAULT_KAPPA_MARGIN
+    weighted_kappa: float | None = None
+
+    @property
+    def kappa_ci(self) -> tuple[float, float] | None:
+        """Kappa's 95% interval (``agreement.kappa_interval``)."""
+        return kappa_interval(self.confusion)
+
+    @property
+    def labels_needed(self) -> int | None:
+        """Labelled cases for a 95% interval of kappa +- ``kappa_margin``."""
+        return labels_for_kappa_margin(self.confusion, self.kappa_margin)
+
+    @property
+    def fails(self) -> FailDetection:
+        """Precision, recall and F1 of the judge's fails against the people's."""
+        return fail_detection(self.confusion)
 
     @property
     def triple(self) -> dict[str, str]:
@@ -103,10 +138,18 @@ class ClaimCalibration:
             "agreement": self.agreement,
             "kappa": self.kappa,
             "kappa_band": self.band,
+            "kappa_ci95": list(self.kappa_ci) if self.kappa_ci else None,
+            "labels_needed": {"margin": self.kappa_margin, "labels": self.labels_needed},
+            "fails": self.fails.as_dict(),
             "confusion": self.confusion.as_dict(),
             "scored": self.scored,
             "spearman": self.spearman.as_dict() if self.spearman else None,
             "pearson": self.pearson.as_dict() if self.pearson else None,
+            "weighted_kappa": (
+                None
+                if self.weighted_kappa is None
+                else {"weights": "quadratic", "value": self.weighted_kappa}
+            ),
             "raters": list(self.raters),
             "krippendorff_alpha": dict(self.alpha),
             "ties": list(self.ties),
@@ -178,14 +221,17 @@ def _claim_text(c: ClaimCalibration) -> list[str]:
         f"claim {c.claim_id}: judge {c.model_id} (requested {c.requested_model}), "
         f"prompt {c.prompt_sha[:12]}, sampling {c.sampling_sha[:12]}",
         f"  labelled cases {c.n}, agreement {agreement}, Cohen's kappa {kappa}",
+        f"  {kappa_precision(c)}",
         f"  {'':12}{'judge pass':>{w}}{'judge fail':>{w}}",
         f"  {'human pass':12}{pp:>{w}}{pf:>{w}}",
         f"  {'human fail':12}{fp:>{w}}{ff:>{w}}",
+        f"  {fails_line(c)}",
     ]
     if c.scored:
         lines.append(
             f"  scores on {c.scored} cases: Spearman {_corr(c.spearman)}, "
-            f"Pearson {_corr(c.pearson)}"
+            f"Pearson {_corr(c.pearson)}, weighted kappa (quadratic) "
+            f"{_number(c.weighted_kappa)}"
         )
     if c.alpha:
         parts = ", ".join(f"{k} {_number(v)}" for k, v in c.alpha.items())
@@ -202,6 +248,25 @@ def _claim_text(c: ClaimCalibration) -> list[str]:
             for d in c.disagreements
         ]
     return lines
+
+
+def kappa_precision(c: ClaimCalibration) -> str:
+    """Kappa's interval and the labels a 95% interval of +-margin needs, in one line."""
+    ci = c.kappa_ci
+    interval = "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+    needed = "n/a" if c.labels_needed is None else str(c.labels_needed)
+    if c.kappa is not None and ci is None:
+        interval += " (no disagreement: the large-sample interval needs one)"
+    return f"kappa 95% CI {interval}; labels for a 95% CI of ±{c.kappa_margin:g}: {needed}"
+
+
+def fails_line(c: ClaimCalibration) -> str:
+    """Precision, recall and F1 of the judge's fails, in one line."""
+    f = c.fails
+    return (
+        f"judge fails against human fails: precision {_number(f.precision)}, "
+        f"recall {_number(f.recall)}, F1 {_number(f.f1)}"
+    )
 
 
 def _corr(value: Correlation | None) -> str:

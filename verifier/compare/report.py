@@ -1,4 +1,4 @@
-"""Rendering a run comparison: console table, JSON, and Markdown for a pull request.
+"""Rendering a run comparison: console table, JSON (``report_json``), and Markdown for a PR.
 
 Differences are printed in percentage points, candidate minus baseline. A p-value in
 brackets is the Holm-adjusted one; a dash there means the claim had too few
@@ -7,11 +7,11 @@ discordant pairs to be tested at all (see ``analysis``).
 
 from __future__ import annotations
 
-from typing import IO, Any
+from typing import IO
 
 from verifier._markdown import code_span
 from verifier.compare.analysis import ClaimComparison, RunComparison
-from verifier.compare.runs import RunInfo
+from verifier.compare.report_json import METHODS, as_json, overall_verdict
 
 __all__ = [
     "METHODS",
@@ -22,95 +22,6 @@ __all__ = [
     "summary_line",
     "write_report",
 ]
-
-METHODS: dict[str, str] = {
-    "pairing": "rows matched on (case_id, claim_id); error and skipped pairs left out",
-    "difference_interval": "Newcombe (1998) square-and-add interval for paired proportions "
-    "(method 10)",
-    "test": "exact McNemar test (binomial test of the discordant pairs)",
-    "correction": "Holm (1979) step-down across claims and whole cases; claims whose "
-    "discordant pairs cannot reach alpha are left out (Tarone 1990)",
-    "graded_scores": "Wilcoxon signed-rank test on paired score differences, zeros dropped",
-    "cases_needed": "Connor (1987) sample size for McNemar's test from the observed "
-    "discordant proportions",
-}
-
-
-def _run_json(info: RunInfo) -> dict[str, Any]:
-    return {
-        "run_id": info.run_id,
-        "contract": {
-            "id": info.contract_id,
-            "version": info.contract_version,
-            "sha256": info.contract_sha256,
-        },
-        "status": info.status,
-    }
-
-
-def _claim_json(c: ClaimComparison) -> dict[str, Any]:
-    t = c.table
-    scores = None
-    if c.scores is not None:
-        scores = {
-            "test": "wilcoxon signed-rank",
-            "nonzero": c.scores.nonzero,
-            "statistic": c.scores.statistic,
-            "median_difference": c.scores.median_difference,
-            "p_value": c.scores.p_value,
-            "p_adjusted": c.scores.p_adjusted,
-        }
-    return {
-        "claim": c.name,
-        "pairs": t.pairs,
-        "baseline": {"passed": t.baseline_passed, "pass_rate": t.baseline_rate},
-        "candidate": {"passed": t.candidate_passed, "pass_rate": t.candidate_rate},
-        "discordant": {"baseline_only": t.baseline_only, "candidate_only": t.candidate_only},
-        "difference": t.difference,
-        "ci95": list(c.interval),
-        "p_value": c.p_value,
-        "p_adjusted": c.p_adjusted,
-        "verdict": c.verdict,
-        "cases_needed": c.cases_needed,
-        "excluded": {"error": c.errors, "skipped": c.skipped},
-        "scores": scores,
-    }
-
-
-def overall_verdict(comparison: RunComparison) -> str:
-    """``worse`` if anything is significantly worse, else ``better`` if anything is
-    significantly better, else ``no detectable change``."""
-    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
-    if any(c.verdict == "worse" for c in every):
-        return "worse"
-    if any(c.verdict == "better" for c in every):
-        return "better"
-    return "no detectable change"
-
-
-def as_json(comparison: RunComparison) -> dict[str, Any]:
-    """The comparison as a JSON-ready dict (``verifier compare --format json``)."""
-    paired = comparison.paired
-    return {
-        "baseline": _run_json(paired.baseline),
-        "candidate": _run_json(paired.candidate),
-        "verdict": overall_verdict(comparison),
-        "worse": [c.name for c in comparison.worse],
-        "alpha": comparison.alpha,
-        "power": comparison.power,
-        "cases": {
-            "paired": paired.paired_cases,
-            "only_in_baseline": paired.cases_only_in_baseline,
-            "only_in_candidate": paired.cases_only_in_candidate,
-        },
-        "claims_only_in_baseline": list(paired.claims_only_in_baseline),
-        "claims_only_in_candidate": list(paired.claims_only_in_candidate),
-        "duplicate_rows": dict(paired.duplicate_rows),
-        "claims": [_claim_json(c) for c in comparison.claims],
-        "overall": _claim_json(comparison.overall) if comparison.overall else None,
-        "warnings": list(paired.warnings),
-        "methods": METHODS,
-    }
 
 
 def _pct(rate: float) -> str:
@@ -129,7 +40,16 @@ def _p(p: float | None) -> str:
 
 
 def _needed(c: ClaimComparison) -> str:
+    if c.cases_needed_beyond is not None:
+        return f">{c.cases_needed_beyond}"
     return "—" if c.cases_needed is None else str(c.cases_needed)
+
+
+def _power(c: ClaimComparison) -> str:
+    if c.power is None:
+        return "—"
+    # Say ">99%" rather than round a power short of certainty up to 100%.
+    return ">99%" if 0.995 <= c.power < 1.0 else f"{c.power:.0%}"
 
 
 def _left_out(comparison: RunComparison) -> list[str]:
@@ -153,7 +73,22 @@ def _left_out(comparison: RunComparison) -> list[str]:
     for side, count in paired.duplicate_rows.items():
         if count:
             lines.append(f"{count} duplicate rows in the {side} ignored (the first was used)")
+    for c in comparison.untestable:
+        pairs = "pair" if c.discordant == 1 else "pairs"
+        lines.append(
+            f"{c.name}: {c.discordant} discordant {pairs} cannot be significant at alpha "
+            f"{comparison.alpha:g} in any split (at least {comparison.min_discordant} "
+            "are needed)"
+        )
     return lines
+
+
+def _power_note(comparison: RunComparison) -> str:
+    return (
+        f"power: of the exact McNemar test at alpha {comparison.alpha:g} with these pairs; "
+        f"cases needed: smallest number of paired cases at which it reaches "
+        f"{comparison.power:.0%} power; both at the observed discordant rates"
+    )
 
 
 def summary_line(comparison: RunComparison) -> str:
@@ -180,7 +115,7 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=None if out.isatty() else 140)
+    console = Console(file=out, width=None if out.isatty() else 160)
     paired = comparison.paired
     base, cand = paired.baseline, paired.candidate
     table = Table(
@@ -191,6 +126,7 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
     for name in ("pairs", "baseline", "candidate", "difference [95% CI]", "p (Holm)"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
+    table.add_column("power", justify="right")
     table.add_column("cases needed", justify="right")
     styles = {"worse": "bold red", "better": "bold green", "no detectable change": "dim"}
     every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
@@ -203,6 +139,7 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
             _diff(c),
             f"{_p(c.p_value)} ({_p(c.p_adjusted)})",
             Text(c.verdict, style=styles[c.verdict]),
+            _power(c),
             _needed(c),
             end_section=i == len(comparison.claims) - 1,
         )
@@ -211,7 +148,7 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
     if graded:
         scores = Table(title="Graded scores (Wilcoxon signed-rank)", title_justify="left")
         scores.add_column("claim")
-        for name in ("pairs that moved", "median difference", "p", "p Holm"):
+        for name in ("pairs that moved", "median difference", "p", "p Holm", "test"):
             scores.add_column(name, justify="right")
         for c in graded:
             assert c.scores is not None
@@ -221,17 +158,12 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
                 f"{c.scores.median_difference:+.3f}",
                 _p(c.scores.p_value),
                 _p(c.scores.p_adjusted),
+                c.scores.method,
             )
         console.print(scores)
     for line in _left_out(comparison):
         console.print(Text(line, style="dim"))
-    console.print(
-        Text(
-            f"cases needed: paired cases to detect the observed difference with "
-            f"{comparison.power:.0%} power at alpha {comparison.alpha:g} (Connor 1987)",
-            style="dim",
-        )
-    )
+    console.print(Text(_power_note(comparison), style="dim"))
     worse = bool(comparison.worse)
     console.print(Text(summary_line(comparison), style="bold red" if worse else "bold"))
     console.file.flush()
@@ -262,9 +194,9 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
     if paired.warnings:
         lines.append("")
     lines += [
-        f"| claim | pairs | baseline | candidate | difference [95% CI] | p (Holm) | verdict "
-        f"| cases needed ({comparison.power:.0%} power) |",
-        "|---|--:|--:|--:|--:|--:|---|--:|",
+        "| claim | pairs | baseline | candidate | difference [95% CI] | p (Holm) | verdict "
+        f"| power | cases needed ({comparison.power:.0%} power) |",
+        "|---|--:|--:|--:|--:|--:|---|--:|--:|",
     ]
     every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
     for c in every:
@@ -272,7 +204,7 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
         lines.append(
             f"| {name} | {c.table.pairs} | {_pct(c.table.baseline_rate)} | "
             f"{_pct(c.table.candidate_rate)} | {_diff(c)} | {_p(c.p_value)} "
-            f"({_p(c.p_adjusted)}) | {mark[c.verdict]} | {_needed(c)} |"
+            f"({_p(c.p_adjusted)}) | {mark[c.verdict]} | {_power(c)} | {_needed(c)} |"
         )
     graded = [c for c in every if c.scores is not None]
     if graded:
@@ -280,24 +212,25 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
             "",
             "Graded scores (Wilcoxon signed-rank):",
             "",
-            "| claim | pairs that moved | median difference | p (Holm) |",
-            "|---|--:|--:|--:|",
+            "| claim | pairs that moved | median difference | p (Holm) | test |",
+            "|---|--:|--:|--:|---|",
         ]
         for c in graded:
             assert c.scores is not None
             name = f"*{c.name}*" if c is comparison.overall else _cell(c.name)
             lines.append(
                 f"| {name} | {c.scores.nonzero} | {c.scores.median_difference:+.3f} | "
-                f"{_p(c.scores.p_value)} ({_p(c.scores.p_adjusted)}) |"
+                f"{_p(c.scores.p_value)} ({_p(c.scores.p_adjusted)}) | {c.scores.method} |"
             )
     lines += ["", *(f"- {line}" for line in _left_out(comparison))]
     lines += [
         "",
         "<sub>Paired design: exact McNemar test on the discordant pairs, Holm-adjusted "
         f"across claims, alpha {comparison.alpha:g}; interval: Newcombe's paired "
-        "square-and-add. *No detectable change* is not evidence of no change: the last "
-        "column is how many paired cases it would take to detect the observed difference."
-        "</sub>",
+        "square-and-add. *No detectable change* is not evidence of no change: *power* is "
+        "the exact test's chance of detecting the observed difference with these pairs, "
+        "and the last column how many paired cases would give it "
+        f"{comparison.power:.0%}.</sub>",
     ]
     out.write("\n".join(lines) + "\n")
     out.flush()

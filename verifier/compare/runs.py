@@ -14,9 +14,9 @@ candidate's rows stream past them and are folded into counts at once.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from verifier.compare.run_checks import (
     note_judge,
     run_info,
 )
+from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
 from verifier.gaps.store import GapStore
 
@@ -43,7 +44,9 @@ class OutcomePairs:
     Attributes:
         name: The claim id, or ``OVERALL`` for whole cases.
         table: The pass/fail pairs as a paired 2x2 table.
-        score_differences: Candidate minus baseline score of every pass/fail pair.
+        score_differences: Candidate minus baseline score of every pass/fail pair, exact:
+            between the fractions the stored scores stand for
+            (``signed_rank.exact_score``), so differences equal on paper tie.
         graded: Some paired score is strictly between 0 and 1, so scores carry more
             than pass/fail and a signed-rank test on them means something.
         errors: Pairs left out because a row of either run is an error.
@@ -52,7 +55,7 @@ class OutcomePairs:
 
     name: str
     table: PairedTable
-    score_differences: tuple[float, ...]
+    score_differences: tuple[Fraction, ...]
     graded: bool
     errors: int
     skipped: int
@@ -97,7 +100,7 @@ class _Tally:
     """Counts of one claim (or of whole cases) as the candidate's rows stream in."""
 
     cells: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    differences: array[float] = field(default_factory=lambda: array("d"))
+    differences: list[Fraction] = field(default_factory=list)
     graded: bool = False
     errors: int = 0
     skipped: int = 0
@@ -119,7 +122,7 @@ class _Tally:
             self.cells[2] += 1
         else:
             self.cells[3] += 1
-        self.differences.append(cand_score - base_score)
+        self.differences.append(score_difference(cand_score, base_score))
         if not self.graded and (base_score not in (0.0, 1.0) or cand_score not in (0.0, 1.0)):
             self.graded = True
 

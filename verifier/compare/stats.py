@@ -1,9 +1,10 @@
 """Paired statistics for comparing two runs of one contract on the same cases.
 
 Every function is pure and names the published method it implements, so a reader can
-check a figure by hand. ``scipy`` is imported inside the functions that need it (the
-exact binomial test and Wilcoxon's signed-rank test); the rest needs only the standard
-library, whose ``statistics.NormalDist`` gives the normal quantiles.
+check a figure by hand. They need only the standard library (``statistics.NormalDist``
+gives the normal quantiles; the exact test counts in integers), so no figure depends on
+the installed scipy. Wilcoxon's signed-rank test is in ``signed_rank``, the exact
+power and sample size in ``power``.
 
 Orientation: run A is the baseline and run B the candidate. A paired outcome is one
 case checked by both runs; ``PairedTable`` counts them in the four cells of the
@@ -16,16 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 __all__ = [
     "PairedTable",
-    "SignedRankResult",
     "holm_adjust",
     "mcnemar_exact_p",
-    "mcnemar_sample_size",
     "newcombe_paired_interval",
-    "wilcoxon_signed_rank",
     "wilson_interval",
 ]
 
@@ -162,48 +161,10 @@ def mcnemar_exact_p(baseline_only: int, candidate_only: int) -> float:
     discordant = baseline_only + candidate_only
     if discordant == 0:
         return 1.0
-    from scipy.stats import binomtest
-
-    return float(binomtest(baseline_only, discordant, 0.5, alternative="two-sided").pvalue)
-
-
-@dataclass(frozen=True, slots=True)
-class SignedRankResult:
-    """Wilcoxon's signed-rank test of paired score differences.
-
-    Attributes:
-        statistic: The smaller of the positive and negative rank sums (0 without data).
-        p_value: Two-sided p-value; 1 when every difference is zero.
-        nonzero: Differences that were not zero (zeros are dropped, Wilcoxon's method).
-        median_difference: Median of all differences, zeros included (0 without data).
-    """
-
-    statistic: float
-    p_value: float
-    nonzero: int
-    median_difference: float
-
-
-def wilcoxon_signed_rank(differences: Sequence[float]) -> SignedRankResult:
-    """Two-sided Wilcoxon signed-rank test (Wilcoxon 1945) on paired differences.
-
-    Zero differences are dropped first, as Wilcoxon proposed; when nothing is left the
-    test has no evidence and the p-value is 1. ``scipy.stats.wilcoxon`` then picks the
-    exact null distribution for small samples without ties and the normal
-    approximation with a tie correction otherwise.
-    """
-    import statistics
-
-    median = float(statistics.median(differences)) if differences else 0.0
-    nonzero = [d for d in differences if d != 0.0]
-    if not nonzero:
-        return SignedRankResult(0.0, 1.0, 0, median)
-    from scipy.stats import wilcoxon
-
-    result = wilcoxon(nonzero, alternative="two-sided")
-    return SignedRankResult(
-        float(result.statistic), min(1.0, float(result.pvalue)), len(nonzero), median
-    )
+    # Binomial(d, 1/2) is symmetric, so the two tails beyond the observed split are
+    # twice the smaller one, counted exactly.
+    tail = sum(math.comb(discordant, k) for k in range(min(baseline_only, candidate_only) + 1))
+    return min(1.0, float(Fraction(2 * tail, 2**discordant)))
 
 
 def holm_adjust(p_values: Sequence[float]) -> list[float]:
@@ -228,42 +189,3 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
-
-
-def mcnemar_sample_size(
-    baseline_only_rate: float,
-    candidate_only_rate: float,
-    *,
-    alpha: float = 0.05,
-    power: float = 0.80,
-) -> int | None:
-    """Paired cases needed for McNemar's test to detect a difference (Connor 1987).
-
-    Connor, R. J. (1987), "Sample size for testing differences in proportions for the
-    paired-sample design", Biometrics 43:207-211, p. 209: with discordant proportions
-    ``p10`` and ``p01``, ``psi = p10 + p01`` and ``delta = p01 - p10``,
-
-        n = (z[1 - alpha/2] * sqrt(psi) + z[power] * sqrt(psi - delta**2))**2 / delta**2
-
-    rounded up. Fed with the observed discordant rates, it answers "how many paired
-    cases would show a difference this large with this power?".
-
-    Returns:
-        The number of paired cases, or ``None`` when the rates are equal (no
-        difference to detect).
-    """
-    if not (0.0 <= baseline_only_rate <= 1.0 and 0.0 <= candidate_only_rate <= 1.0):
-        raise ValueError("discordant rates must be in [0, 1]")
-    if baseline_only_rate + candidate_only_rate > 1.0 + 1e-12:
-        raise ValueError("discordant rates cannot add up to more than 1")
-    if not 0.0 < power < 1.0:
-        raise ValueError(f"power must be strictly between 0 and 1, not {power}")
-    delta = candidate_only_rate - baseline_only_rate
-    if delta == 0.0:
-        return None
-    psi = baseline_only_rate + candidate_only_rate
-    z_alpha = _z(1.0 - alpha)
-    z_power = NormalDist().inv_cdf(power)
-    root = z_alpha * math.sqrt(psi) + z_power * math.sqrt(max(0.0, psi - delta * delta))
-    # Round away float noise before the ceiling so 23.0000000001 is 23.
-    return max(1, math.ceil(round(root * root / (delta * delta), 9)))
