@@ -12,11 +12,13 @@ import asyncio
 import datetime as dt
 import gc
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -32,6 +34,12 @@ from verifier.rubric._base import Check
 from verifier.stored_cases import StoredReplay, stored_cases
 
 log = get_logger("verifier.runner")
+
+T = TypeVar("T")
+
+
+class Terminated(KeyboardInterrupt):
+    """The run was stopped by SIGTERM; it was recorded as interrupted, as on Ctrl-C."""
 
 
 class ReportSink(Protocol):
@@ -264,6 +272,10 @@ class Runner:
                 iterator = iter(cases)
                 while chunk := list(islice(iterator, self.options.chunk_size)):
                     await self.check_chunk(chunk, summary)
+                    # A rubric-only chunk never waits on anything, so without this the
+                    # loop would not get a turn to deliver a Ctrl-C (a cancellation)
+                    # until every case was checked and the run recorded as finished.
+                    await asyncio.sleep(0)
             status = "finished"
         finally:
             if self.progress:
@@ -512,5 +524,58 @@ def _summary_record(summary: RunSummary) -> dict[str, Any]:
 
 
 def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
-    """Thin synchronous wrapper over ``Runner.run``."""
-    return asyncio.run(runner.run(cases, total=total))
+    """Thin synchronous wrapper over ``Runner.run``, stopped by Ctrl-C or SIGTERM.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C stopped the run (recorded as interrupted).
+        Terminated: SIGTERM stopped the run (recorded as interrupted).
+    """
+    return run_stoppable(runner.run(cases, total=total))
+
+
+def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
+    """Runs ``main`` in a new event loop; SIGTERM stops it as Ctrl-C does.
+
+    Either signal cancels ``main``, so a run in it records itself as interrupted (and
+    can be resumed) instead of dying with its run left open. Outside the main thread
+    signals cannot be caught and only Ctrl-C's usual handling applies.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C stopped ``main``.
+        Terminated: SIGTERM stopped ``main``.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(main)
+    started: list[asyncio.Task[Any]] = []
+    terminated = False
+
+    async def guarded() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        started.append(task)
+        if terminated:  # SIGTERM came before the loop ran
+            main.close()
+            raise asyncio.CancelledError
+        return await main
+
+    with asyncio.Runner() as loop_runner:
+        loop = loop_runner.get_loop()
+
+        def on_sigterm(signum: int, frame: object) -> None:
+            nonlocal terminated
+            terminated = True
+            if started:
+                started[0].cancel()
+            loop.call_soon_threadsafe(lambda: None)  # wakes a loop waiting on I/O
+
+        # signal.signal rather than loop.add_signal_handler: the previous handler
+        # (a host's, a test runner's) is put back afterwards, not the default.
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+        try:
+            return loop_runner.run(guarded())
+        except asyncio.CancelledError:
+            if terminated:
+                raise Terminated from None
+            raise
+        finally:
+            signal.signal(signal.SIGTERM, previous)

@@ -3,7 +3,6 @@ the two-variant run. Imported only when ``run`` runs."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from verifier.errors import SutError
 from verifier.files import FileScope
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
-from verifier.runner import Runner, RunOptions
+from verifier.runner import Runner, RunOptions, run_stoppable
 from verifier.session import Judges, Sut, assemble_run, sut_stage_for
 from verifier.sut import masked_description
 from verifier.sut.setup import (
@@ -135,4 +134,4 @@ def run_variants_sync(
             total=total,
         )
 
-    return asyncio.run(both())
+    return run_stoppable(both())
