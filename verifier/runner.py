@@ -28,6 +28,7 @@ from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
+from verifier.missing_fields import MissingFields
 from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.rubric._base import Check
@@ -252,6 +253,7 @@ class Runner:
         self._order = tuple(p.id for p in self.plan.order)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._replay: StoredReplay | None = None
+        self._missing = MissingFields()
         self.record = options.record or contract.record.policy()
         self._redactor = (
             Redactor(
@@ -335,6 +337,7 @@ class Runner:
             self._replay.close()
         summary.finished_at = _now()
         summary.interrupted = status != "finished"
+        summary.warnings = self._missing.warnings()
         stats = getattr(self.model_phase, "stats", None)
         if stats is not None and self.plan.model:
             summary.judge_usage = stats.as_dict()
@@ -379,6 +382,7 @@ class Runner:
             chunk = unstored
             for case in replayed:
                 summary.add_case(case)
+                self._missing.add(case.content, case.results)
                 for sink in self.sinks:
                     sink.add_case(case)
             if self.progress and replayed:
@@ -423,6 +427,7 @@ class Runner:
         contents: dict[str, bytes] = {}
         policy = self.record
         redactor = self._redactor
+        missing = self._missing
         for line in chunk:
             content_sha: str | None = None
             body: bytes | None = None
@@ -455,6 +460,8 @@ class Runner:
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)
             cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))
+            if line.case is not None:
+                missing.add(line.case, ordered)
             # Run ids are unique per store and a run checks each claim once per case
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.

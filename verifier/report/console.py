@@ -85,6 +85,8 @@ class ConsoleReportWriter:
         console = self._console
         console.print(_summary_panel(summary))
         console.print(_breakdown_table(summary.breakdown))
+        for warning in summary.warnings:
+            console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
         reasons = self._reasons.top()
         if reasons:
             console.print(_reasons_table(reasons))
