@@ -1,9 +1,11 @@
 """The runner: cases in chunks, rubric claims first, then model-backed claims.
 
 For each chunk of cases, phase 1 checks every rubric claim in-process (no I/O);
-phase 2 handles judge and comparative claims for the same chunk. Each chunk's results
-are appended to the store as gap rows before the next chunk starts, so an interrupted
-run keeps everything already checked.
+phase 2 handles judge and comparative claims for the same chunk. A chunk that waits
+on something (a system under test, judges) has all its cases in flight at once, each
+going through its own phases. Each chunk's results are appended to the store as gap
+rows before the next chunk starts, so an interrupted run keeps everything already
+checked.
 """
 
 from __future__ import annotations
@@ -12,13 +14,11 @@ import asyncio
 import datetime as dt
 import gc
 import secrets
-import signal
-import threading
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
 from verifier.contract.load import LoadedContract
@@ -32,15 +32,10 @@ from verifier.missing_fields import MissingFields
 from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.rubric._base import Check
+from verifier.stoppable import run_stoppable
 from verifier.stored_cases import StoredReplay, stored_cases
 
 log = get_logger("verifier.runner")
-
-T = TypeVar("T")
-
-
-class Terminated(KeyboardInterrupt):
-    """The run was stopped by SIGTERM; it was recorded as interrupted, as on Ctrl-C."""
 
 
 class ReportSink(Protocol):
@@ -50,9 +45,11 @@ class ReportSink(Protocol):
 
 
 class Progress(Protocol):
-    def start(self, total: int | None) -> None: ...
+    def start(self, total: int | None, judged_per_case: int = 0) -> None: ...
 
     def advance(self, n_cases: int) -> None: ...
+
+    def judged(self, n_results: int) -> None: ...
 
     def close(self) -> None: ...
 
@@ -267,7 +264,7 @@ class Runner:
         """Checks every case, persisting each chunk, and returns the run's totals."""
         summary = self.begin()
         if self.progress:
-            self.progress.start(total)
+            self.progress.start(total, len(self.plan.model))
         status: RunStatus = "interrupted"
         try:
             with gc_frozen():
@@ -387,6 +384,7 @@ class Runner:
                     sink.add_case(case)
             if self.progress and replayed:
                 self.progress.advance(len(replayed))
+                self.progress.judged(len(replayed) * len(self.plan.model))
             if not chunk:
                 return replayed
             replay.settle()  # before this chunk is written
@@ -396,23 +394,23 @@ class Runner:
         # A case the system under test failed on comes back without its fields, and
         # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
         given: dict[int, dict[str, Any]] = {}
-        if self.sut is not None:
-            if self._redactor is not None:
-                given = {line.line: line.case for line in chunk if line.case is not None}
-            # After the resumed cases are set aside: a stored case is not produced again.
-            chunk = await self.sut.produce(chunk)
+        if self.sut is not None and self._redactor is not None:
+            given = {line.line: line.case for line in chunk if line.case is not None}
         plan = self.plan
-        steps = self._steps
-        usable = [line for line in chunk if line.case is not None]
-        rubric = [_check_rubric(steps, line.case) for line in usable if line.case is not None]
         results_by_line: dict[int, dict[str, ClaimResult]]
-        if plan.model:
-            model = await self.model_phase.evaluate(usable, rubric)
-            results_by_line = {
-                line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
-            }
+        one_by_one = self.sut is not None or bool(plan.model)
+        if one_by_one:
+            # After the resumed cases are set aside: a stored case is not produced again.
+            checked = await asyncio.gather(*(self._check_case(line) for line in chunk))
+            chunk = [line for line, _ in checked]
+            results_by_line = {line.line: r for line, r in checked if r is not None}
         else:
-            results_by_line = {line.line: r for line, r in zip(usable, rubric, strict=True)}
+            steps = self._steps
+            results_by_line = {
+                line.line: _check_rubric(steps, line.case)
+                for line in chunk
+                if line.case is not None
+            }
         order = self._order
         weights = self._weights
         threshold = self.threshold
@@ -493,9 +491,31 @@ class Runner:
             add_case(case)
             for sink in sinks:
                 sink.add_case(case)
-        if self.progress:
+        if self.progress and not one_by_one:
             self.progress.advance(len(chunk))
         return [*replayed, *cases]
+
+    async def _check_case(self, line: CaseLine) -> tuple[CaseLine, dict[str, ClaimResult] | None]:
+        """One case of a chunk that waits on something (a system under test, judges):
+        its output, then its rubric claims, then its model-backed claims.
+
+        Every case of the chunk is in flight at once (the system's and the judges'
+        limits bound the calls), so each counts on the progress bar when it is done,
+        not the whole chunk when its slowest call returns. Returns the case as
+        produced and its results (``None``: the case is unusable).
+        """
+        if self.sut is not None:
+            (line,) = await self.sut.produce([line])
+        results: dict[str, ClaimResult] | None = None
+        if line.case is not None:
+            results = _check_rubric(self._steps, line.case)
+            if self.plan.model:
+                (model,) = await self.model_phase.evaluate([line], [results])
+                results = {**results, **model}
+        if self.progress is not None:
+            self.progress.judged(len(self.plan.model))  # an unusable case's are settled too
+            self.progress.advance(1)
+        return line, results
 
 
 @contextmanager
@@ -535,54 +555,6 @@ def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = N
 
     Raises:
         KeyboardInterrupt: Ctrl-C stopped the run (recorded as interrupted).
-        Terminated: SIGTERM stopped the run (recorded as interrupted).
+        verifier.stoppable.Terminated: SIGTERM stopped the run (recorded as interrupted).
     """
     return run_stoppable(runner.run(cases, total=total))
-
-
-def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
-    """Runs ``main`` in a new event loop; SIGTERM stops it as Ctrl-C does.
-
-    Either signal cancels ``main``, so a run in it records itself as interrupted (and
-    can be resumed) instead of dying with its run left open. Outside the main thread
-    signals cannot be caught and only Ctrl-C's usual handling applies.
-
-    Raises:
-        KeyboardInterrupt: Ctrl-C stopped ``main``.
-        Terminated: SIGTERM stopped ``main``.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        return asyncio.run(main)
-    started: list[asyncio.Task[Any]] = []
-    terminated = False
-
-    async def guarded() -> T:
-        task = asyncio.current_task()
-        assert task is not None
-        started.append(task)
-        if terminated:  # SIGTERM came before the loop ran
-            main.close()
-            raise asyncio.CancelledError
-        return await main
-
-    with asyncio.Runner() as loop_runner:
-        loop = loop_runner.get_loop()
-
-        def on_sigterm(signum: int, frame: object) -> None:
-            nonlocal terminated
-            terminated = True
-            if started:
-                started[0].cancel()
-            loop.call_soon_threadsafe(lambda: None)  # wakes a loop waiting on I/O
-
-        # signal.signal rather than loop.add_signal_handler: the previous handler
-        # (a host's, a test runner's) is put back afterwards, not the default.
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
-        try:
-            return loop_runner.run(guarded())
-        except asyncio.CancelledError:
-            if terminated:
-                raise Terminated from None
-            raise
-        finally:
-            signal.signal(signal.SIGTERM, previous)

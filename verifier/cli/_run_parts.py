@@ -85,7 +85,7 @@ def run_with_batch(
 ) -> Any:
     """The batch pre-pass and the run in one event loop (the providers belong to it)."""
     from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
-    from verifier.runner import run_stoppable
+    from verifier.stoppable import run_stoppable
 
     if phase is None:
         raise BatchError("--batch needs judge claims; this contract has none")

@@ -14,8 +14,9 @@ from verifier.errors import SutError
 from verifier.files import FileScope
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
-from verifier.runner import Runner, RunOptions, run_stoppable
+from verifier.runner import Runner, RunOptions
 from verifier.session import Judges, Sut, assemble_run, sut_stage_for
+from verifier.stoppable import run_stoppable
 from verifier.sut import masked_description
 from verifier.sut.setup import (
     parse_sut_option,

@@ -67,8 +67,9 @@ def run(
     from verifier.llm.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
-    from verifier.runner import RunOptions, Terminated, new_run_id, run_sync
+    from verifier.runner import RunOptions, new_run_id, run_sync
     from verifier.session import Judges, Sut, assemble_run
+    from verifier.stoppable import Terminated
     from verifier.sut import masked_description
 
     inputs = check_inputs(
