@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.test_cli import verifier
 from verifier.missing_fields import MissingFields
-from verifier.results import ClaimResult
+from verifier.results import ClaimResult, ClaimTally
 
 CONTRACT = """\
 contract: totals
@@ -104,4 +104,6 @@ def test_a_path_found_nowhere_near_is_named_without_a_guess() -> None:
         "c", "rubric", "fail", 0.0, "missing", {"path": "zzz", "field_missing": True}
     )
     missing.add({"id": "a", "output": "x"}, [result])
-    assert missing.warnings() == ["claim c: field zzz is missing in the only case"]
+    tally = ClaimTally()
+    tally.add("fail")
+    assert missing.warnings({"c": tally}) == ["claim c: field zzz is missing in the only case"]

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from verifier.fieldpath import compile_path
-from verifier.results import ClaimResult
+from verifier.results import ClaimResult, ClaimTally
 
 __all__ = ["MissingFields"]
 
@@ -24,38 +24,39 @@ _MAX_KEYS = 1000
 
 
 class MissingFields:
-    """Counts, per claim, the cases it checked and those its path was missing in."""
+    """Counts, per claim and path, the cases the path was missing in."""
 
     def __init__(self) -> None:
-        self._checked: dict[str, int] = {}
         # (claim id, path) -> cases missing it, and the keys found where it stopped.
         self._missing: dict[tuple[str, str], int] = {}
         self._keys: dict[tuple[str, str], tuple[int, set[str]]] = {}
 
     def add(self, case: Mapping[str, Any] | None, results: Iterable[ClaimResult]) -> None:
         """Counts one case's results; ``case`` (when known) tells which keys exist."""
-        checked = self._checked
         for result in results:
-            if result.kind != "rubric" or result.status not in ("pass", "fail"):
-                continue  # skipped by a gate, or an unusable line: not checked
-            claim_id = result.claim_id
-            checked[claim_id] = checked.get(claim_id, 0) + 1
-            evidence = result.evidence
-            if not evidence.get("field_missing"):
+            # Runs once per result of every case: a passing result costs one compare.
+            if result.status != "fail" or "field_missing" not in result.evidence:
                 continue
+            evidence = result.evidence
             path = evidence.get("path") or evidence.get("spans")
-            if not isinstance(path, str):
+            if result.kind != "rubric" or not isinstance(path, str):
                 continue  # a combinator: its parts name their own paths
-            key = (claim_id, path)
+            key = (result.claim_id, path)
             self._missing[key] = self._missing.get(key, 0) + 1
             if case is not None:
                 self._remember_keys(key, case, path)
 
-    def warnings(self) -> list[str]:
-        """One line per claim and path missing in every case the claim checked."""
+    def warnings(self, breakdown: Mapping[str, ClaimTally]) -> list[str]:
+        """One line per claim and path missing in every case the claim checked.
+
+        Args:
+            breakdown: The run's tally per claim: its passes and failures are the
+                cases it checked (not those a gate skipped or an unusable line).
+        """
         lines = []
         for (claim_id, path), count in self._missing.items():
-            if count != self._checked.get(claim_id):
+            tally = breakdown.get(claim_id)
+            if tally is None or count != tally.passed + tally.failed:
                 continue
             cases = "the only case" if count == 1 else f"all {count} cases"
             line = f"claim {claim_id}: field {path} is missing in {cases}"

@@ -334,7 +334,7 @@ class Runner:
             self._replay.close()
         summary.finished_at = _now()
         summary.interrupted = status != "finished"
-        summary.warnings = self._missing.warnings()
+        summary.warnings = self._missing.warnings(summary.breakdown)
         stats = getattr(self.model_phase, "stats", None)
         if stats is not None and self.plan.model:
             summary.judge_usage = stats.as_dict()
