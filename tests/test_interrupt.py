@@ -49,8 +49,9 @@ EXIT_WITHIN = 5.0
 """Seconds from the signal to the end of the process, which then only tears down the
 interpreter (a judge run's SDK makes that slow on a busy machine)."""
 
-PER_CALL = ("latency_ms", "response_id", "cached")
-"""Evidence of a judge row that differs between two calls for the same verdict."""
+PER_CALL = ("latency_ms", "response_id", "cache")
+"""Evidence of a judge row that differs between two calls for the same verdict (a
+verdict the stopped run obtained but did not store is served from the cache)."""
 
 
 def write_inputs(tmp_path: Path, contract: str | Path, n_cases: int) -> tuple[Path, Path]:
