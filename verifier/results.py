@@ -126,6 +126,8 @@ class RunSummary:
     """Judge calls made, cached, failed and retried, and tokens used (None: no judges)."""
     head: str | None = None
     """The store's head once the run's end was sealed (``verifier audit --expect-head``)."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems of the contract the run revealed (a field path missing in every case)."""
 
     def judge_usage_line(self) -> str | None:
         """One line on what the judges cost, or ``None`` for runs without judges."""

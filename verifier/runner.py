@@ -1,9 +1,11 @@
 """The runner: cases in chunks, rubric claims first, then model-backed claims.
 
 For each chunk of cases, phase 1 checks every rubric claim in-process (no I/O);
-phase 2 handles judge and comparative claims for the same chunk. Each chunk's results
-are appended to the store as gap rows before the next chunk starts, so an interrupted
-run keeps everything already checked.
+phase 2 handles judge and comparative claims for the same chunk. A chunk that waits
+on something (a system under test, judges) has all its cases in flight at once, each
+going through its own phases. Each chunk's results are appended to the store as gap
+rows before the next chunk starts, so an interrupted run keeps everything already
+checked.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
+from verifier.missing_fields import MissingFields
 from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.rubric._base import Check
+from verifier.stoppable import run_stoppable
 from verifier.stored_cases import StoredReplay, stored_cases
 
 log = get_logger("verifier.runner")
@@ -42,9 +46,11 @@ class ReportSink(Protocol):
 
 
 class Progress(Protocol):
-    def start(self, total: int | None) -> None: ...
+    def start(self, total: int | None, judged_per_case: int = 0) -> None: ...
 
     def advance(self, n_cases: int) -> None: ...
+
+    def judged(self, n_results: int) -> None: ...
 
     def close(self) -> None: ...
 
@@ -268,6 +274,7 @@ class Runner:
         self._json = JsonFields.of(contract)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._replay: StoredReplay | None = None
+        self._missing = MissingFields()
         self.record = options.record or contract.record.policy()
         self._redactor = (
             Redactor(
@@ -281,13 +288,17 @@ class Runner:
         """Checks every case, persisting each chunk, and returns the run's totals."""
         summary = self.begin()
         if self.progress:
-            self.progress.start(total)
+            self.progress.start(total, len(self.plan.model))
         status: RunStatus = "interrupted"
         try:
             with gc_frozen():
                 iterator = iter(cases)
                 while chunk := list(islice(iterator, self.options.chunk_size)):
                     await self.check_chunk(chunk, summary)
+                    # A rubric-only chunk never waits on anything, so without this the
+                    # loop would not get a turn to deliver a Ctrl-C (a cancellation)
+                    # until every case was checked and the run recorded as finished.
+                    await asyncio.sleep(0)
             status = "finished"
         finally:
             if self.progress:
@@ -347,6 +358,7 @@ class Runner:
             self._replay.close()
         summary.finished_at = _now()
         summary.interrupted = status != "finished"
+        summary.warnings = self._missing.warnings(summary.breakdown)
         stats = getattr(self.model_phase, "stats", None)
         if stats is not None and self.plan.model:
             summary.judge_usage = stats.as_dict()
@@ -391,10 +403,12 @@ class Runner:
             chunk = unstored
             for case in replayed:
                 summary.add_case(case)
+                self._missing.add(case.content, case.results)
                 for sink in self.sinks:
                     sink.add_case(case)
             if self.progress and replayed:
                 self.progress.advance(len(replayed))
+                self.progress.judged(len(replayed) * len(self.plan.model))
             if not chunk:
                 return replayed
             replay.settle()  # before this chunk is written
@@ -404,40 +418,25 @@ class Runner:
         # A case the system under test failed on comes back without its fields, and
         # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
         given: dict[int, dict[str, Any]] = {}
-        if self.sut is not None:
-            if self._redactor is not None:
-                given = {line.line: line.case for line in chunk if line.case is not None}
-            # After the resumed cases are set aside: a stored case is not produced again.
-            chunk = await self.sut.produce(chunk)
+        if self.sut is not None and self._redactor is not None:
+            given = {line.line: line.case for line in chunk if line.case is not None}
         plan = self.plan
-        steps = self._steps
-        unparsed: dict[int, dict[str, str]] = {}
-        if self._json is not None:
-            chunk, unparsed = self._json.parse_chunk(chunk)
-        usable = [line for line in chunk if line.case is not None]
-        rubric = [
-            _check_rubric(_unparsed(steps, unparsed.get(line.line)), line.case)
-            for line in usable
-            if line.case is not None
-        ]
-        if unparsed:
-            # A judge claim already decided is not asked again: no call on broken text.
-            rubric = [
-                unparsed_results(r, unparsed.get(line.line, {}), self._kinds)
-                for line, r in zip(usable, rubric, strict=True)
-            ]
         results_by_line: dict[int, dict[str, ClaimResult]]
-        if plan.model:
-            model = await self.model_phase.evaluate(usable, rubric)
-            results_by_line = {
-                line.line: {**r, **m} for line, r, m in zip(usable, rubric, model, strict=True)
-            }
+        one_by_one = self.sut is not None or bool(plan.model)
+        if one_by_one:
+            # After the resumed cases are set aside: a stored case is not produced again.
+            checked = await asyncio.gather(*(self._check_case(line) for line in chunk))
+            chunk = [line for line, _ in checked]
+            results_by_line = {line.line: r for line, r in checked if r is not None}
         else:
-            results_by_line = {line.line: r for line, r in zip(usable, rubric, strict=True)}
-        for number, reasons in unparsed.items():
-            results_by_line[number] = unparsed_results(
-                results_by_line[number], reasons, self._kinds
-            )
+            unparsed: dict[int, dict[str, str]] = {}
+            if self._json is not None:
+                chunk, unparsed = self._json.parse_chunk(chunk)
+            results_by_line = {
+                line.line: self._rubric(line.case, unparsed.get(line.line))
+                for line in chunk
+                if line.case is not None
+            }
         order = self._order
         weights = self._weights
         threshold = self.threshold
@@ -452,6 +451,7 @@ class Runner:
         contents: dict[str, bytes] = {}
         policy = self.record
         redactor = self._redactor
+        missing = self._missing
         for line in chunk:
             content_sha: str | None = None
             body: bytes | None = None
@@ -484,6 +484,8 @@ class Runner:
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)
             cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))
+            if line.case is not None:
+                missing.add(line.case, ordered)
             # Run ids are unique per store and a run checks each claim once per case
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.
@@ -515,9 +517,46 @@ class Runner:
             add_case(case)
             for sink in sinks:
                 sink.add_case(case)
-        if self.progress:
+        if self.progress and not one_by_one:
             self.progress.advance(len(chunk))
         return [*replayed, *cases]
+
+    def _rubric(
+        self, case: Mapping[str, Any], unparsed: Mapping[str, str] | None
+    ) -> dict[str, ClaimResult]:
+        """The rubric results of ``case``; ``unparsed``: the claims reading a field whose
+        JSON text did not parse, each an error (model-backed ones too, so none is asked)."""
+        results = _check_rubric(_unparsed(self._steps, unparsed), case)
+        return unparsed_results(results, unparsed, self._kinds) if unparsed else results
+
+    async def _check_case(self, line: CaseLine) -> tuple[CaseLine, dict[str, ClaimResult] | None]:
+        """One case of a chunk that waits on something (a system under test, judges):
+        its output, then its rubric claims, then its model-backed claims.
+
+        Every case of the chunk is in flight at once (the system's and the judges'
+        limits bound the calls), so each counts on the progress bar when it is done,
+        not the whole chunk when its slowest call returns. Returns the case as
+        produced and its results (``None``: the case is unusable).
+        """
+        if self.sut is not None:
+            (line,) = await self.sut.produce([line])
+        reasons: dict[str, str] | None = None
+        if self._json is not None:
+            (line,), unparsed = self._json.parse_chunk([line])
+            reasons = unparsed.get(line.line)
+        results: dict[str, ClaimResult] | None = None
+        if line.case is not None:
+            # A judge claim already decided by unparsable JSON text is not asked: no call.
+            results = self._rubric(line.case, reasons)
+            if self.plan.model:
+                (model,) = await self.model_phase.evaluate([line], [results])
+                results = {**results, **model}
+                if reasons:
+                    results = unparsed_results(results, reasons, self._kinds)
+        if self.progress is not None:
+            self.progress.judged(len(self.plan.model))  # an unusable case's are settled too
+            self.progress.advance(1)
+        return line, results
 
 
 @contextmanager
@@ -553,5 +592,10 @@ def _summary_record(summary: RunSummary) -> dict[str, Any]:
 
 
 def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
-    """Thin synchronous wrapper over ``Runner.run``."""
-    return asyncio.run(runner.run(cases, total=total))
+    """Thin synchronous wrapper over ``Runner.run``, stopped by Ctrl-C or SIGTERM.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C stopped the run (recorded as interrupted).
+        verifier.stoppable.Terminated: SIGTERM stopped the run (recorded as interrupted).
+    """
+    return run_stoppable(runner.run(cases, total=total))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tests.gaps._support import TRIPLE, begin, draft
+from tests.gaps._support import TRIPLE, begin, contract_sha, draft
 from verifier.gaps.store import GapStore
 
 REQUESTED = "claude-haiku-4-5"
@@ -62,15 +62,16 @@ def plant_run(
     recorded_at: str | None = None,
     finish: bool = True,
     options: dict[str, Any] | None = None,
+    contract_id: str = "demo",
 ) -> None:
-    """A run in which each claim passes ``passed`` of ``total`` cases.
+    """A run of ``contract_id`` in which each claim passes ``passed`` of ``total`` cases.
 
     Args:
         passes: ``claim_id -> (passed, total)``; the passes come first.
         evidence: Judge evidence of the claims that are judged.
         recorded_at: The rows' time (default: ``started_at``).
     """
-    begin(store, run_id, started_at=started_at, options=options)
+    begin(store, run_id, started_at=started_at, options=options, contract_id=contract_id)
     drafts = []
     for claim_id, (passed, total) in passes.items():
         judged = (evidence or {}).get(claim_id)
@@ -85,6 +86,7 @@ def plant_run(
                     evidence=judged,
                     recorded_at=recorded_at or started_at,
                 )
+                | {"contract_id": contract_id, "contract_sha256": contract_sha(contract_id)}
             )
     store.append(drafts)
     if finish:

@@ -49,6 +49,11 @@ def draft(n: int, run_id: str = "run-1", **changes: Any) -> dict[str, Any]:
     return row
 
 
+def contract_sha(contract_id: str = "demo") -> str:
+    """The sha256 of the source ``begin`` stores for ``contract_id``."""
+    return sha256_hex(CONTRACT_SOURCE.replace("demo", contract_id))
+
+
 def begin(
     store: GapStore,
     run_id: str = "run-1",
@@ -60,9 +65,9 @@ def begin(
         run_id,
         contract_id=contract_id,
         contract_version=3,
-        contract_sha256=CONTRACT_SHA,
-        contract_path="contracts/demo.yaml",
-        contract_source=CONTRACT_SOURCE,
+        contract_sha256=contract_sha(contract_id),
+        contract_path=f"contracts/{contract_id}.yaml",
+        contract_source=CONTRACT_SOURCE.replace("demo", contract_id),
         started_at=started_at,
         options=options or {"judges": "replay"},
     )

@@ -35,7 +35,8 @@ def test_both_reports_read_either_store(store_backend: Backend, tmp_path: Path) 
     assert result.exit_code == 0, result.output
     text = trend.read_text()
     assert "ALERT demo/cites at run r5" in text
-    assert text.count('class="chart trend-plot"') == 2 * 4  # cites + the last run's 3 claims
+    assert text.count('class="chart trend-plot"') == 2  # cites, by run and by day
+    assert text.count('class="figure"') == 2 * 3  # the last run's 3 claims: one point each
     if store_backend.name == "postgres":
         password = store_backend.target.split("@")[0].rsplit(":", 1)[1]
         for output in (page.read_text(), text, result.output):

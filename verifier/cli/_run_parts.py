@@ -84,9 +84,8 @@ def run_with_batch(
     runner: Any, phase: Any, open_cases: Any, target: str, poll: float, total: int | None
 ) -> Any:
     """The batch pre-pass and the run in one event loop (the providers belong to it)."""
-    import asyncio
-
     from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
+    from verifier.stoppable import run_stoppable
 
     if phase is None:
         raise BatchError("--batch needs judge claims; this contract has none")
@@ -109,7 +108,7 @@ def run_with_batch(
         phase.mode = "replay"
         return await runner.run(open_cases(), total=total)
 
-    return asyncio.run(both())
+    return run_stoppable(both())
 
 
 def note(why: str) -> None:

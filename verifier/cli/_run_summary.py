@@ -36,6 +36,10 @@ def finish_run(
     if summary.total_cases == 0:
         fail(f"{cases_path}: no cases found")
     where = f" to {out}" if out else ""
+    if out:
+        # The report went to a file: its warnings are said here too.
+        for warning in summary.warnings:
+            click.echo(f"warning: {warning}", err=True)
     failed = summary.failed_cases
     if sut_plan.variants:
         (name_a, _), (name_b, _) = sut_plan.variants

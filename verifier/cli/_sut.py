@@ -3,7 +3,6 @@ the two-variant run. Imported only when ``run`` runs."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
 from verifier.runner import Runner, RunOptions
 from verifier.session import Judges, Sut, assemble_run, sut_stage_for
+from verifier.stoppable import run_stoppable
 from verifier.sut import masked_description
 from verifier.sut.setup import (
     parse_sut_option,
@@ -135,4 +135,4 @@ def run_variants_sync(
             total=total,
         )
 
-    return asyncio.run(both())
+    return run_stoppable(both())

@@ -69,6 +69,7 @@ def run(
     from verifier.report.console import ProgressReporter
     from verifier.runner import RunOptions, new_run_id, run_sync
     from verifier.session import Judges, Sut, assemble_run
+    from verifier.stoppable import Terminated
     from verifier.sut import masked_description
 
     inputs = check_inputs(
@@ -216,10 +217,11 @@ def run(
                         )
                     else:
                         summary = run_sync(runner, open_cases(), total=total)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as stop:
                 which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
-                click.echo(f"interrupted: {which} keeps the rows already stored", err=True)
-                sys.exit(130)
+                rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
+                click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
+                sys.exit(143 if isinstance(stop, Terminated) else 130)
             completed = True
     except VerifierError as exc:
         fail(str(exc))

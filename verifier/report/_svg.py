@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from verifier.results import ClaimTally
 
-__all__ = ["STATUS_COLOURS", "LinePoint", "bar_chart", "line_plot"]
+__all__ = ["STATUS_COLOURS", "LinePoint", "bar_chart", "sparkline"]
 
 STATUS_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#ef6c00", "skipped": "#9e9e9e"}
 _LABEL_CHARS = 34
@@ -81,44 +81,33 @@ class LinePoint:
     """When set, the point is marked as an alert and this text is its tooltip."""
 
 
-_PLOT_W, _PLOT_H, _PAD_L, _PAD_R, _PAD_T, _PAD_B = 560, 150, 40, 12, 10, 24
+_SPARK_W, _SPARK_H, _SPARK_PAD = 240, 52, 6
 
 
-def line_plot(
-    points: Sequence[LinePoint], *, slots: Sequence[str], claim: str, axis: str
-) -> Markup:
-    """A pass-rate line (0 to 1) over the x positions ``slots`` (labels of the runs or
-    days, the first and last written under the axis), one circle per point and a red
-    ring on each alert."""
-    inner_w, inner_h = _PLOT_W - _PAD_L - _PAD_R, _PLOT_H - _PAD_T - _PAD_B
+def sparkline(points: Sequence[LinePoint], *, slots: int, claim: str, axis: str) -> Markup:
+    """A small pass-rate line (0 to 1) over ``slots`` x positions, one circle per point
+    (its label and rate as tooltip) and a red ring on each alert; faint lines mark 0,
+    50 and 100 %. The axis is labelled once, by the table the plots sit in."""
+    inner_w, inner_h = _SPARK_W - 2 * _SPARK_PAD, _SPARK_H - 2 * _SPARK_PAD
 
     def at(point: LinePoint) -> tuple[float, float]:
-        x = _PAD_L + (inner_w * point.slot / (len(slots) - 1) if len(slots) > 1 else inner_w / 2)
-        return x, _PAD_T + inner_h * (1 - point.rate)
+        x = _SPARK_PAD + (inner_w * point.slot / (slots - 1) if slots > 1 else inner_w / 2)
+        return x, _SPARK_PAD + inner_h * (1 - point.rate)
 
     parts = [
         Markup(
             '<svg class="chart trend-plot" data-claim="{c}" data-axis="{a}" role="img" '
             'aria-label="pass rate of {c} per {a}" xmlns="http://www.w3.org/2000/svg" '
             'width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
-        ).format(c=claim, a=axis, w=_PLOT_W, h=_PLOT_H)
+        ).format(c=claim, a=axis, w=_SPARK_W, h=_SPARK_H)
     ]
     for rate in (0.0, 0.5, 1.0):
-        y = _PAD_T + inner_h * (1 - rate)
+        y = _SPARK_PAD + inner_h * (1 - rate)
         parts.append(
-            Markup(
-                '<line class="grid" x1="{l}" x2="{r}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                '<text class="tick" x="{t}" y="{ty:.1f}" text-anchor="end">{p:.0f}%</text>'
-            ).format(l=_PAD_L, r=_PLOT_W - _PAD_R, y=y, t=_PAD_L - 4, ty=y + 4, p=rate * 100)
+            Markup('<line class="grid" x1="{l}" x2="{r}" y1="{y:.1f}" y2="{y:.1f}"/>').format(
+                l=_SPARK_PAD, r=_SPARK_W - _SPARK_PAD, y=y
+            )
         )
-    parts.append(
-        Markup(
-            '<text class="tick" x="{l}" y="{y}">{f}</text>'
-            '<text class="tick" x="{r}" y="{y}" text-anchor="end">{z}</text>'
-        ).format(
-            l=_PAD_L, r=_PLOT_W - _PAD_R, y=_PLOT_H - 6, f=_label(slots[0]), z=_label(slots[-1])
-        )
-    )
     coords = [at(p) for p in points]
     parts.append(
         Markup('<polyline class="rate-line" points="{}"/>').format(
@@ -128,14 +117,14 @@ def line_plot(
     for point, (x, y) in zip(points, coords, strict=True):
         parts.append(
             Markup(
-                '<circle class="point" cx="{:.1f}" cy="{:.1f}" r="3"><title>{}: {:.3f}</title>'
+                '<circle class="point" cx="{:.1f}" cy="{:.1f}" r="2.5"><title>{}: {:.3f}</title>'
                 "</circle>"
             ).format(x, y, point.label, point.rate)
         )
         if point.alert is not None:
             parts.append(
                 Markup(
-                    '<circle class="alert-marker" cx="{:.1f}" cy="{:.1f}" r="7">'
+                    '<circle class="alert-marker" cx="{:.1f}" cy="{:.1f}" r="6">'
                     "<title>{}</title></circle>"
                 ).format(x, y, point.alert)
             )

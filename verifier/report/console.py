@@ -85,6 +85,8 @@ class ConsoleReportWriter:
         console = self._console
         console.print(_summary_panel(summary))
         console.print(_breakdown_table(summary.breakdown))
+        for warning in summary.warnings:
+            console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
         reasons = self._reasons.top()
         if reasons:
             console.print(_reasons_table(reasons))
@@ -208,6 +210,8 @@ class ProgressReporter:
         self._lock = threading.Lock()
         self._total: int | None = None
         self._done = 0
+        self._judged_per_case = 0
+        self._judged = 0
         self._closed = False
         self._timer: threading.Timer | None = None
         self._progress: Progress | None = None
@@ -223,9 +227,16 @@ class ProgressReporter:
         """Whether the bar has been drawn."""
         return self._progress is not None
 
-    def start(self, total: int | None) -> None:
-        """Starts timing the run; ``total`` is the number of cases, if known."""
+    def start(self, total: int | None, judged_per_case: int = 0) -> None:
+        """Starts timing the run.
+
+        Args:
+            total: The number of cases, if known.
+            judged_per_case: Judge and comparative claims per case (0: the bar shows
+                no judge count).
+        """
         self._total = total
+        self._judged_per_case = judged_per_case
         if self.enabled and self._timer is None:
             # A timer, not a check in advance(): a run stuck on slow judge calls
             # before its first case must still show that it is alive.
@@ -239,6 +250,18 @@ class ProgressReporter:
             self._done += n_cases
             if self._progress is not None and self._task is not None:
                 self._progress.update(self._task, completed=self._done)
+
+    def judged(self, n_results: int) -> None:
+        """Counts ``n_results`` more judge and comparative verdicts settled."""
+        with self._lock:
+            self._judged += n_results
+
+    def judge_count(self) -> str:
+        """``judge verdicts 12/80``: settled out of all the run needs (when known)."""
+        total = self._total
+        if total is None:
+            return f"judge verdicts {self._judged}"
+        return f"judge verdicts {self._judged}/{total * self._judged_per_case}"
 
     def close(self) -> None:
         """Stops the bar (if shown) and its timer; safe to call more than once."""
@@ -266,6 +289,7 @@ class ProgressReporter:
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
+                *([_StatusColumn(self.judge_count)] if self._judged_per_case else []),
                 *([_StatusColumn(self._status)] if self._status else []),
                 console=Console(file=self._stream),
                 transient=True,

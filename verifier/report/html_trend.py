@@ -2,9 +2,12 @@
 
 The figures are the audit's own (``audit_history``: one pass over the store feeding
 the integrity checks, ``PassRateObserver`` and ``JudgeDriftObserver``), so the page
-and ``verifier audit`` can never disagree. Each claim gets two line plots (inline SVG
-drawn in Python): its pass rate run by run, in the order the runs started, with every
-degradation alert ringed, and day by day (UTC). The page has no script (ADR 0010).
+and ``verifier audit`` can never disagree. Claims are grouped by contract, and each
+contract has its own axes: its runs, in the order they started, and the UTC days it
+has results on. Each claim is one row of its contract's table with two small line
+plots (inline SVG drawn in Python), by run with every degradation alert ringed, and
+by day; a plot that would have a single point shows its figure instead, so a page of
+thirty claims stays one screen of rows. The page has no script (ADR 0010).
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from markupsafe import Markup
 from verifier import __version__
 from verifier.gaps.history import HistoryAudit, audit_history
 from verifier.gaps.store import GapStore
-from verifier.gaps.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert
+from verifier.gaps.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert, RunRef
 from verifier.report._html_page import content_security_policy, environment, write_atomically
-from verifier.report._svg import LinePoint, line_plot
+from verifier.report._svg import LinePoint, sparkline
 
-__all__ = ["ClaimPlots", "render_trend_html", "write_trend_html"]
+__all__ = ["ClaimPlots", "ContractTrends", "render_trend_html", "write_trend_html"]
 
 MAX_PROBLEMS_SHOWN = 50
 """Integrity problems listed on the page; ``verifier audit`` lists them all."""
@@ -30,24 +33,42 @@ MAX_PROBLEMS_SHOWN = 50
 
 @dataclass(frozen=True, slots=True)
 class ClaimPlots:
-    """One claim's two plots and its latest pass rate."""
+    """One claim's row: its two plots (``None`` where a single point would be drawn;
+    the figure beside it says what it would have shown) and its latest pass rate."""
 
     name: str
-    by_run: Markup
-    by_day: Markup
+    claim_id: str
+    by_run: Markup | None
+    by_day: Markup | None
     latest: float
     alerts: int
+    run_figure: str
+    day_figure: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContractTrends:
+    """One contract's axes (its runs and days) and its claims' rows."""
+
+    contract_id: str
+    runs: tuple[RunRef, ...]
+    days: tuple[str, ...]
+    claims: tuple[ClaimPlots, ...]
+
+    @property
+    def alerts(self) -> int:
+        return sum(claim.alerts for claim in self.claims)
 
 
 def claim_plots(
     trend: ClaimTrend, run_slots: dict[str, int], day_slots: dict[str, int], alerts: dict[Any, str]
 ) -> ClaimPlots:
-    """The plots of one claim over the store's runs and days.
+    """The plots of one claim over its contract's runs and days.
 
     Args:
         trend: The claim's rates.
-        run_slots: Position of every run of the store in history order.
-        day_slots: Position of every day any claim has results on.
+        run_slots: Position of every run of the contract in history order.
+        day_slots: Position of every day the contract has results on.
         alerts: Alert text by ``(contract_id, claim_id, run_id)``.
     """
     runs = [
@@ -63,13 +84,42 @@ def claim_plots(
         LinePoint(day_slots[d.day], d.tally.pass_rate, f"{d.day}, {d.tally.total} results")
         for d in trend.days
     ]
+    name = trend.name
     return ClaimPlots(
-        trend.name,
-        line_plot(runs, slots=list(run_slots), claim=trend.name, axis="run"),
-        line_plot(days, slots=list(day_slots), claim=trend.name, axis="day"),
+        name,
+        trend.claim_id,
+        sparkline(runs, slots=len(run_slots), claim=name, axis="run") if len(runs) > 1 else None,
+        sparkline(days, slots=len(day_slots), claim=name, axis="day") if len(days) > 1 else None,
         trend.runs[-1].tally.pass_rate if trend.runs else 0.0,
         sum(p.alert is not None for p in runs),
+        _figure(trend.runs[0].tally.pass_rate, f"run {trend.runs[0].run_id}")
+        if len(trend.runs) == 1
+        else "",
+        _figure(trend.days[0].tally.pass_rate, trend.days[0].day) if len(trend.days) == 1 else "",
     )
+
+
+def contract_trends(
+    trends: tuple[ClaimTrend, ...], runs: tuple[RunRef, ...], alerts: dict[Any, str]
+) -> list[ContractTrends]:
+    """The claims grouped by contract (in the order the contracts first ran), each
+    contract's plots on its own runs and days."""
+    groups: list[ContractTrends] = []
+    for contract_id in dict.fromkeys(ref.contract_id for ref in runs):
+        mine = [t for t in trends if t.contract_id == contract_id]
+        if not mine:
+            continue
+        own_runs = tuple(ref for ref in runs if ref.contract_id == contract_id)
+        run_slots = {ref.run_id: n for n, ref in enumerate(own_runs)}
+        days = sorted({d.day for t in mine for d in t.days})
+        day_slots = {day: n for n, day in enumerate(days)}
+        claims = tuple(claim_plots(t, run_slots, day_slots, alerts) for t in mine)
+        groups.append(ContractTrends(contract_id, own_runs, tuple(days), claims))
+    return groups
+
+
+def _figure(rate: float, where: str) -> str:
+    return f"{100 * rate:.1f}% ({where})"
 
 
 def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAlert]) -> str:
@@ -80,10 +130,6 @@ def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAle
         every_alert: The alerts of the whole history, ringed on the plots.
     """
     trends = history.trends
-    run_slots = {ref.run_id: n for n, ref in enumerate(trends.runs)}
-    day_slots = {
-        day: n for n, day in enumerate(sorted({d.day for t in trends.claims for d in t.days}))
-    }
     ringed = {(a.contract_id, a.claim_id, a.run_id): a.describe() for a in every_alert}
     integrity = history.integrity
     context: dict[str, Any] = {
@@ -95,8 +141,8 @@ def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAle
         "integrity_head": integrity.render_text().splitlines()[0],
         "problems": integrity.problems[:MAX_PROBLEMS_SHOWN],
         "problem_count": len(integrity.problems) + integrity.omitted_problems,
-        "plots": [claim_plots(t, run_slots, day_slots, ringed) for t in trends.claims],
-        "days": len(day_slots),
+        "contracts": contract_trends(trends.claims, trends.runs, ringed),
+        "days": trends.days,
     }
     return environment().get_template("trend.html.j2").render(context)
 

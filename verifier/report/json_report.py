@@ -157,6 +157,9 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
         # with `verifier audit --expect-head`.
         "head": summary.head,
     }
+    if summary.warnings:
+        # Only when there is one: a clean run keeps the documented shape exactly.
+        head["warnings"] = summary.warnings
     if summary.judge_usage is not None:
         # Runs with judge claims add what the judges cost; runs without keep the
         # documented shape exactly.

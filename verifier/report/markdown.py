@@ -45,6 +45,8 @@ class MarkdownReportWriter:
     def finish(self, summary: RunSummary) -> None:
         """Writes the heading, totals, breakdown table and failing cases."""
         lines = [*heading_lines(summary), "", *_breakdown(summary.breakdown)]
+        if summary.warnings:
+            lines += ["", *(f"> ⚠️ {table_cell(warning)}" for warning in summary.warnings)]
         usage = summary.judge_usage_line()
         if usage:
             lines += ["", usage]

@@ -121,7 +121,7 @@ async def run_variants(
     base_summary = baseline.begin() if baseline is not None else None
     summary = candidate.begin()
     if candidate.progress:
-        candidate.progress.start(total)
+        candidate.progress.start(total, len(candidate.plan.model))
     status: RunStatus = "interrupted"
     try:
         iterator = iter(cases)

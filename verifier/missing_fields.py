@@ -1,0 +1,121 @@
+"""Field paths a claim found missing in every case, named once after the run.
+
+A typo in a claim's path (``fields.totl``) fails every case with the same reason;
+hundreds of identical reasons hide the cause. The runner tells :class:`MissingFields`
+of every case and its results; after the run, each claim whose path was missing in
+all the cases it checked gets one warning naming the closest path that does exist
+(``claim total_ok: field fields.totl is missing in all 200 cases (closest:
+fields.total)``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from verifier.fieldpath import compile_path
+from verifier.results import ClaimResult, ClaimTally
+
+__all__ = ["MissingFields"]
+
+_MAX_KEYS = 1000
+"""Distinct keys remembered per missing path: enough to find a near name, bounded."""
+
+
+class MissingFields:
+    """Counts, per claim and path, the cases the path was missing in."""
+
+    def __init__(self) -> None:
+        # (claim id, path) -> cases missing it, and the keys found where it stopped.
+        self._missing: dict[tuple[str, str], int] = {}
+        self._keys: dict[tuple[str, str], tuple[int, set[str]]] = {}
+
+    def add(self, case: Mapping[str, Any] | None, results: Iterable[ClaimResult]) -> None:
+        """Counts one case's results; ``case`` (when known) tells which keys exist."""
+        for result in results:
+            # Runs once per result of every case: a passing result costs one compare.
+            if result.status != "fail" or "field_missing" not in result.evidence:
+                continue
+            evidence = result.evidence
+            path = evidence.get("path") or evidence.get("spans")
+            if result.kind != "rubric" or not isinstance(path, str):
+                continue  # a combinator: its parts name their own paths
+            key = (result.claim_id, path)
+            self._missing[key] = self._missing.get(key, 0) + 1
+            if case is not None:
+                self._remember_keys(key, case, path)
+
+    def warnings(self, breakdown: Mapping[str, ClaimTally]) -> list[str]:
+        """One line per claim and path missing in every case the claim checked.
+
+        Args:
+            breakdown: The run's tally per claim: its passes and failures are the
+                cases it checked (not those a gate skipped or an unusable line).
+        """
+        lines = []
+        for (claim_id, path), count in self._missing.items():
+            tally = breakdown.get(claim_id)
+            if tally is None or count != tally.passed + tally.failed:
+                continue
+            cases = "the only case" if count == 1 else f"all {count} cases"
+            line = f"claim {claim_id}: field {path} is missing in {cases}"
+            closest = self._closest(claim_id, path)
+            if closest:
+                line += f" (closest: {closest})"
+            lines.append(line)
+        return lines
+
+    def _remember_keys(self, key: tuple[str, str], case: Mapping[str, Any], path: str) -> None:
+        depth, found = _keys_where_path_stops(case, path)
+        known = self._keys.get(key)
+        if known is None or depth > known[0]:
+            self._keys[key] = (depth, set(list(found)[:_MAX_KEYS]))
+        elif depth == known[0] and len(known[1]) < _MAX_KEYS:
+            known[1].update(found)
+
+    def _closest(self, claim_id: str, path: str) -> str | None:
+        known = self._keys.get((claim_id, path))
+        if known is None:
+            return None
+        depth, keys = known
+        parts = path.split(".")
+        near = difflib.get_close_matches(parts[depth], sorted(keys), n=1, cutoff=0.6)
+        if not near:
+            return None
+        return ".".join([*parts[:depth], near[0], *parts[depth + 1 :]])
+
+
+def _keys_where_path_stops(case: Mapping[str, Any], path: str) -> tuple[int, set[str]]:
+    """The index of the first segment of ``path`` found nowhere in ``case``, and the
+    keys (or list indices) that were there instead."""
+    try:
+        parts = compile_path(path).parts
+    except ValueError:
+        return 0, set()
+    nodes: list[Any] = [case]
+    for depth, part in enumerate(parts):
+        following: list[Any] = []
+        for node in nodes:
+            following.extend(_children(node, part))
+        if not following:
+            keys: set[str] = set()
+            for node in nodes:
+                if isinstance(node, Mapping):
+                    keys.update(str(k) for k in node)
+            return depth, keys
+        nodes = following
+    return len(parts), set()
+
+
+def _children(node: Any, part: str) -> list[Any]:
+    if isinstance(node, Mapping):
+        if part == "*":
+            return list(node.values())
+        return [node[part]] if part in node else []
+    if isinstance(node, list):
+        if part == "*":
+            return list(node)
+        if part.isdigit() and int(part) < len(node):
+            return [node[int(part)]]
+    return []
