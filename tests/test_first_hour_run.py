@@ -20,11 +20,13 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.judge.test_judge_run import verifier as judge_verifier
 from tests.test_cli import verifier
+from verifier.contract.load import load_contract
 from verifier.contract.selection import ClaimChoiceError
 from verifier.errors import CasesError
 from verifier.gaps.store import open_store
 from verifier.gaps.target import StoreFolderMissing
-from verifier.session import Judges, JudgesUnavailable, run_contract
+from verifier.runner import RunOptions
+from verifier.session import Judges, JudgesUnavailable, assemble_run, check_run, run_contract
 
 HAND_WRITTEN = "example/hand-written"
 JUDGED = ("gaps_acknowledged", "executive_tone")
@@ -334,3 +336,27 @@ def test_claims_in_the_python_api(tmp_path: Path, example: Path) -> None:
     }
     with pytest.raises(ClaimChoiceError, match=r"no claim 'tone' \(did you mean"):
         run_contract(example, cases, store=tmp_path / "g.db", claims=["tone"])
+
+
+def test_a_run_is_resumed_with_the_claims_it_started_with(tmp_path: Path, example: Path) -> None:
+    store = str(tmp_path / "g.db")
+    loaded = check_run(load_contract(example), Judges(), claims=["cites_sources"])
+    with open_store(store) as gaps:
+        runner = assemble_run(
+            loaded,
+            gaps,
+            target=store,
+            options=RunOptions(options_record={"claims": ["cites_sources"]}),
+        ).runner
+        runner.begin()  # and never ended: an interrupted run
+    resumed = run(tmp_path, str(example), "--resume", runner.run_id, "--store", store)
+    assert resumed.returncode == 2
+    assert resumed.stderr == (
+        "error: the run being resumed checked other claims; resume it --claims cites_sources\n"
+    )
+    again = run(
+        tmp_path, str(example), "--resume", runner.run_id, "--claims", "cites_sources",
+        "--store", store,
+    )  # fmt: skip
+    assert again.returncode == 1, again.stderr
+    assert "claims run: cites_sources (--claims)" in again.stderr
