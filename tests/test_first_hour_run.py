@@ -360,3 +360,18 @@ def test_a_run_is_resumed_with_the_claims_it_started_with(tmp_path: Path, exampl
     )  # fmt: skip
     assert again.returncode == 1, again.stderr
     assert "claims run: cites_sources (--claims)" in again.stderr
+
+
+def test_a_run_with_judges_off_neither_alerts_nor_differs_in_the_audit(
+    tmp_path: Path, example: Path
+) -> None:
+    for _ in range(3):
+        assert run(tmp_path, str(example), "--store", "g.db").returncode == 1
+    assert run(tmp_path, str(example), "--judges", "off", "--store", "g.db").returncode == 1
+    audit = verifier("audit", "--store", "g.db", "--fail-on-alert", cwd=tmp_path)
+    assert audit.returncode == 0, audit.stdout
+    assert "degradation alerts (window 5 runs): none" in audit.stdout
+    recheck = verifier("audit", "--recheck", "--store", "g.db", cwd=tmp_path)
+    assert recheck.returncode == 0, recheck.stdout
+    assert "0 differ" in recheck.stdout
+    assert "10 a judged claim the run skipped on purpose (--judges off)" in recheck.stdout

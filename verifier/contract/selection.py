@@ -34,7 +34,9 @@ class ClaimChoiceError(VerifierError):
 
 def needs_judge(claim: Any) -> bool:
     """Whether ``claim`` is answered by a judge (a judge claim or a pairwise comparison)."""
-    return isinstance(claim, JudgeClaim) or (isinstance(claim, CompareClaim) and bool(claim.judge))
+    return isinstance(claim, JudgeClaim) or (
+        isinstance(claim, CompareClaim) and claim.compare == "pairwise"
+    )
 
 
 def judged_claims(loaded: LoadedContract) -> list[str]:
