@@ -309,8 +309,8 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         if line.startswith("  ") and line.strip()
     }
     assert listed == {
-        "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
-        "export", "import", "purge", "serve",
+        "init", "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
+        "export", "import", "purge", "serve", "runs",
     }  # fmt: skip
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from verifier.cases import cases_beside
-
-SUFFIXES = (".yaml", ".yml")
-_CONTRACT_KEY = re.compile(rb"""^["']?contract["']?[ \t]*:""", re.MULTILINE)
+from verifier.contract_files import SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -89,14 +86,3 @@ def _add_mapping(
         by_path[as_path] = cases_path
     else:
         by_id[contract] = cases_path
-
-
-def is_contract(path: Path) -> bool:
-    """Whether a YAML file has a top-level ``contract:`` key (broken ones too, so that
-    their problems are reported rather than the file silently ignored)."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(1 << 20)
-    except OSError:
-        return False
-    return _CONTRACT_KEY.search(head) is not None

@@ -19,6 +19,7 @@ import orjson
 from verifier._json_words import json_kind
 from verifier.canonical import loads_exact
 from verifier.errors import CasesError
+from verifier.fieldpath import FieldPath
 
 _READ_BUFFER = 256 * 1024
 
@@ -229,3 +230,63 @@ def sample_cases(cases: Iterator[CaseLine], fraction: float, seed: int) -> Itera
 
 
 _SAMPLE_SCALE = 1 << 64
+
+
+def parse_json_fields(
+    case: dict[str, Any], paths: Iterable[FieldPath]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """``case`` with the JSON text at each path replaced by the value it holds.
+
+    A contract's ``parse_json`` names fields that hold JSON text (a logged ``output``);
+    after this step every claim, the judges and the stored content see the value.
+    A value that is not text (already parsed) or a path that finds nothing is left as
+    it is; text that is not JSON, or is JSON of a string, is left as text and reported,
+    so that parsing a parsed case again changes nothing. ``case`` itself is not
+    changed: the nodes on each path are copied.
+
+    Returns:
+        The parsed case, and for each field whose text is not JSON its concrete path
+        and why (``{"output": "unexpected character: line 1 column 1"}``).
+    """
+    failures: dict[str, str] = {}
+    for path in paths:
+        case = _parse_at(case, path.parts, "", failures)
+    return case, failures
+
+
+def _parse_at(node: Any, parts: tuple[str, ...], where: str, failures: dict[str, str]) -> Any:
+    if not parts:
+        if not isinstance(node, str):
+            return node
+        try:
+            value = loads_exact(node)
+        except orjson.JSONDecodeError as exc:
+            failures[where] = f"{exc.msg}: line {exc.lineno} column {exc.colno}"
+            return node
+        if isinstance(value, str):
+            # Kept as text, so parsing the stored case again (a recheck) finds the same.
+            failures[where] = "it holds a JSON string, not a JSON value to read into"
+            return node
+        return value
+    first, rest = parts[0], parts[1:]
+    sep = "." if where else ""
+    if isinstance(node, dict):
+        keys = list(node) if first == "*" else [first] if first in node else []
+        if not keys:
+            return node
+        copy = dict(node)
+        for key in keys:
+            copy[key] = _parse_at(node[key], rest, f"{where}{sep}{key}", failures)
+        return copy
+    if isinstance(node, list):
+        if first == "*":
+            indexes = range(len(node))
+        elif first.isascii() and first.isdigit() and int(first) < len(node):
+            indexes = range(int(first), int(first) + 1)
+        else:
+            return node
+        items = list(node)
+        for i in indexes:
+            items[i] = _parse_at(node[i], rest, f"{where}{sep}{i}", failures)
+        return items
+    return node

@@ -102,6 +102,11 @@ def similarity(a: Any, b: Any, method: str) -> float:
     return float(scorer(_as_text(a), _as_text(b))) / 100.0
 
 
+def _percent(share: float) -> str:
+    """A similarity in [0, 1] as the 0-100 ratio ``min_ratio`` is written in."""
+    return f"{share * 100:.1f}%"
+
+
 def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimResult:
     """A ``similarity`` or ``consistency`` claim on one case."""
     values, missing = resolve_outputs(claim, case)
@@ -118,9 +123,13 @@ def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimRe
             return ClaimResult(claim.id, "comparative", "error", None, reason, base)
         score = similarity(values[0], values[1], claim.method)
         ok = score >= threshold
-        reason = f"{claim.method} similarity {score:.3f} {'>=' if ok else '<'} {threshold:.3f}"
+        reason = (
+            f"{claim.method} similarity {_percent(score)} {'>=' if ok else '<'} "
+            f"{claim.min_ratio:g}% (min_ratio)"
+        )
+        evidence = {**base, "ratio": round(score * 100, 2), "min_ratio": claim.min_ratio}
         return ClaimResult(
-            claim.id, "comparative", "pass" if ok else "fail", round(score, 6), reason, base
+            claim.id, "comparative", "pass" if ok else "fail", round(score, 6), reason, evidence
         )
     if len(values) < 2:
         reason = f"consistency needs at least two outputs; {len(values)} found"
@@ -129,10 +138,19 @@ def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimRe
     mean, low = sum(pairs) / len(pairs), min(pairs)
     ok = mean >= threshold
     reason = (
-        f"{len(values)} outputs: mean pairwise {claim.method} similarity {mean:.3f} "
-        f"{'>=' if ok else '<'} {threshold:.3f} (minimum pair {low:.3f})"
+        f"{len(values)} outputs: mean pairwise {claim.method} similarity {_percent(mean)} "
+        f"{'>=' if ok else '<'} {claim.min_ratio:g}% (min_ratio; lowest pair {_percent(low)})"
     )
-    evidence = {**base, "outputs": len(values), "mean": round(mean, 6), "min": round(low, 6)}
+    # `mean` and `min` are on the score's 0-1 scale; the ratios, like min_ratio, on 0-100.
+    evidence = {
+        **base,
+        "outputs": len(values),
+        "mean": round(mean, 6),
+        "min": round(low, 6),
+        "mean_ratio": round(mean * 100, 2),
+        "lowest_ratio": round(low * 100, 2),
+        "min_ratio": claim.min_ratio,
+    }
     return ClaimResult(
         claim.id, "comparative", "pass" if ok else "fail", round(mean, 6), reason, evidence
     )

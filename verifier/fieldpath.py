@@ -124,6 +124,28 @@ class FieldPath:
         return get_two
 
 
+def json_text_on(path: FieldPath, case: Any) -> str | None:
+    """Where ``path`` runs into text that looks like JSON, when it finds nothing.
+
+    A logged output is often a JSON string, and a path cannot read into text; the
+    prefix returned (``output`` for ``output.total``) is what ``parse_json`` should name.
+    ``None`` when no step of the path holds such text.
+    """
+    for end in range(1, len(path.parts)):
+        prefix = FieldPath(".".join(path.parts[:end]), path.parts[:end], "*" in path.parts[:end])
+        if any(_looks_like_json(value) for _, value in prefix.find(case)):
+            return prefix.text
+    return None
+
+
+def _looks_like_json(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    # Only the start: text cut short by a logger is still JSON text to be parsed (and
+    # then named as broken), not prose.
+    return value.lstrip()[:1] in ("{", "[")
+
+
 def _step(node: Any, part: str) -> Any:
     if isinstance(node, Mapping):
         return node.get(part, MISSING)

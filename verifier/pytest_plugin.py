@@ -29,7 +29,8 @@ import pytest
 
 from verifier._pytest_messages import failure_message, item_name, safe_name, shown_path
 from verifier._pytest_runs import PytestRuns, worker_store
-from verifier._pytest_settings import SUFFIXES, CollectSettings, is_contract, settings_from
+from verifier._pytest_settings import CollectSettings, settings_from
+from verifier.contract_files import SUFFIXES, is_contract
 
 if TYPE_CHECKING:
     from verifier.cases import CaseLine

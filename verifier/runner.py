@@ -19,6 +19,7 @@ from itertools import islice
 from typing import Any, NamedTuple, Protocol
 
 from verifier.cases import CaseLine
+from verifier.contract.json_fields import JsonFields, unparsed_check, unparsed_results
 from verifier.contract.load import LoadedContract
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
@@ -129,9 +130,15 @@ def _rubric_steps(plan: Plan) -> tuple[_RubricStep, ...]:
     return tuple(steps)
 
 
-def check_rubric(plan: Plan, case: Mapping[str, Any]) -> dict[str, ClaimResult]:
-    """Phase 1 for one case: every rubric claim, in gate order."""
-    return _check_rubric(_rubric_steps(plan), case)
+def check_rubric(
+    plan: Plan, case: Mapping[str, Any], unparsed: Mapping[str, str] | None = None
+) -> dict[str, ClaimResult]:
+    """Phase 1 for one case: every rubric claim, in gate order.
+
+    ``unparsed``: the claims that read a field whose JSON text did not parse, each an
+    error with the reason given (see ``verifier.contract.json_fields``).
+    """
+    return _check_rubric(_unparsed(_rubric_steps(plan), unparsed), case)
 
 
 def rubric_checker(plan: Plan) -> Callable[[Mapping[str, Any]], dict[str, ClaimResult]]:
@@ -166,6 +173,21 @@ def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict
             score = 1.0 if status == "pass" else 0.0
         results[claim_id] = ClaimResult(claim_id, "rubric", status, score, reason, evidence)
     return results
+
+
+def _unparsed(
+    steps: Sequence[_RubricStep], reasons: Mapping[str, str] | None
+) -> Sequence[_RubricStep]:
+    """``steps`` with each claim that reads a field whose JSON text did not parse an error,
+    so the claims gated on it are skipped as after any other error."""
+    if not reasons:
+        return steps
+    return [
+        step._replace(check=unparsed_check(reasons[step.claim_id]))
+        if step.claim_id in reasons
+        else step
+        for step in steps
+    ]
 
 
 class UnavailableModelPhase:
@@ -242,6 +264,8 @@ class Runner:
         # Read once from the plan: the chunk loop uses them for every case.
         self._steps = _rubric_steps(self.plan)
         self._order = tuple(p.id for p in self.plan.order)
+        self._kinds = {p.id: p.kind for p in self.plan.order}
+        self._json = JsonFields.of(contract)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._replay: StoredReplay | None = None
         self.record = options.record or contract.record.policy()
@@ -387,8 +411,21 @@ class Runner:
             chunk = await self.sut.produce(chunk)
         plan = self.plan
         steps = self._steps
+        unparsed: dict[int, dict[str, str]] = {}
+        if self._json is not None:
+            chunk, unparsed = self._json.parse_chunk(chunk)
         usable = [line for line in chunk if line.case is not None]
-        rubric = [_check_rubric(steps, line.case) for line in usable if line.case is not None]
+        rubric = [
+            _check_rubric(_unparsed(steps, unparsed.get(line.line)), line.case)
+            for line in usable
+            if line.case is not None
+        ]
+        if unparsed:
+            # A judge claim already decided is not asked again: no call on broken text.
+            rubric = [
+                unparsed_results(r, unparsed.get(line.line, {}), self._kinds)
+                for line, r in zip(usable, rubric, strict=True)
+            ]
         results_by_line: dict[int, dict[str, ClaimResult]]
         if plan.model:
             model = await self.model_phase.evaluate(usable, rubric)
@@ -397,6 +434,10 @@ class Runner:
             }
         else:
             results_by_line = {line.line: r for line, r in zip(usable, rubric, strict=True)}
+        for number, reasons in unparsed.items():
+            results_by_line[number] = unparsed_results(
+                results_by_line[number], reasons, self._kinds
+            )
         order = self._order
         weights = self._weights
         threshold = self.threshold

@@ -77,7 +77,8 @@ def test_a_judge_that_is_not_a_mapping_is_named_without_python_class_names(
         HEADER + "judges:\n  j: 5\nclaims:\n  - id: x\n    rubric: present\n    field: output\n"
     )
     assert (
-        only_problem(path) == f"{path}:4:6: judge 'j': input should be a valid dictionary (got 5)"
+        only_problem(path)
+        == f"{path}:4:6: judge 'j': should be a mapping (`key: value` lines) (got 5)"
     )
 
 

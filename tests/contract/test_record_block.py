@@ -62,13 +62,13 @@ def test_without_a_record_block_everything_is_recorded_whole(write_contract) -> 
             "record.content: input should be 'full', 'hashes' or 'none'",
         ),
         ("  redact: [output, 'a..b']\n", "4:20", "record.redact.1: invalid field path 'a..b'"),
-        ("  redact: [output, 5]\n", "4:20", "record.redact.1: input should be a valid string"),
-        ("  redact: output\n", "4:11", "record.redact: input should be a valid"),
+        ("  redact: [output, 5]\n", "4:20", "record.redact.1: should be text (a string) (got 5)"),
+        ("  redact: output\n", "4:11", "record.redact: should be a list"),
         ("  max_bytes: 0\n", "4:14", "record.max_bytes: input should be greater than 0"),
         ("  max_bytes: -5\n", "4:14", "record.max_bytes: input should be greater than 0"),
-        ("  max_bytes: '12'\n", "4:14", "record.max_bytes: input should be a valid integer"),
-        ("  max_bytes: true\n", "4:14", "record.max_bytes: input should be a valid integer"),
-        ("  max_bytes: 1.5\n", "4:14", "record.max_bytes: input should be a valid integer"),
+        ("  max_bytes: '12'\n", "4:14", "record.max_bytes: should be a whole number"),
+        ("  max_bytes: true\n", "4:14", "record.max_bytes: should be a whole number"),
+        ("  max_bytes: 1.5\n", "4:14", "record.max_bytes: should be a whole number"),
         ("  colour: red\n", "4:3", "record: unknown key 'colour'"),
     ],
 )
@@ -84,7 +84,7 @@ def test_a_record_block_that_is_not_a_mapping_is_reported_at_its_line(write_cont
     loaded, diagnostics = check_contract(path)
     assert loaded is None
     assert [str(d) for d in diagnostics] == [
-        f"{path}:3:9: record: input should be a valid dictionary (got 'full')"
+        f"{path}:3:9: record: should be a mapping (`key: value` lines) (got 'full')"
     ]
 
 

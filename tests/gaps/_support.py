@@ -54,10 +54,11 @@ def begin(
     run_id: str = "run-1",
     started_at: str = "2026-11-25T10:00:00Z",
     options: dict[str, Any] | None = None,
+    contract_id: str = "demo",
 ) -> None:
     store.begin_run(
         run_id,
-        contract_id="demo",
+        contract_id=contract_id,
         contract_version=3,
         contract_sha256=CONTRACT_SHA,
         contract_path="contracts/demo.yaml",

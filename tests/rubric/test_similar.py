@@ -106,7 +106,12 @@ def test_bad_specs_are_rejected(make_claim: Make, spec: dict[str, Any]) -> None:
         make_claim(spec)
 
 
-@given(st.text(max_size=30), st.text(max_size=30), st.floats(0, 100))
+# min_ratio is 0-100; (0, 1] is refused as a fraction written by mistake.
+@given(
+    st.text(max_size=30),
+    st.text(max_size=30),
+    st.one_of(st.just(0.0), st.floats(1, 100, exclude_min=True)),
+)
 def test_pass_agrees_with_score_and_threshold(
     make_check: Make, a: str, b: str, threshold: float
 ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import click
 
+from verifier import __version__
 from verifier.cli._output import OutputFaultGroup
 from verifier.cli.audit import audit
 from verifier.cli.calibrate import calibrate
@@ -21,9 +22,11 @@ from verifier.cli.compare import compare
 from verifier.cli.evaluate import evaluate_command
 from verifier.cli.export import export_command
 from verifier.cli.import_ import import_group
+from verifier.cli.init import init_command
 from verifier.cli.purge import purge_command
 from verifier.cli.report import report_command
 from verifier.cli.run import run
+from verifier.cli.runs import runs_command
 from verifier.cli.serve import serve_command
 from verifier.cli.show import show_command
 
@@ -34,7 +37,7 @@ __all__ = ["main"]
     cls=OutputFaultGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(package_name="verifier", prog_name="verifier")
+@click.version_option(version=__version__, prog_name="verifier")
 @click.option(
     "--log-format",
     type=click.Choice(["auto", "console", "json"]),
@@ -56,6 +59,7 @@ def main(log_format: str, log_level: str) -> None:
 
 
 for _command in (
+    init_command,
     check,
     run,
     evaluate_command,
@@ -66,6 +70,7 @@ for _command in (
     calibrate,
     compare,
     report_command,
+    runs_command,
     show_command,
     serve_command,
 ):

@@ -16,6 +16,7 @@ import click
 
 from verifier.cli._output import fail_line
 from verifier.cli._types import ProviderChoice
+from verifier.gaps.run_refs import parse_reference
 from verifier.gaps.target import DEFAULT_STORE, store_target
 
 __all__ = [
@@ -25,11 +26,13 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INVALID",
     "EXIT_OK",
+    "RUN_ID",
     "STORE_OPTION",
     "annotating",
     "existing_store",
     "fail",
     "format_option",
+    "resolve_run",
     "single_judge_options",
     "stacked",
     "store_target",
@@ -63,6 +66,50 @@ ALLOW_OUTSIDE_OPTION = click.option(
     help="Let the contract name files (schema_file, prompt, template_file, cwd) under DIR "
     "too; by default they must lie in the contract's folder or below.",
 )
+
+
+class RunIdType(click.ParamType[str, str]):
+    """A run: its id, or ``last`` / ``last~N`` counted back from the store's newest run.
+
+    Parsing checks the form only; ``resolve_run`` finds the run once the store is known
+    (``--store`` may come later on the command line).
+    """
+
+    name = "run"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            parse_reference(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return value
+
+
+RUN_ID = RunIdType()
+"""The type of every option and argument naming a stored run."""
+
+
+def resolve_run(target: str, run_id: str, *, contract_id: str | None = None) -> str:
+    """The id of the run ``run_id`` names in the store ``target`` (``last~N`` resolved).
+
+    A plain run id is returned as it is, without opening the store; a reference the
+    store cannot satisfy ends the command with one line (exit 2).
+
+    Args:
+        target: The store, as ``store_target`` or ``existing_store`` returned it.
+        run_id: A run id, ``last`` or ``last~N``.
+        contract_id: Count only the runs of this contract.
+    """
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store, resolve_run_id
+
+    if parse_reference(run_id) is None:
+        return run_id
+    try:
+        with open_store(target) as gap_store:
+            return resolve_run_id(gap_store, run_id, contract_id=contract_id)
+    except VerifierError as exc:
+        fail(str(exc))
 
 
 def stacked(*options: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -13,6 +13,7 @@ import click
 from verifier.cli._options import (
     ALLOW_OUTSIDE_OPTION,
     ANNOTATIONS_OPTION,
+    RUN_ID,
     STORE_OPTION,
     format_option,
     stacked,
@@ -116,9 +117,11 @@ run_options = stacked(
     click.option(
         "--resume",
         "resume_id",
+        type=RUN_ID,
         default=None,
         metavar="RUN_ID",
-        help="Finish an interrupted run: stored cases are kept, only the rest are checked.",
+        help="Finish an interrupted run: stored cases are kept, only the rest are checked "
+        "(last, last~N: counted among this contract's runs).",
     ),
     click.option(
         "--sample",

@@ -10,10 +10,12 @@ import click
 from verifier.cli._options import (
     EXIT_FAILED,
     EXIT_OK,
+    RUN_ID,
     STORE_OPTION,
     existing_store,
     fail,
     format_option,
+    resolve_run,
     window_option,
 )
 
@@ -23,6 +25,7 @@ from verifier.cli._options import (
 @click.option(
     "--run",
     "run_id",
+    type=RUN_ID,
     default=None,
     help="Check the rows, drift and alerts of this run only (the chain is always checked "
     "whole, and trends cover every run).",
@@ -67,6 +70,7 @@ def audit(
     if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
         fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
     target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
     if recheck:
         _recheck(target, run_id, fmt, expect_head)
     try:

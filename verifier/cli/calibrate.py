@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from verifier._terminal import printable
-from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail, format_option
+from verifier.cli._options import (
+    EXIT_INVALID,
+    RUN_ID,
+    STORE_OPTION,
+    existing_store,
+    fail,
+    format_option,
+    resolve_run,
+)
 
 
 @click.command("calibrate")
@@ -19,7 +27,9 @@ from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fa
     type=click.Path(path_type=Path, dir_okay=False),
     help="Human labels (JSONL): case_id, claim_id, label (pass, fail or a score), rater.",
 )
-@click.option("--run", "run_id", default=None, help="The run to calibrate.  [default: the last]")
+@click.option(
+    "--run", "run_id", type=RUN_ID, default=None, help="The run to calibrate.  [default: last]"
+)
 @STORE_OPTION
 @format_option("console", "json")
 def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str) -> None:
@@ -32,6 +42,7 @@ def calibrate(labels_path: Path, run_id: str | None, store: str | None, fmt: str
     from verifier.gaps.store import open_store
 
     target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
     try:
         labels = read_labels(labels_path)
         with open_store(target) as gap_store:

@@ -1,4 +1,5 @@
-"""``verifier check``: validate and lint contracts."""
+"""``verifier check``: validate and lint contracts, named one by one or found in a
+directory (see ``verifier.contract_files`` for how a contract is told from other YAML)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from verifier.cli._options import (
     annotating,
     store_target,
 )
+from verifier.contract_files import is_contract, yaml_files_under
 
 
 @click.command("check")
@@ -35,7 +37,12 @@ def check(
     annotations: str,
     allow_outside: tuple[Path, ...],
 ) -> None:
-    """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message."""
+    """Validate and lint CONTRACTS; print every problem as FILE:LINE:COL: message.
+
+    A directory stands for every contract under it: each .yaml or .yml file with a
+    top-level `contract:` key (other YAML files, such as judges files, are skipped,
+    and so are hidden directories).
+    """
     from verifier.compare.calibration_store import CalibrationCheck
     from verifier.contract.load import check_contract
 
@@ -52,8 +59,8 @@ def check(
 
             click.echo(diagnostic_command(diagnostic), err=True)
 
-    problems = 0
-    for path in contracts:
+    paths, problems = _expand(contracts)
+    for path in paths:
         loaded, diagnostics = check_contract(path, allow=allow_outside)
         for diagnostic in diagnostics:
             report(diagnostic)
@@ -71,3 +78,42 @@ def check(
     if problems:
         click.echo(f"{problems} problem{'s' if problems != 1 else ''} found", err=True)
         sys.exit(EXIT_INVALID)
+
+
+def _expand(arguments: tuple[Path, ...]) -> tuple[list[Path], int]:
+    """The contract files the arguments name, and how many problems finding them had
+    (a directory without contracts, or one that cannot be listed).
+
+    A file is checked whatever it holds; a directory stands for the contracts under it.
+    """
+    paths: list[Path] = []
+    problems = 0
+    for argument in arguments:
+        if not argument.is_dir():
+            paths.append(argument)
+            continue
+        unreadable: list[tuple[Path, str]] = []
+        found = list(yaml_files_under(argument, unreadable))
+        for directory, reason in unreadable:
+            problems += 1
+            click.echo(printable_line(f"{directory}: cannot list the directory: {reason}"))
+        chosen = [path for path in found if is_contract(path)]
+        skipped = [str(path.relative_to(argument)) for path in found if path not in chosen]
+        if skipped:
+            click.echo(
+                printable_line(
+                    f"note: {argument}: skipped {len(skipped)} YAML file(s) without a top-level "
+                    f"`contract:` key: {', '.join(skipped)}"
+                ),
+                err=True,
+            )
+        if not chosen and not unreadable:
+            problems += 1
+            click.echo(
+                printable_line(
+                    f"{argument}: no contract found (a .yaml or .yml file with a top-level "
+                    "`contract:` key)"
+                )
+            )
+        paths.extend(chosen)
+    return paths, problems

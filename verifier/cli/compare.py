@@ -9,16 +9,18 @@ import click
 from verifier.cli._options import (
     EXIT_FAILED,
     EXIT_OK,
+    RUN_ID,
     STORE_OPTION,
     existing_store,
     fail,
     format_option,
+    resolve_run,
 )
 
 
 @click.command("compare")
-@click.argument("run_a", metavar="RUN_A")
-@click.argument("run_b", metavar="RUN_B")
+@click.argument("run_a", metavar="RUN_A", type=RUN_ID)
+@click.argument("run_b", metavar="RUN_B", type=RUN_ID)
 @STORE_OPTION
 @format_option("console", "json", "markdown")
 def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
@@ -31,6 +33,7 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str) -> None:
     from verifier.gaps.store import open_store
 
     target = existing_store(store)
+    run_a, run_b = resolve_run(target, run_a), resolve_run(target, run_b)
     try:
         with open_store(target) as gap_store:
             comparison = compare_runs(gap_store, run_a, run_b)

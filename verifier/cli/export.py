@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from verifier.cli._options import STORE_OPTION, existing_store, fail
+from verifier.cli._options import RUN_ID, STORE_OPTION, existing_store, fail, resolve_run
 
 
 @click.command("export")
@@ -20,7 +20,9 @@ from verifier.cli._options import STORE_OPTION, existing_store, fail
     help="JSONL can be imported into another store; Parquet is for analysis; promptfoo "
     "writes one GradingResult JSON line per row.",
 )
-@click.option("--run", "run_id", default=None, help="Export the rows of this run only.")
+@click.option(
+    "--run", "run_id", type=RUN_ID, default=None, help="Export the rows of this run only."
+)
 @click.option(
     "--out",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -35,6 +37,7 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
     from verifier.gaps.store import open_store
 
     target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
     if fmt == "promptfoo":
         from verifier.cli.promptfoo import export_promptfoo
 
@@ -43,7 +46,7 @@ def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | 
         with open_store(target) as gap_store:
             summary = write_export(gap_store, fmt, out, run_id=run_id)
     except ImportError:
-        fail("a Parquet export needs pyarrow: pip install 'verifier[parquet]'")
+        fail("a Parquet export needs pyarrow: pip install 'verifier-llm[parquet]'")
     except (VerifierError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from verifier.cli._options import STORE_OPTION, existing_store, fail
+from verifier.cli._options import RUN_ID, STORE_OPTION, existing_store, fail, resolve_run
 
 
 @click.command("purge")
@@ -17,7 +17,7 @@ from verifier.cli._options import STORE_OPTION, existing_store, fail
     is_flag=True,
     help="Delete case contents (the only thing a purge deletes; rows are never deleted).",
 )
-@click.option("--run", "run_id", default=None, help="Purge what this run recorded.")
+@click.option("--run", "run_id", type=RUN_ID, default=None, help="Purge what this run recorded.")
 @click.option(
     "--before",
     default=None,
@@ -39,6 +39,7 @@ def purge_command(content: bool, run_id: str | None, before: str | None, store: 
     if not content:
         fail("say what to purge: --content (stored case contents)")
     target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
     try:
         with open_store(target) as gap_store:
             runs = select_runs(gap_store, run_id=run_id, before=before)

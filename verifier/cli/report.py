@@ -7,11 +7,18 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from verifier.cli._options import STORE_OPTION, existing_store, fail, window_option
+from verifier.cli._options import (
+    RUN_ID,
+    STORE_OPTION,
+    existing_store,
+    fail,
+    resolve_run,
+    window_option,
+)
 
 
 @click.command("report")
-@click.argument("run_id", metavar="[RUN]", required=False)
+@click.argument("run_id", metavar="[RUN]", required=False, type=RUN_ID)
 @STORE_OPTION
 @click.option(
     "--html",
@@ -39,6 +46,7 @@ def report_command(
     if not trend and context.get_parameter_source("window") is not ParameterSource.DEFAULT:
         fail("--window applies to --trend only")
     target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
     try:
         if trend:
             message = _write_trend(target, html_path, run_id, window)

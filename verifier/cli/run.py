@@ -72,7 +72,7 @@ def run(
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
     from verifier.errors import VerifierError
-    from verifier.gaps.store import open_store
+    from verifier.gaps.store import open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
     from verifier.report import make_writer
@@ -148,6 +148,9 @@ def run(
             if resume_id:
                 from verifier.resume import check_resumable, resumed_sample, same_system
 
+                resume_id = resolve_run_id(
+                    gap_store, resume_id, contract_id=loaded.contract.contract
+                )
                 resumed = check_resumable(gap_store, resume_id, loaded.sha256)
                 sample, seed = resumed_sample(resumed.options, sample, seed)
                 spec = sut_plan.specs[0][0] if sut_plan.specs else None

@@ -104,7 +104,7 @@ def serve_command(**options: Any) -> None:
     try:
         from verifier.server.serve import serve, settings_from_options
     except ImportError:
-        fail("verifier serve needs FastAPI and uvicorn: pip install 'verifier[serve]'")
+        fail("verifier serve needs FastAPI and uvicorn: pip install 'verifier-llm[serve]'")
     from verifier.errors import VerifierError
 
     judge = {

@@ -6,11 +6,18 @@ import sys
 
 import click
 
-from verifier.cli._options import STORE_OPTION, existing_store, fail, format_option
+from verifier.cli._options import (
+    RUN_ID,
+    STORE_OPTION,
+    existing_store,
+    fail,
+    format_option,
+    resolve_run,
+)
 
 
 @click.command("show")
-@click.argument("run_id", metavar="RUN")
+@click.argument("run_id", metavar="RUN", type=RUN_ID)
 @click.argument("case_id", metavar="CASE")
 @STORE_OPTION
 @format_option("console", "json")
@@ -22,6 +29,7 @@ def show_command(run_id: str, case_id: str, store: str | None, fmt: str) -> None
     from verifier.report.case_view import show_case
 
     target = existing_store(store)
+    run_id = resolve_run(target, run_id)
     try:
         show_case(target, run_id, case_id, fmt, sys.stdout)  # type: ignore[arg-type]
     except VerifierError as exc:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from verifier.llm.providers.registry import find_provider, provider_names
+from verifier.rubric._scales import FRACTION_CHECK
 
 
 class _Frozen(BaseModel):
@@ -25,7 +26,7 @@ class Sampling(_Frozen):
     temperature: float | None = Field(
         default=None, ge=0, le=2, description="Only for providers and models that accept it."
     )
-    top_p: float | None = Field(default=None, gt=0, le=1)
+    top_p: Annotated[float, Field(gt=0, le=1), FRACTION_CHECK] | None = None
     top_k: int | None = Field(default=None, ge=1)
     seed: int | None = None
 

@@ -8,6 +8,10 @@ the dynamic part, sent as the user message, with placeholders:
 - ``{{nonce}}``: the random nonce of this request; must come before any data.
 - ``{{input}}``, ``{{output}}``, ``{{output_1}}``, ``{{output_2}}``: untrusted data,
   each replaced by a block delimited by tags that carry the nonce.
+- ``{{case.PATH}}``: any other field of the case by its field path
+  (``{{case.retrieved}}``, ``{{case.reference}}``, ``{{case.docs.*.text}}``), untrusted
+  data fenced the same way; a value that is not a string is shown as canonical JSON.
+  The path's segments are letters, digits, ``_``, ``-`` or ``*``.
 - ``{{assertions}}``: the claims to judge (ids, instructions, criteria) as JSON.
 - ``{{scale}}``: the score scale of each claim and its anchors (empty for pass/fail).
 
@@ -25,6 +29,7 @@ from typing import Final
 
 from verifier.contract.models import JudgeSpec
 from verifier.errors import VerifierError
+from verifier.fieldpath import FieldPathError, compile_path
 from verifier.files import FileRefused, FileScope, scope_of
 from verifier.llm.template import DYNAMIC_MARKER, split_at_marker
 from verifier.llm.triple import prompt_sha_of
@@ -32,6 +37,8 @@ from verifier.llm.types import VerdictKind
 
 PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2", "assertions", "scale", "nonce")
 DATA_PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2")
+CASE_PREFIX: Final = "case."
+"""Placeholders ``{{case.PATH}}`` name a field of the case; they are data too."""
 BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
     "binary": "assertions.md",
     "scale": "likert.md",
@@ -53,7 +60,10 @@ _UNAVAILABLE: Final[dict[VerdictKind, tuple[str, ...]]] = {
 # Anything written like a placeholder; known names are checked separately so a typo
 # (``{{ouput}}``, ``{{ output }}``) is reported instead of being sent verbatim.
 _ANY_PLACEHOLDER = re.compile(r"\{\{([^{}]*)\}\}")
-_PLACEHOLDER = re.compile(r"\{\{(" + "|".join(PLACEHOLDERS) + r")\}\}")
+# A case path's segments become part of its block's tag names, so they are kept to
+# characters a tag name can hold; the path itself is checked by ``compile_path``.
+_CASE_PATH = r"case\.[\w*-]+(?:\.[\w*-]+)*"
+_PLACEHOLDER = re.compile(r"\{\{(" + "|".join(PLACEHOLDERS) + "|" + _CASE_PATH + r")\}\}")
 
 
 class TemplateError(VerifierError):
@@ -96,12 +106,10 @@ def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
         text: The template.
         kind: When given, also check the placeholders this kind of verdict needs.
     """
-    # The name is quoted with repr: one written over a line break stays one line.
     problems = [
-        f"unknown placeholder {'{{' + name + '}}'!r}; placeholders are written "
-        f"{{{{name}}}} with a name among {', '.join(PLACEHOLDERS)}"
+        problem
         for name in dict.fromkeys(_ANY_PLACEHOLDER.findall(text))
-        if name not in PLACEHOLDERS
+        if (problem := _placeholder_problem(name)) is not None
     ]
     split = _split(text)
     if isinstance(split, int):
@@ -122,7 +130,7 @@ def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
     used = [m.group(1) for m in _PLACEHOLDER.finditer(dynamic)]
     if "assertions" not in used:
         problems.append("the dynamic part lacks '{{assertions}}' (the claims to judge)")
-    data_at = [i for i, name in enumerate(used) if name in DATA_PLACEHOLDERS]
+    data_at = [i for i, name in enumerate(used) if is_data(name)]
     if "nonce" not in used:
         problems.append("the dynamic part lacks '{{nonce}}', which tells the judge the data tags")
     elif data_at and used.index("nonce") > data_at[0]:
@@ -139,6 +147,44 @@ def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
             if name in used
         )
     return problems
+
+
+def _placeholder_problem(name: str) -> str | None:
+    """Why ``{{name}}`` is not a placeholder a judge template can use, or ``None``."""
+    if name in PLACEHOLDERS:
+        return None
+    # The name is quoted with repr: one written over a line break stays one line.
+    shown = repr("{{" + name + "}}")
+    if name.startswith(CASE_PREFIX):
+        path = name.removeprefix(CASE_PREFIX)
+        try:
+            compile_path(path)
+        except FieldPathError as exc:
+            return f"placeholder {shown}: {exc}"
+        if re.fullmatch(_CASE_PATH, name) is None:
+            return (
+                f"placeholder {shown}: a case path here is made of segments of letters, "
+                "digits, _, - or * joined by dots"
+            )
+        return None
+    return (
+        f"unknown placeholder {shown}; placeholders are written {{{{name}}}} with a name "
+        f"among {', '.join(PLACEHOLDERS)}, or {{{{case.PATH}}}} for a field of the case"
+    )
+
+
+def is_data(name: str) -> bool:
+    """Whether placeholder ``name`` stands for untrusted data (a fenced block)."""
+    return name in DATA_PLACEHOLDERS or name.startswith(CASE_PREFIX)
+
+
+def case_paths(template: Template) -> tuple[str, ...]:
+    """The case field paths the template's dynamic part shows (``{{case.PATH}}``), each
+    once, in order of first use."""
+    names = (m.group(1) for m in _PLACEHOLDER.finditer(template.dynamic))
+    return tuple(
+        dict.fromkeys(n.removeprefix(CASE_PREFIX) for n in names if n.startswith(CASE_PREFIX))
+    )
 
 
 def parse_template(data: bytes, *, source: str, kind: VerdictKind | None = None) -> Template:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
-from verifier.contract.models import CLAIM_ID_PATTERN, ID_PATTERN, Contract
-from verifier.contract.sut_models import ENV_NAME_PATTERN, FUNCTION_PATTERN, OUTPUT_KEY_PATTERN
+from verifier.contract.messages import message as error_message
+from verifier.contract.messages import pattern_mismatch as pattern_mismatch
+from verifier.contract.models import Contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.files import FileScope
 from verifier.yaml_positions import (
@@ -63,34 +63,6 @@ class LoadedContract:
         return 1
 
 
-def _field_names() -> list[str]:
-    from verifier.contract.models import (
-        RUBRIC_CLAIM_MODELS,
-        CompareClaim,
-        JudgeClaim,
-        JudgeSpec,
-        Sampling,
-        Scale,
-    )
-    from verifier.contract.sut_models import ExecSut, PromptSut, SutSpec
-
-    names: set[str] = set(Contract.model_fields)
-    models: list[type[BaseModel]] = [
-        *RUBRIC_CLAIM_MODELS.values(),
-        CompareClaim,
-        JudgeClaim,
-        JudgeSpec,
-        Sampling,
-        Scale,
-        SutSpec,
-        ExecSut,
-        PromptSut,
-    ]
-    for model in models:
-        names.update(model.model_fields)
-    return sorted(names)
-
-
 def _resolve(data: Any, loc: tuple[Any, ...]) -> tuple[Loc, bool]:
     """Maps a pydantic error location onto the document, skipping union tags.
 
@@ -123,93 +95,10 @@ def _is_tag(step: Any) -> bool:
 _TAGS = {"rubric", "judge", "compare"}
 
 
-def _where(data: Any, path: Loc) -> str:
-    if len(path) >= 2 and path[0] == "claims" and isinstance(path[1], int):
-        claims = data.get("claims") if isinstance(data, dict) else None
-        claim = claims[path[1]] if isinstance(claims, list) and path[1] < len(claims) else None
-        name = claim.get("id") if isinstance(claim, dict) else None
-        label = f"claim {_shown(name)}" if isinstance(name, str) else f"claims[{path[1]}]"
-        rest = ".".join(str(p) for p in path[2:])
-        return f"{label}{': ' + rest if rest else ''}"
-    if len(path) >= 2 and path[0] == "judges":
-        rest = ".".join(str(p) for p in path[2:])
-        return f"judge {_shown(path[1])}{': ' + rest if rest else ''}"
-    return ".".join(str(p) for p in path) or "contract"
-
-
-def _message(error: Any, data: Any, path: Loc, names: list[str]) -> tuple[str, bool]:
-    """A readable message for one pydantic error, and whether it points at a key."""
-    kind = error["type"]
-    where = _where(data, path)
-    if kind == "extra_forbidden":
-        key = str(path[-1]) if path else "?"
-        close = difflib.get_close_matches(key, names, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"{_where(data, path[:-1])}: unknown key {_shown(key)}{hint}", True
-    if kind == "missing":
-        key = error["loc"][-1]
-        return f"{where}: missing required key {key!r}", False
-    if kind == "union_tag_invalid":
-        ctx = error.get("ctx", {})
-        tag, expected = ctx.get("tag", "?"), ctx.get("expected_tags", "")
-        options = [t.strip().strip("'") for t in str(expected).split(",")]
-        close = difflib.get_close_matches(str(tag), options, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        label = _where(data, path[:-1]) if path and path[-1] == "rubric" else where
-        return (
-            f"{label}: unknown predicate {tag!r}{hint}; known predicates: {', '.join(options)}",
-            False,
-        )
-    if kind == "claim_shape":
-        return f"{where}: {error['msg']}", False
-    if kind == "too_short":
-        least = error.get("ctx", {}).get("min_length", 1)
-        return f"{where}: must have at least {least} item{'s' if least != 1 else ''}", False
-    if (mismatch := pattern_mismatch(error)) is not None:
-        return f"{where}: {mismatch}", False
-    # "or instance of JudgeSpec" names a Python class, which no YAML file can hold.
-    msg = "Input should be a valid dictionary" if kind == "model_type" else str(error["msg"])
-    if kind == "value_error":
-        return f"{where}: {msg.removeprefix('Value error, ')}", False
-    msg = msg.removeprefix("Assertion failed, ")
-    msg = msg[0].lower() + msg[1:] if msg else msg
-    value = error.get("input")
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        msg = f"{msg} (got {_shown(value)})"
-    return f"{where}: {msg}", False
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
-def pattern_mismatch(error: Any) -> str | None:
-    """For a pydantic error of a value that misses one of the contract models' patterns,
-    what was given and what is asked for, in words (``None`` for other errors)."""
-    if error["type"] != "string_pattern_mismatch":
-        return None
-    wanted = _PATTERN_WORDS.get(str(error.get("ctx", {}).get("pattern")))
-    return f"{_shown(error.get('input'))} is not {wanted}" if wanted else None
-
-
-# What each pattern of the contract models asks for, in words.
-_PATTERN_WORDS = {
-    ID_PATTERN: "a valid contract id (lower-case letters, digits, '_', '.' and '-', "
-    "starting with a letter or digit)",
-    CLAIM_ID_PATTERN: "a valid claim id (letters, digits, '_', '.' and '-', "
-    "starting with a letter or digit)",
-    FUNCTION_PATTERN: "MODULE:FUNCTION (a dotted module, a colon, a function: my_bot:answer)",
-    OUTPUT_KEY_PATTERN: "a plain key (a letter or '_', then letters, digits, '_' or '-')",
-    ENV_NAME_PATTERN: "a variable name (a letter or '_', then letters, digits or '_')",
-}
-
-
 def validation_diagnostics(
     file: str, data: Any, positions: Positions, exc: ValidationError
 ) -> list[Diagnostic]:
     """Turns a pydantic ValidationError into positioned diagnostics."""
-    names = _field_names()
     out: list[Diagnostic] = []
     errors = exc.errors()
     for error in errors:
@@ -220,7 +109,7 @@ def validation_diagnostics(
         ):
             continue
         path, _ = _resolve(data, loc)
-        message, at_key = _message(error, data, path, names)
+        message, at_key = error_message(error, data, path)
         line, col = positions.of(path, key=at_key)
         out.append(Diagnostic(file, line, col, message))
     return out

@@ -28,6 +28,7 @@ from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import FieldPathError, compile_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._registry import REGISTRY
+from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -118,7 +119,10 @@ class CompareClaim(ClaimCommon):
         default=None, description="Paths of the outputs compared within one case."
     )
     method: Literal["ratio", "token_set_ratio", "jaccard", "fields"] = "ratio"
-    min_ratio: float = Field(default=80.0, ge=0, le=100)
+    min_ratio: Percent = Field(
+        default=80.0,
+        description="Lowest passing similarity, on a 0-100 scale (80: 80% similar).",
+    )
 
     @model_validator(mode="after")
     def _pairwise_needs_judge(self) -> CompareClaim:
@@ -216,8 +220,14 @@ class Contract(_Frozen):
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."
     )
-    threshold: float = Field(
-        default=1.0, ge=0, le=1, description="A case passes when its score >= this."
+    parse_json: tuple[Annotated[str, AfterValidator(_field_path)], ...] = Field(
+        default=(),
+        description="Field paths (`*` allowed) holding JSON text, such as a logged `output`: "
+        "each is parsed once per case, before any claim reads it, so `output.total` finds "
+        "the value inside.",
+    )
+    threshold: Fraction = Field(
+        default=1.0, description="A case passes when its score (0-1) >= this."
     )
     judges: dict[str, JudgeSpec] = Field(default_factory=dict)
     sut: SutSpec | None = Field(
@@ -228,6 +238,13 @@ class Contract(_Frozen):
         description="What the gap store keeps of each case's content.",
     )
     claims: tuple[Claim, ...] = Field(min_length=1)
+
+    @field_validator("parse_json", mode="before")
+    @classmethod
+    def _paths_listed(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            raise ValueError(f"parse_json is a list of field paths: write [{value}]")
+        return value
 
     @field_validator("llm_fields")
     @classmethod

@@ -29,6 +29,7 @@ from verifier.gaps.chain import GENESIS, verify_link
 from verifier.gaps.content import content_sha256
 from verifier.gaps.row import TRIPLE_REQUIRED_STATUSES, missing_triple_parts
 from verifier.gaps.row_fields import ROW_SCHEMA
+from verifier.gaps.run_refs import is_reserved
 from verifier.gaps.store import GapStore
 
 # The order of line kinds an export keeps; a kind may not come back after a later one.
@@ -213,6 +214,8 @@ def _check_run(number: int, value: dict[str, Any], staged: StagedExport, store: 
         if not isinstance(value.get(name), kind):
             raise ExportRefused(number, f"a run line without a valid {name}")
     run_id = value["run_id"]
+    if is_reserved(run_id):
+        raise ExportRefused(number, f"run id {run_id[:40]!r} is reserved (last, last~N)")
     run = staged.runs.get(run_id)
     if run is not None and run.line:
         raise ExportRefused(number, f"run {run_id} is described twice")

@@ -54,7 +54,7 @@ class PostgresTarget:
         """
         psycopg = _import_psycopg()
         if psycopg is None:
-            raise error("PostgreSQL stores need psycopg: pip install 'verifier[postgres]'")
+            raise error("PostgreSQL stores need psycopg: pip install 'verifier-llm[postgres]'")
         _, _, rest = url.partition("://")
         url = "postgresql://" + rest
         raw = _raw_password(url)

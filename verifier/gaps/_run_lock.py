@@ -77,6 +77,24 @@ class RunWriterLock:
             raise
         self._held[run_id] = fd
 
+    def held(self, run_id: str) -> bool:
+        """Whether a writer (this store or another process) holds the run's lock now."""
+        if run_id in self._held:
+            return True
+        try:
+            fd = os.open(self._path(run_id), os.O_RDONLY)
+        except OSError:
+            return False  # no lock file: nobody is writing the run
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)  # closing drops a shared lock taken just now
+        return False
+
     def release(self, run_id: str) -> None:
         """Lets the run go (after its end is recorded) and removes its lock file."""
         fd = self._held.pop(run_id, None)

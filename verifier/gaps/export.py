@@ -3,7 +3,7 @@
 Both stream: rows are read and written a batch at a time, so memory does not grow
 with the store. The JSONL format is described in ``_transfer_format``; its rows are
 the stored bodies with ``row_hash`` added, so every hash and link re-verifies from
-the file alone. Parquet (``pip install 'verifier[parquet]'``) is for analysis: one
+the file alone. Parquet (``pip install 'verifier-llm[parquet]'``) is for analysis: one
 column per gap-row field with a fixed schema, ``evidence`` as a JSON string, written
 in row groups; it carries no run records and cannot be imported.
 """
@@ -154,7 +154,7 @@ def export_parquet(
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
-        ImportError: pyarrow is not installed (``pip install 'verifier[parquet]'``).
+        ImportError: pyarrow is not installed (``pip install 'verifier-llm[parquet]'``).
     """
     from verifier.gaps._parquet import ParquetRows
 

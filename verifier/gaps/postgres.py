@@ -33,6 +33,7 @@ from verifier.gaps.records import (
     StoredContract,
     StoredRow,
     StoreError,
+    check_run_id,
     record_run_end,
 )
 from verifier.gaps.row_fields import POSTGRES_BINARY_TYPES, STORE_COLUMN_LIST
@@ -131,6 +132,7 @@ class PostgresStore(Closing):
                 f"contract source of {contract_path} does not hash to {contract_sha256}; "
                 "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
             )
+        check_run_id(run_id)
         options_json = canonical_json(dict(options)).decode("utf-8")
         with self._holding_run(run_id), self._write() as cur:
             cur.execute(
@@ -313,6 +315,30 @@ class PostgresStore(Closing):
         """Returns the most recently started run, or ``None`` for an empty store."""
         found = self._runs("ORDER BY started_at DESC, ordinal DESC LIMIT 1", ())
         return found[0] if found else None
+
+    def recent_runs(
+        self, *, contract_id: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[RunRecord]:
+        """Returns runs newest first, of one contract if given, ``limit`` after ``offset``."""
+        where, params = (
+            ("", ()) if contract_id is None else ("WHERE contract_id = %s", (contract_id,))
+        )
+        # PostgreSQL takes LIMIT NULL as none.
+        return self._runs(
+            f"{where} ORDER BY started_at DESC, ordinal DESC LIMIT %s OFFSET %s",
+            (*params, limit, offset),
+        )
+
+    def run_written(self, run_id: str) -> bool:
+        """Whether a session (this store's included) holds the run's writer lock now."""
+        if run_id in self._writing:
+            return True
+        key = self._run_key(run_id)
+        # A shared lock is refused only while a writer holds the exclusive one.
+        (free,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
+        if free:
+            self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
+        return not free
 
     def contract(self, sha256: str) -> StoredContract | None:
         """Returns the contract source recorded under this hash, or ``None``."""

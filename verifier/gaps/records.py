@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias
 from verifier.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.gaps.chain import SealedRow
+from verifier.gaps.run_refs import is_reserved
 from verifier.gaps.seals import append_seal, end_payload
 
 RunStatus = Literal["running", "finished", "interrupted"]
@@ -91,6 +92,20 @@ class DuplicateRowId:
 
     row_id: str
     seqs: tuple[int, ...]
+
+
+def check_run_id(run_id: str) -> None:
+    """Refuses a run id a reference would shadow (both stores' ``begin_run``): ``last``
+    and ``last~N`` name the newest runs (``verifier.gaps.run_refs``).
+
+    Raises:
+        StoreError: ``run_id`` is ``last`` or starts with ``last~``.
+    """
+    if is_reserved(run_id):
+        raise StoreError(
+            f"run id {run_id[:40]!r} is reserved: last and last~N name the newest runs "
+            "of a store, so no run may be called that"
+        )
 
 
 def record_run_end(

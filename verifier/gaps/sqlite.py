@@ -38,6 +38,7 @@ from verifier.gaps.records import (
     StoredContract,
     StoredRow,
     StoreError,
+    check_run_id,
     record_run_end,
 )
 from verifier.gaps.row_fields import STORE_COLUMN_LIST, STORE_COLUMNS
@@ -131,6 +132,7 @@ class SqliteStore(Closing):
                 f"contract source of {contract_path} does not hash to {contract_sha256}; "
                 "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
             )
+        check_run_id(run_id)
         options_json = canonical_json(dict(options)).decode("utf-8")
         # One writer per run: taken before anything is written, so a second process
         # resuming a run that is still going is refused without touching it.
@@ -295,6 +297,23 @@ class SqliteStore(Closing):
         """Returns the most recently started run, or ``None`` for an empty store."""
         found = self._runs("ORDER BY started_at DESC, rowid DESC LIMIT 1", ())
         return found[0] if found else None
+
+    def recent_runs(
+        self, *, contract_id: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[RunRecord]:
+        """Returns runs newest first, of one contract if given, ``limit`` after ``offset``."""
+        where, params = (
+            ("", ()) if contract_id is None else ("WHERE contract_id = ?", (contract_id,))
+        )
+        # SQLite takes a negative LIMIT as none.
+        page = (-1 if limit is None else limit, offset)
+        return self._runs(
+            f"{where} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?", (*params, *page)
+        )
+
+    def run_written(self, run_id: str) -> bool:
+        """Whether a process (this one included) holds the run's writer lock now."""
+        return self._writers.held(run_id)
 
     def contract(self, sha256: str) -> StoredContract | None:
         """Returns the contract source recorded under this hash, or ``None``."""

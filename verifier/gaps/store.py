@@ -24,6 +24,7 @@ from verifier.gaps.records import (
     StoreError,
     record_run_end,
 )
+from verifier.gaps.run_refs import parse_reference
 from verifier.gaps.seals import StoredSeal
 
 # The records are defined beside the backends (``verifier.gaps.records``) and offered
@@ -43,6 +44,7 @@ __all__ = [
     "open_store",
     "record_run_end",
     "redacted_target",
+    "resolve_run_id",
 ]
 
 
@@ -99,6 +101,19 @@ class GapStore(Protocol):
 
     def last_run(self) -> RunRecord | None:
         """Returns the most recently started run, or ``None`` for an empty store."""
+        ...
+
+    def recent_runs(
+        self, *, contract_id: str | None = None, limit: int | None = None, offset: int = 0
+    ) -> list[RunRecord]:
+        """Returns runs newest first (as ``last_run`` orders them), of one contract if
+        ``contract_id`` is given: at most ``limit`` of them, after skipping ``offset``."""
+        ...
+
+    def run_written(self, run_id: str) -> bool:
+        """Whether a process (this one included) is writing the run now: holds its
+        writer lock. A run recorded as running that nobody writes was stopped without
+        recording its end (a killed process) and can be resumed."""
         ...
 
     def contract(self, sha256: str) -> StoredContract | None:
@@ -211,3 +226,33 @@ def redacted_target(target: str) -> str:
     netloc, slash, path = rest.partition("?")[0].partition("/")
     userinfo, at, host = netloc.rpartition("@")
     return f"{scheme}://{userinfo.partition(':')[0]}{at}{host}{slash}{path}"
+
+
+def resolve_run_id(store: GapStore, text: str, *, contract_id: str | None = None) -> str:
+    """The run id ``text`` names in ``store``: itself, or the run a reference points at
+    (``last``, ``last~N``: see ``verifier.gaps.run_refs``).
+
+    Args:
+        store: The store the reference counts back in.
+        text: A run id, ``last`` or ``last~N``.
+        contract_id: Count only the runs of this contract.
+
+    Raises:
+        StoreError: ``text`` is a malformed reference, or the store holds fewer runs
+            than it reaches back; the message is one line.
+    """
+    try:
+        back = parse_reference(text)
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
+    if back is None:
+        return text
+    found = store.recent_runs(contract_id=contract_id, limit=1, offset=back)
+    if found:
+        return found[0].run_id
+    stored = len(store.recent_runs(contract_id=contract_id))
+    of = f" of contract {contract_id}" if contract_id is not None else ""
+    if not stored:
+        raise StoreError(f"{text}: no runs{of} stored in {store.location}")
+    runs = "run" if stored == 1 else "runs"
+    raise StoreError(f"{text}: only {stored} {runs}{of} stored in {store.location}")

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from verifier.cases import CaseLine
+from verifier.contract.json_fields import JsonFields
 from verifier.contract.models import JudgeClaim
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
@@ -103,14 +104,22 @@ def _ledger_error(message: str) -> BatchError:
     return BatchError(f"judge batches: {message}")
 
 
-def _requests_for(phase: JudgePhase, line: CaseLine) -> list[tuple[str, ModelRequest]]:
-    """The judge requests one case needs, by judge name (rubric gates applied)."""
+def _requests_for(
+    phase: JudgePhase, line: CaseLine, fields: JsonFields | None
+) -> list[tuple[str, ModelRequest]]:
+    """The judge requests one case needs, by judge name (rubric gates applied), on
+    the case as the run will see it (its ``parse_json`` fields parsed)."""
+    unparsed: dict[str, str] = {}
+    if fields is not None:
+        line, unparsed = fields.parse(line)
     assert line.case is not None
-    rubric = check_rubric(phase.plan, line.case)
+    rubric = check_rubric(phase.plan, line.case, unparsed)
     wanted = [
         p
         for p in phase.plan.model
-        if isinstance(p.claim, JudgeClaim) and skip_reason(p, rubric) is None
+        if isinstance(p.claim, JudgeClaim)
+        and p.id not in unparsed
+        and skip_reason(p, rubric) is None
     ]
     out: list[tuple[str, ModelRequest]] = []
     for group in phase._groups(wanted, {}):
@@ -140,11 +149,12 @@ async def run_batch_prepass(
         if phase.contract.judges[name].provider != "anthropic":
             raise BatchError(f"judge {name!r}: --batch needs an anthropic judge (Message Batches)")
     recorded = {name: ledger.find(run_id, name) for name in judges}
+    fields = JsonFields.of(phase.contract)
     if not all(recorded.values()):
         for line in cases:
             if line.case is None:
                 continue
-            for name, request in _requests_for(phase, line):
+            for name, request in _requests_for(phase, line, fields):
                 if recorded.get(name) is None and (
                     phase.cache is None or phase.cache.get(request.cache_key) is None
                 ):

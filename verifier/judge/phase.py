@@ -243,12 +243,7 @@ class JudgePhase:
         try:
             requests = self.render_group(line, group)
         except MissingFieldError as exc:
-            # No judge was asked, so there is no triple, and a judge row without one
-            # is an error (DESIGN §2; `verifier audit` rejects such a pass or fail).
-            reason = f"field {exc.path} is missing, so the judge was not asked"
-            return [
-                ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path}) for p in group
-            ]
+            return _not_asked(exc, group)
         # Samples are independent calls: in flight together, within the same limits.
         samples = await asyncio.gather(
             *(self._obtain(r, spec, name, claims, line.case_id) for r in requests)
@@ -344,18 +339,21 @@ class JudgePhase:
         spec = self.contract.judges[name]
         template = self._templates[(name, "pairwise")]
         a, b = outputs
-        requests = [
-            render_request(
-                spec=spec,
-                template=template,
-                kind="pairwise",
-                claims=[claim],
-                case=line.case,
-                outputs=pair,
-                custom_id=_custom_id(line.case_id, [claim.id, order], 0),
-            )
-            for order, pair in (("ab", (a, b)), ("ba", (b, a)))
-        ]
+        try:
+            requests = [
+                render_request(
+                    spec=spec,
+                    template=template,
+                    kind="pairwise",
+                    claims=[claim],
+                    case=line.case,
+                    outputs=pair,
+                    custom_id=_custom_id(line.case_id, [claim.id, order], 0),
+                )
+                for order, pair in (("ab", (a, b)), ("ba", (b, a)))
+            ]
+        except MissingFieldError as exc:  # a field the template shows ({{case.PATH}})
+            return _not_asked(exc, [planned])
         both = await asyncio.gather(
             *(self._obtain(r, spec, name, [claim], line.case_id) for r in requests)
         )
@@ -489,6 +487,14 @@ def names_model(reply: ModelReply | None) -> bool:
     error, and a rerun asks again.
     """
     return reply is not None and bool(reply.served_model and reply.served_model.strip())
+
+
+def _not_asked(exc: MissingFieldError, planned: Sequence[PlannedClaim]) -> list[ClaimResult]:
+    """The results of claims whose request could not be made: a field it needs is
+    missing. No judge was asked, so there is no triple, and a judge row without one is
+    an error (DESIGN §2; `verifier audit` rejects such a pass or fail)."""
+    reason = f"field {exc.path} is missing, so the judge was not asked"
+    return [ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path}) for p in planned]
 
 
 def _custom_id(case_id: str, claim_ids: Sequence[str], sample: int) -> str:

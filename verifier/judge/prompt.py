@@ -2,10 +2,11 @@
 
 The static part of the template becomes the system prompt (marked for prompt caching
 when it is long enough to be cached); the dynamic part becomes the user message.
-Untrusted text (the case's input and the outputs judged) enters only inside blocks
-whose tags carry a random nonce fresh for each request, e.g.
-``<output-3f9c...>...</output-3f9c...>``: text in an output cannot guess the nonce, so
-it cannot close its block or pose as instructions.
+Untrusted text (the case's input, the outputs judged, and any case field the template
+shows with ``{{case.PATH}}``) enters only inside blocks whose tags carry a random nonce
+fresh for each request, e.g. ``<output-3f9c...>...</output-3f9c...>`` or
+``<case.retrieved-3f9c...>``: the nonce is chosen to occur in none of that text, so
+the text cannot close its block or pose as instructions.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from verifier.contract.judge_template import Template, fill, validate_template
+from verifier.canonical import canonical_json
+from verifier.contract.judge_template import (
+    CASE_PREFIX,
+    Template,
+    case_paths,
+    fill,
+    validate_template,
+)
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
 from verifier.judge.tools import verdict_tool
@@ -118,23 +126,30 @@ def render_request(
         kind: The verdict kind; every claim must ask for it.
         claims: One claim (``group: claim``) or several of one judge, kind and field
             (``group: case``; see ``group_key``). A pairwise request has one claim.
-        case: The case; its ``input`` and each claim's ``field`` are read from it.
+        case: The case; its ``input``, each claim's ``field`` and every field the
+            template shows (``{{case.PATH}}``) are read from it.
         outputs: For pairwise, the two outputs in the order shown (Response 1, then
             Response 2); when omitted, the claim's ``outputs`` paths are read from the case.
         custom_id: The request's id within the run.
 
     Raises:
-        MissingFieldError: The judged field is absent from the case.
+        MissingFieldError: The judged field, or a field the template shows, is absent
+            from the case.
         ValueError: The claims cannot share a request, or the template or sampling does
             not fit (the contract lint reports these before any run).
     """
     _check_claims(spec, template, kind, claims)
     data = _data(kind, claims, case, outputs)
+    fields = {CASE_PREFIX + path: _field(path, case) for path in case_paths(template)}
     texts = {name: as_text(value) for name, value in data.items()}
+    # Canonical JSON, so a field renders (and keys the cache) the same however the
+    # case file spelled it.
+    texts.update({name: _field_text(value) for name, value in fields.items()})
     values = {"assertions": _assertions(kind, claims), "scale": _scales(claims)}
     nonce = _fresh_nonce([*texts.values(), *values.values(), template.dynamic])
     values["nonce"] = nonce
-    for name, tag in DATA_TAGS.items():
+    tags = {**DATA_TAGS, **{name: name for name in fields}}
+    for name, tag in tags.items():
         text = texts.get(name, "")
         values[name] = f"<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>"
     user = fill(template.dynamic, values)
@@ -153,7 +168,7 @@ def render_request(
         user=user,
         nonce=nonce,
         tool=tool,
-        data=data,
+        data={**data, **fields},
     )
     return ModelRequest(
         provider=spec.provider,
@@ -223,6 +238,10 @@ def _field(path: str, case: Mapping[str, Any]) -> Any:
     if value is MISSING:
         raise MissingFieldError(path)
     return value
+
+
+def _field_text(value: Any) -> str:
+    return value if isinstance(value, str) else canonical_json(value).decode("utf-8")
 
 
 def _fresh_nonce(texts: Sequence[str]) -> str:

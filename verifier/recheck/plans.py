@@ -17,6 +17,7 @@ from typing import Any
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
 from verifier.comparative import output_paths
+from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.contract.selection import needs_judge
@@ -27,7 +28,7 @@ from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.recheck.report import Why
 from verifier.recheck.schema_files import without_missing_schemas
 from verifier.results import ClaimResult
-from verifier.runner import UnavailableModelPhase, rubric_checker
+from verifier.runner import UnavailableModelPhase, check_rubric, rubric_checker
 
 __all__ = ["PlanUnavailable", "StoredPlan", "StoredPlans"]
 
@@ -69,6 +70,8 @@ class StoredPlan:
         self.judged = frozenset(p.id for p in self.plan.model if needs_judge(p.claim))
         self._model_ids = frozenset(p.id for p in self.plan.model)
         self._check_rubric = rubric_checker(self.plan)
+        self._json = JsonFields.of(self.loaded.contract)
+        self._kinds = {p.id: p.kind for p in self.plan.order}
 
     def results(
         self, case_id: str, case: dict[str, Any], claim_ids: Sequence[str]
@@ -77,13 +80,19 @@ class StoredPlan:
 
         The model phase runs only when one of ``claim_ids`` needs it.
         """
-        results = self._check_rubric(case)
-        if not any(claim_id in self._model_ids for claim_id in claim_ids):
-            return results
-        phase = self.judge or UnavailableModelPhase(self.plan)
         line = CaseLine(0, case_id, case)
-        model = self.loop.run_until_complete(phase.evaluate([line], [results]))[0]
-        return {**results, **model}
+        unparsed: dict[str, str] = {}
+        if self._json is not None:
+            # As the run did: a stored case keeps what parsed as its value (parsing it
+            # again leaves it be) and text that did not parse as text.
+            line, unparsed = self._json.parse(line)
+            case = line.case or case
+        results = check_rubric(self.plan, case, unparsed) if unparsed else self._check_rubric(case)
+        if any(claim_id in self._model_ids for claim_id in claim_ids):
+            phase = self.judge or UnavailableModelPhase(self.plan)
+            model = self.loop.run_until_complete(phase.evaluate([line], [results]))[0]
+            results = {**results, **model}
+        return unparsed_results(results, unparsed, self._kinds) if unparsed else results
 
     def missing_file(self, claim_id: str) -> str | None:
         """Why a claim, or a claim it waits for, lacks its schema file (``None``: it does not)."""

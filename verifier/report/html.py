@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from verifier import __version__
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
@@ -54,12 +55,10 @@ FILTER_SCRIPT = """
 
 def render_run_html(view: RunView) -> str:
     """The page of one run, as text."""
-    from importlib.metadata import version
-
     tallies = [(claim.claim_id, claim.tally) for claim in view.claims.values()]
     context: dict[str, Any] = {
         "title": f"verifier run {view.record.run_id} ({view.record.contract_id})",
-        "version": version("verifier"),
+        "version": __version__,
         "csp": content_security_policy(FILTER_SCRIPT),
         "script": FILTER_SCRIPT,
         "run": view,

@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from verifier import __version__
 from verifier.gaps.history import HistoryAudit, audit_history
 from verifier.gaps.store import GapStore
 from verifier.gaps.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert
@@ -78,8 +79,6 @@ def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAle
         history: The audit of the store (its ``alerts`` are those listed).
         every_alert: The alerts of the whole history, ringed on the plots.
     """
-    from importlib.metadata import version
-
     trends = history.trends
     run_slots = {ref.run_id: n for n, ref in enumerate(trends.runs)}
     day_slots = {
@@ -89,7 +88,7 @@ def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAle
     integrity = history.integrity
     context: dict[str, Any] = {
         "title": f"verifier trends: {integrity.location}",
-        "version": version("verifier"),
+        "version": __version__,
         "csp": content_security_policy(None),
         "script": None,
         "history": history,

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from verifier.fieldpath import MISSING as _MISSING
-from verifier.fieldpath import FieldPath, compile_path
+from verifier.fieldpath import FieldPath, compile_path, json_text_on
 from verifier.files import FileScope
 
 Status = Literal["pass", "fail", "error"]
@@ -158,7 +158,7 @@ def for_each_value(
     if not path.has_wildcard:
         value = path.get(case)
         if value is _MISSING:
-            return _field_missing(path.text)
+            return field_missing(path, case)
         return check(path.text, value)
     return _for_each_found(path, case, check)
 
@@ -181,14 +181,24 @@ def each_value(path: FieldPath, check: Callable[[str, Any], Outcome]) -> Check:
     def check_one(case: Mapping[str, Any]) -> Outcome:
         value = get(case)
         if value is _MISSING:
-            return _field_missing(text)
+            return field_missing(path, case)
         return check(text, value)
 
     return check_one
 
 
-def _field_missing(text: str) -> Outcome:
-    return failed(f"field {text} is missing", {"path": text, "field_missing": True})
+def field_missing(
+    path: FieldPath, case: Mapping[str, Any], what: str = "field {} is missing"
+) -> Outcome:
+    """The fail of a path that finds nothing in ``case`` (``what`` words it, ``{}`` the
+    path), with the fix when the path runs into JSON text: ``parse_json``."""
+    reason = what.format(path.text)
+    evidence: dict[str, Any] = {"path": path.text, "field_missing": True}
+    text = json_text_on(path, case)
+    if text is not None:
+        reason += f" ({text} is JSON text; add parse_json: [{text}])"
+        evidence["json_text"] = text
+    return failed(reason, evidence)
 
 
 def _for_each_found(
@@ -196,7 +206,7 @@ def _for_each_found(
 ) -> Outcome:
     found = path.find(case)
     if not found:
-        return failed(f"no value found at {path.text}", {"path": path.text, "field_missing": True})
+        return field_missing(path, case, "no value found at {}")
     last: Outcome | None = None
     low: float | None = None
     for concrete, value in found:

@@ -18,11 +18,13 @@ from verifier.rubric._base import (
     clip,
     describe,
     failed,
+    field_missing,
     field_path,
     fold_case,
     original_span,
     passed,
 )
+from verifier.rubric._scales import Percent
 
 _MAX_OFFSETS = 20
 _SPAN_CHARS = 80
@@ -35,11 +37,10 @@ class CitationSpec(PredicateSpec):
     spans: PathText = Field(description="Path of the spans, usually with `*`.")
     within: PathText = Field(description="Path of the source text the spans must come from.")
     ignore_case: bool = Field(default=False, description="Compare case-folded text.")
-    min_ratio: float | None = Field(
+    min_ratio: Percent | None = Field(
         default=None,
-        ge=0,
-        le=100,
-        description="Also accept a span whose rapidfuzz partial ratio reaches this (0-100).",
+        description="Also accept a span whose rapidfuzz partial ratio reaches this, on a 0-100 "
+        "scale; a value in (0, 1] is refused as a fraction written by mistake.",
     )
 
 
@@ -74,10 +75,8 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
     def check(case: Mapping[str, Any]) -> Outcome:
         found = spans_path.find(case)
         if not found:
-            return failed(
-                f"no citation spans found at {spans_path.text}",
-                {"spans": spans_path.text, "field_missing": True},
-            )
+            missing = field_missing(spans_path, case, "no citation spans found at {}")
+            return failed(missing.reason, {"spans": spans_path.text, "field_missing": True})
         sources: list[tuple[str, str, list[int] | None]] = []
         for where, text in within_path.find(case):
             if not isinstance(text, str):
@@ -85,10 +84,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
             folded, index = fold_case(text) if ignore_case else (text, None)
             sources.append((where, folded, index))
         if not sources:
-            return failed(
-                f"field {within_path.text} is missing",
-                {"path": within_path.text, "field_missing": True},
-            )
+            return field_missing(within_path, case)
 
         grounded: list[dict[str, Any]] = []
         first_bad: tuple[str, Any, str] | None = None

@@ -18,10 +18,12 @@ from verifier.rubric._base import (
     PrepareContext,
     clip,
     failed,
+    field_missing,
     field_path,
     for_each_value,
     passed,
 )
+from verifier.rubric._scales import Percent
 
 _SCORERS = {"ratio": fuzz.ratio, "token_set_ratio": fuzz.token_set_ratio}
 
@@ -35,8 +37,10 @@ class SimilarSpec(PredicateSpec):
     reference_field: PathText | None = Field(
         default=None, description="Path of a case field holding the reference text."
     )
-    min_ratio: float = Field(
-        default=90.0, ge=0, le=100, description="Lowest passing ratio (0-100)."
+    min_ratio: Percent = Field(
+        default=90.0,
+        description="Lowest passing ratio, on rapidfuzz's 0-100 scale (80: 80% similar); "
+        "a value in (0, 1] is refused as a fraction written by mistake.",
     )
     method: Literal["ratio", "token_set_ratio"] = Field(
         default="ratio",
@@ -87,10 +91,7 @@ def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
         else:
             found = ref_path.get(case)
             if found is MISSING:
-                return failed(
-                    f"field {ref_path.text} is missing",
-                    {"path": ref_path.text, "field_missing": True},
-                )
+                return field_missing(ref_path, case)
             if not isinstance(found, str):
                 return failed(
                     f"{ref_path.text} is {type(found).__name__}, not text", {"path": ref_path.text}

@@ -24,26 +24,58 @@ def _type_name(schema: dict[str, Any]) -> str:
         return str(schema["const"])
     if schema.get("type") == "array":
         return f"list of {_type_name(schema.get('items', {}))}"
-    if "$ref" in schema:
+    if "$ref" in schema or "oneOf" in schema:
         return "predicate"
-    return str(schema.get("type", "any"))
+    name = str(schema.get("type", "any"))
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if low is not None and high is not None:
+        return f"{name}, {low}-{high}"
+    return f"{name}, at least {low}" if low is not None else name
+
+
+_PREAMBLE = (
+    "# Rubric predicates",
+    "",
+    "Generated from the predicate registry by `python -m verifier.rubric.docs`; do not edit.",
+    "Every claim may also carry `id` (required), `description`, `weight` (default 1) and",
+    "`after` (claims that must pass first). Field paths are dotted (`fields.name`,",
+    "`items.0.title`) with `*` for every key or element. A field holding JSON text (a",
+    "logged `output` such as `'{\"total\": 3}'`) is read into by naming it in the",
+    "contract's top-level `parse_json: [output]`: it is parsed once per case, before any",
+    "claim reads it, so `output.total` then finds 3.",
+    "",
+    "**Scales.** Similarity keys (`min_ratio` of `similar` and `citation`, and of `compare`",
+    "claims) are on rapidfuzz's 0-100 scale: `min_ratio: 80` means 80% similar, and reasons",
+    "and evidence (`ratio`, `min_ratio`) print the same 0-100 numbers. A value in (0, 1] on",
+    "a 0-100 key is refused by `verifier check` (`min_ratio is on a 0-100 scale; 0.8 would",
+    "pass almost anything — did you mean 80?`). Keys on a 0-1 scale (the contract's",
+    "`threshold`, a judge's `top_p`) refuse a value in (1, 100] the same way. A claim's",
+    "score is always 0-1: a similarity's score is its ratio / 100.",
+    "",
+    "**Combinators.** `all`, `any` and `not` take `of`, a list of predicates written like",
+    "claims without `id`, `description`, `weight` or `after`, and an optional `field` their",
+    "items inherit; they nest (`not` of `any`, ...).",
+    "",
+)
+
+
+def _own(schema: dict[str, Any]) -> dict[str, Any]:
+    """The spec's own schema: a recursive one (the combinators) is a ``$ref`` into ``$defs``."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        own: dict[str, Any] = schema["$defs"][ref.removeprefix("#/$defs/")]
+        return own
+    return schema
 
 
 def render_reference() -> str:
     """The whole Markdown page."""
     from verifier.rubric._registry import REGISTRY
 
-    out = [
-        "# Rubric predicates",
-        "",
-        "Generated from the predicate registry by `python -m verifier.rubric.docs`; do not edit.",
-        "Every claim may also carry `id` (required), `description`, `weight` (default 1) and",
-        "`after` (claims that must pass first). Field paths are dotted (`fields.name`,",
-        "`items.0.title`) with `*` for every key or element.",
-        "",
-    ]
+    out = [*_PREAMBLE]
     for name, entry in REGISTRY.items():
-        schema = entry.spec.model_json_schema(by_alias=True)
+        schema = _own(entry.spec.model_json_schema(by_alias=True))
         required = set(schema.get("required", []))
         out += [
             f"## `{name}`",

@@ -11,6 +11,7 @@ from typing import Any, Final
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import JSONResponse
 
+from verifier import __version__
 from verifier.errors import VerifierError
 from verifier.evaluate import EvaluationInput, evaluate
 from verifier.logs import get_logger
@@ -67,7 +68,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app = FastAPI(
         title="verifier",
         summary="Verify what LLM systems produce: single evaluations and contract runs.",
-        version=_version(),
+        version=__version__,
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
@@ -217,12 +218,3 @@ def _document_bearer(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = schema  # type: ignore[method-assign]
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("verifier")
-    except PackageNotFoundError:
-        return "0"

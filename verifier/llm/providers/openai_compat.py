@@ -118,7 +118,8 @@ def _import_httpx() -> Any:
         import httpx
     except ImportError:
         raise ProviderError(
-            "openai: the OpenAI-compatible provider needs httpx: pip install 'verifier[openai]'",
+            "openai: the OpenAI-compatible provider needs httpx: "
+            "pip install 'verifier-llm[openai]'",
             retryable=False,
         ) from None
     return httpx
