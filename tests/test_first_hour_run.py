@@ -375,3 +375,22 @@ def test_a_run_with_judges_off_neither_alerts_nor_differs_in_the_audit(
     assert recheck.returncode == 0, recheck.stdout
     assert "0 differ" in recheck.stdout
     assert "10 a judged claim the run skipped on purpose (--judges off)" in recheck.stdout
+
+
+def test_a_live_prompt_system_without_its_key_stops_before_any_case(tmp_path: Path) -> None:
+    (tmp_path / "bot.md").write_text("Answer: {{input}}\n", encoding="utf-8")
+    (tmp_path / "bot.yaml").write_text(
+        "contract: bot\nversion: 1\nllm_fields: [output]\n"
+        "sut:\n  prompt:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
+        "    template_file: bot.md\n    sampling: {max_tokens: 100}\n"
+        "claims:\n  - id: answers\n    rubric: length\n    field: output\n    min_words: 1\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "bot.cases.jsonl").write_text('{"id": "q1", "input": "hi"}\n', encoding="utf-8")
+    result = run(tmp_path, "bot.yaml", "--judges", "live", "--store", "g.db")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: the prompt system under test runs live, but ANTHROPIC_API_KEY is not set; "
+        "set it, or replay its recorded outputs (--judges replay)\n"
+    )
+    assert not (tmp_path / "g.db").exists()
