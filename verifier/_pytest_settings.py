@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from verifier.cases import cases_beside
 from verifier.contract_files import SUFFIXES
 
 
@@ -42,7 +43,7 @@ class CollectSettings:
         configured = self.cases_by_path.get(path) or self.cases_by_id.get(contract_id)
         if configured is not None:
             return configured, "verifier_cases"
-        return path.with_name(f"{path.stem}.cases.jsonl"), "convention"
+        return cases_beside(path), "convention"
 
 
 def settings_from(config: pytest.Config) -> CollectSettings:

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -69,18 +69,61 @@ def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
     return f"line {number}: invalid JSON: {exc.msg} (column {exc.colno})"
 
 
+def cases_beside(contract_path: Path) -> Path:
+    """Where a contract's cases are when none are named: ``NAME.cases.jsonl`` beside
+    ``NAME.yaml`` (the command line and the pytest plugin alike)."""
+    return contract_path.with_name(f"{contract_path.stem}.cases.jsonl")
+
+
+def check_cases_file(path: Path) -> None:
+    """Refuses a cases file that holds no case at all, before a run starts: an empty
+    one (or only blank lines), or one where no line is a JSON object (not JSONL: a
+    JSON array, a YAML or CSV file). A file with some usable lines passes; its other
+    lines become error rows as the run reaches them.
+
+    Reads only up to the first line that is a JSON object.
+
+    Raises:
+        CasesError: The file cannot be opened, is empty, or is not JSONL (naming the
+            first line's problem).
+    """
+    first_problem: str | None = None
+    with _open_cases(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            if not raw.strip():
+                continue
+            try:
+                value = loads_exact(raw.rstrip(b"\r\n"))
+            except orjson.JSONDecodeError as exc:
+                problem = _unreadable(number, raw, exc)
+            else:
+                if isinstance(value, dict):
+                    return
+                problem = f"line {number}: a case must be a JSON object, not {json_kind(value)}"
+            first_problem = first_problem or problem
+    if first_problem is None:
+        raise CasesError(f"{path}: no cases (empty file)")
+    raise CasesError(f"{path}: cases are JSONL: one JSON object per line ({first_problem})")
+
+
+def _open_cases(path: Path) -> BinaryIO:
+    try:
+        # A large buffer: lines average a few hundred bytes to kilobytes, and the
+        # default 8 KiB would make a system call every few cases.
+        return path.open("rb", buffering=_READ_BUFFER)
+    except OSError as exc:
+        raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
+
+
 def read_cases(path: Path) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
     Raises:
         CasesError: The file cannot be opened at all.
     """
-    try:
-        # A large buffer: lines average a few hundred bytes to kilobytes, and the
-        # default 8 KiB would make a system call every few cases.
-        handle = path.open("rb", buffering=_READ_BUFFER)
-    except OSError as exc:
-        raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
+    handle = _open_cases(path)
     # Only 8-byte digests of ids are kept, so duplicate detection costs a few
     # megabytes at a million cases rather than the ids themselves.
     seen: set[bytes] = set()

@@ -15,21 +15,25 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from verifier.cases import CaseLine, case_lines, read_cases
+from verifier.cases import CaseLine, case_lines, check_cases_file, read_cases
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
+from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.contract.sut_models import SutSpec
+from verifier.errors import VerifierError
 from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, open_store
-from verifier.gaps.target import store_target
+from verifier.gaps.target import new_store_target
 from verifier.judge.phase import JudgeMode, JudgePhase
-from verifier.judge.setup import default_mode, make_judge_phase
+from verifier.judge.setup import JudgesOff, default_mode, make_judge_phase, unset_judge_key
 from verifier.llm.limits import CallLimits
+from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import recordings_beside
 from verifier.logs import route_to_standard_logging
+from verifier.plan import build_plan
 from verifier.results import CaseResult, RunSummary
 from verifier.runner import Progress, ReportSink, Runner, RunOptions, new_run_id
 from verifier.sut.setup import make_stage, model_access
@@ -37,23 +41,35 @@ from verifier.sut.stage import SutStage
 
 Note = Callable[[str], None]
 
+RunMode = JudgeMode | Literal["off"]
+"""How a run's judges answer: a call mode, or ``off`` (judged claims are skipped)."""
+
+
+class JudgesUnavailable(VerifierError):
+    """Judges asked to run live (or record) without the API key they need."""
+
 
 @dataclass(frozen=True)
 class Judges:
     """How judge and comparative claims (and a prompt system under test) reach models.
 
     Attributes:
-        mode: ``live`` (cache, then call), ``replay`` (cache and recordings only, never
-            a call) or ``record`` (always call, and write the recordings); ``None``:
-            ``live`` when every judge's API key is set, else ``replay`` with a note.
-        recordings: A recordings file read before the cache (written in ``record``).
-        recordings_beside_contract: Without ``recordings``, use ``NAME.recordings.jsonl``
-            beside the contract file when it exists (or is being recorded).
+        mode: ``live`` (cache, then call; a key that is not set stops the run before
+            it starts), ``replay`` (cache and recordings only, never a call),
+            ``record`` (always call, and write the recordings) or ``off`` (claims a
+            judge answers are skipped and left out of the score; no call, no key, no
+            recordings); ``None``: ``live`` when every judge's API key is set, else
+            ``replay`` with a note.
+        recordings: A recordings file read before the cache (written in ``record``),
+            in any mode: naming one is how a live run is asked to use it.
+        recordings_beside_contract: Without ``recordings``, replay (and record) use
+            ``NAME.recordings.jsonl`` beside the contract file when it exists (or is
+            being recorded); a live run never reads it unless named.
         limits: Concurrency, rates, timeout and retries of the calls.
         base_url: An endpoint for every judge (a proxy, a local test server).
     """
 
-    mode: JudgeMode | None = None
+    mode: RunMode | None = None
     recordings: Path | None = None
     recordings_beside_contract: bool = True
     limits: CallLimits = field(default_factory=CallLimits)
@@ -92,11 +108,13 @@ class AssembledRun:
         runner: Checks chunks of cases and stores their gap rows.
         mode: The judges' mode (``None`` when the contract has no model-backed claim).
         notes: Things the user should know (why judges replay), one line each.
+        skipped: The claims a run with judges ``off`` skips, out of the score.
     """
 
     runner: Runner
-    mode: JudgeMode | None
+    mode: RunMode | None
     notes: list[str]
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,12 +126,14 @@ class RunResult:
         cases: Every case's results in the order checked (empty when not kept).
         mode: The judges' mode (``None`` without model-backed claims).
         notes: Things the user should know (why judges replay), one line each.
+        skipped: The claims a run with judges ``off`` skipped, out of the score.
     """
 
     summary: RunSummary
     cases: tuple[CaseResult, ...]
-    mode: JudgeMode | None
+    mode: RunMode | None
     notes: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
     @property
     def run_id(self) -> str:
@@ -141,6 +161,64 @@ def has_model_claims(loaded: LoadedContract) -> bool:
     return any(claim_kind(claim) != "rubric" for claim in loaded.contract.claims)
 
 
+def judge_mode(loaded: LoadedContract, judges: Judges) -> tuple[RunMode | None, str | None]:
+    """The mode a run of ``loaded`` goes in (``None`` without model-backed claims), with
+    a note when it fell back to replay.
+
+    Raises:
+        JudgesUnavailable: ``live`` or ``record`` was asked for and a judge's API key is
+            not set: every call would fail, so the run must not start.
+    """
+    if not has_model_claims(loaded):
+        return None, None
+    mode = judges.mode
+    if mode is None:
+        return default_mode(loaded)
+    unset = unset_judge_key(loaded) if mode in ("live", "record") else None
+    if unset is not None:
+        name, variable = unset
+        raise JudgesUnavailable(
+            f"judges run {mode}, but {variable} is not set (judge {name!r}); set it, "
+            "or replay recorded verdicts (--judges replay), or skip judged claims "
+            "(--judges off)"
+        )
+    return mode, None
+
+
+def check_run(
+    loaded: LoadedContract,
+    judges: Judges,
+    *,
+    sut: Sut | None = None,
+    claims: Sequence[str] | None = None,
+) -> LoadedContract:
+    """What a run of ``loaded`` will check, decided before anything is opened or written:
+    the contract narrowed to ``claims`` (when given), after checking that its judges
+    (and a prompt system under test) can answer in the mode asked for.
+
+    Raises:
+        ClaimChoiceError: An unknown claim id, or a chosen claim's gate left out.
+        JudgesUnavailable: A key that ``live`` or ``record`` needs is not set, or
+            ``off`` leaves nothing to check.
+    """
+    if claims is not None:
+        loaded = choose_claims(loaded, claims)
+    judge_mode(loaded, judges)
+    if judges.mode == "off" and len(judged_claims(loaded)) == len(loaded.contract.claims):
+        raise JudgesUnavailable(
+            f"{loaded.path}: every claim {'chosen ' if claims else ''}needs a judge, so "
+            "--judges off leaves nothing to check"
+        )
+    prompt = sut.spec.prompt if sut is not None else None
+    variable = unset_key(prompt.provider) if prompt is not None else None
+    if variable and judges.mode in ("live", "record"):
+        raise JudgesUnavailable(
+            f"the prompt system under test runs {judges.mode}, but {variable} is not set; "
+            "set it, or replay its recorded outputs (--judges replay)"
+        )
+    return loaded
+
+
 def judge_phase_for(
     loaded: LoadedContract,
     judges: Judges,
@@ -148,19 +226,20 @@ def judge_phase_for(
     target: str,
     run_id: str,
     note: Note,
-) -> tuple[JudgePhase | None, JudgeMode | None]:
+) -> tuple[JudgePhase | JudgesOff | None, RunMode | None]:
     """The run's judge phase and mode (``(None, None)`` without model-backed claims).
 
     Raises:
+        JudgesUnavailable: Live or record mode without a judge's key.
         VerifierError: A template, the recordings or the store's cache is unusable.
     """
-    if not has_model_claims(loaded):
-        return None, None
-    mode = judges.mode
+    mode, why = judge_mode(loaded, judges)
+    if why:
+        note(why)
     if mode is None:
-        mode, why = default_mode(loaded)
-        if why:
-            note(why)
+        return None, None
+    if mode == "off":
+        return JudgesOff(build_plan(loaded), judged_claims(loaded)), mode
     phase = make_judge_phase(
         loaded,
         mode=mode,
@@ -182,7 +261,8 @@ def sut_stage_for(
     run_id: str,
     note: Note,
 ) -> SutStage:
-    """The stage producing a run's outputs with ``sut``, reaching models as judges do.
+    """The stage producing a run's outputs with ``sut``, reaching models as judges do
+    (with judges ``off``, a prompt system still answers as it would by default).
 
     Raises:
         VerifierError: The system cannot be set up (a template, a module, a command).
@@ -190,7 +270,7 @@ def sut_stage_for(
     access, why = model_access(
         sut.spec,
         contract_path=loaded.path,
-        mode=judges.mode,
+        mode=None if judges.mode == "off" else judges.mode,
         recordings=judges.recordings,
         target=target,
         limits=judges.limits,
@@ -230,12 +310,19 @@ def assemble_run(
     """A runner for ``loaded`` over the open ``store`` (``target`` names it, for the
     judge cache), with its judge phase and system under test.
 
-    The run's options record gets the judges' mode under ``judges``.
+    The run's options record gets the judges' mode under ``judges``. With judges
+    ``off``, the claims a judge answers weigh nothing in a case's score.
 
     Raises:
+        JudgesUnavailable: Live or record mode without a key it needs, or ``off``
+            with nothing left to check (see :func:`check_run`).
         VerifierError: A template, the recordings, the cache or the system is unusable.
     """
     judges = judges or Judges()
+    loaded = check_run(loaded, judges, sut=sut)
+    skipped = tuple(judged_claims(loaded)) if judges.mode == "off" else ()
+    if skipped:
+        loaded = unscored(loaded, skipped)
     options = options or RunOptions()
     run_id = options.run_id or new_run_id()
     notes: list[str] = []
@@ -269,7 +356,7 @@ def assemble_run(
             record=options.record,
         ),
     )
-    return AssembledRun(runner, mode, notes)
+    return AssembledRun(runner, mode, notes, skipped)
 
 
 class KeptCases:
@@ -313,6 +400,7 @@ def run_contract(
     *,
     store: str | os.PathLike[str] | None = None,
     judges: Judges | None = None,
+    claims: Sequence[str] | None = None,
     sut: Sut | None = None,
     use_declared_sut: bool = True,
     threshold: float | None = None,
@@ -329,8 +417,10 @@ def run_contract(
         contract: A contract file, or a contract already loaded.
         cases: A JSONL file of cases, or the cases themselves (dicts with an ``id``).
         store: A SQLite file or ``postgresql://`` URL (default: ``VERIFIER_STORE``,
-            else ``.verifier/gaps.db``).
+            else ``.verifier/gaps.db``); a file's folder must exist, except the
+            default's own.
         judges: How model-backed claims reach models (default: :class:`Judges`).
+        claims: Check only these claims (ids); every row of the run is one of them.
         sut: A system under test to produce each case's output; without one, the
             contract's own ``sut:`` runs unless ``use_declared_sut`` is false.
         threshold: Overrides the contract's threshold.
@@ -344,9 +434,11 @@ def run_contract(
         note: Receives one-line notes for the user (the result keeps them too).
 
     Raises:
-        VerifierError: The contract, the cases file, the store, a template, the
-            recordings or the system under test cannot be used. A failure of one
-            case or one call is a result, not an exception.
+        VerifierError: The contract, the cases file (empty, or not JSONL), the
+            store, the chosen claims, the judges' keys, a template, the recordings or
+            the system under test cannot be used; all but the last three are found
+            before anything is written. A failure of one case or one call is a
+            result, not an exception.
     """
     import structlog
 
@@ -355,9 +447,18 @@ def run_contract(
         # unconfigured, structlog would print every event to stdout.
         route_to_standard_logging()
     loaded = contract_of(contract)
-    target = store_target(store)
+    target = new_store_target(store)
     if sut is None and use_declared_sut:
         sut = declared_sut(loaded)
+    judges = judges or Judges()
+    loaded = check_run(loaded, judges, sut=sut, claims=claims)
+    if claims is not None:
+        options_record = {
+            **(options_record or {}),
+            "claims": [c.id for c in loaded.contract.claims],
+        }
+    if isinstance(cases, str | os.PathLike):
+        check_cases_file(Path(cases))
     keep = KeptCases()
     with open_store(target) as gap_store:
         assembled = assemble_run(
@@ -376,4 +477,6 @@ def run_contract(
             note=note,
         )
         summary = asyncio.run(assembled.runner.run(lines_of(cases)))
-    return RunResult(summary, tuple(keep.cases), assembled.mode, tuple(assembled.notes))
+    return RunResult(
+        summary, tuple(keep.cases), assembled.mode, tuple(assembled.notes), assembled.skipped
+    )

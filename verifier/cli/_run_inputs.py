@@ -14,28 +14,35 @@ from typing import cast
 
 import click
 
+from verifier.cases import cases_beside, check_cases_file
 from verifier.cli._options import EXIT_INVALID, fail
 from verifier.cli._sut import SutPlan, sut_plan_of
 from verifier.contract.load import LoadedContract, check_contract
 from verifier.errors import VerifierError
 from verifier.gaps.content import ContentMode, RecordPolicy
+from verifier.session import Judges, RunMode, Sut, check_run
 
 __all__ = ["RunInputs", "check_inputs"]
 
 
 @dataclass(frozen=True)
 class RunInputs:
-    """What the checks established: the contract, its systems and its record policy."""
+    """What the checks established: the contract (narrowed to ``--claims``), the cases
+    file, the systems, the record policy and the claims chosen (``None``: all)."""
 
     loaded: LoadedContract
+    cases_path: Path
     sut_plan: SutPlan
     record_policy: RecordPolicy
+    claims: list[str] | None
 
 
 def check_inputs(
     contract: Path,
-    cases_path: Path,
+    cases_path: Path | None,
     *,
+    judge_mode: RunMode | None,
+    claim_ids: str | None,
     baseline: Path | None,
     sut_option: str | None,
     variant_options: tuple[str, ...],
@@ -56,15 +63,26 @@ def check_inputs(
         click.echo(str(diagnostic), err=True)
     if loaded is None:
         sys.exit(EXIT_INVALID)
+    if cases_path is None:
+        cases_path = cases_beside(contract)
+        if not cases_path.is_file():
+            fail(f"no cases: give --cases FILE, or put them in {cases_path} (the default)")
     for path, what in ((cases_path, "cases file"), (baseline, "baseline cases file")):
         if path is not None and path.is_dir():
             fail(f"{path}: is a directory, not a {what}")
         if path is not None and not path.is_file():
             fail(f"{path}: {what} not found")
+    claims = claim_ids.split(",") if claim_ids is not None else None
     try:
+        check_cases_file(cases_path)
         sut_plan = sut_plan_of(loaded, sut_option, variant_options, repeat)
+        suts: list[Sut | None] = [Sut(spec, base) for spec, base in sut_plan.specs] or [None]
+        for sut in suts:
+            chosen = check_run(loaded, Judges(mode=judge_mode), sut=sut, claims=claims)
     except VerifierError as exc:
         fail(str(exc))
+    if batch and judge_mode == "off":
+        fail("--batch sends judge requests; it cannot be combined with --judges off")
     if sut_plan.specs:
         variants = bool(sut_plan.variants)
         conflicts = (
@@ -82,4 +100,5 @@ def check_inputs(
     record_policy = loaded.contract.record.policy()
     if record_content is not None:
         record_policy = replace(record_policy, content=cast("ContentMode", record_content))
-    return RunInputs(loaded, sut_plan, record_policy)
+    chosen_ids = [str(c.id) for c in chosen.contract.claims] if claims is not None else None
+    return RunInputs(chosen, cases_path, sut_plan, record_policy, chosen_ids)

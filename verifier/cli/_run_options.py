@@ -25,9 +25,9 @@ run_options = stacked(
     click.option(
         "--cases",
         "cases_path",
-        required=True,
+        default=None,
         type=click.Path(path_type=Path),
-        help="JSONL file of cases.",
+        help="JSONL file of cases.  [default: NAME.cases.jsonl beside the contract NAME.yaml]",
     ),
     STORE_OPTION,
     format_option("console", "json", "junit", "markdown"),
@@ -56,17 +56,25 @@ run_options = stacked(
     click.option(
         "--judges",
         "judge_mode",
-        type=click.Choice(["live", "replay", "record"]),
+        type=click.Choice(["live", "replay", "record", "off"]),
         default=None,
-        help="live: cache, then call; replay: recorded verdicts only; record: call and record. "
+        help="live: cache, then call (the key must be set); replay: recorded verdicts only; "
+        "record: call and record; off: skip judged claims, left out of the score. "
         "[default: live when the judges' API key is set, else replay]",
+    ),
+    click.option(
+        "--claims",
+        "claim_ids",
+        default=None,
+        metavar="ID,...",
+        help="Check only these claims (comma-separated ids); the run stores rows for them only.",
     ),
     click.option(
         "--recordings",
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
-        help="Recorded judge verdicts (JSONL).  "
-        "[default: NAME.recordings.jsonl beside the contract]",
+        help="Recorded judge verdicts (JSONL), read before the cache in any mode.  "
+        "[default: NAME.recordings.jsonl beside the contract, in replay and record only]",
     ),
     click.option(
         "--concurrency",

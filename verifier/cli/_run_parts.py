@@ -8,14 +8,26 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
 from verifier.cli._options import annotating
+from verifier.contract.load import LoadedContract
+from verifier.contract.selection import judged_claims
+from verifier.errors import VerifierError
 
-__all__ = ["StdoutGuard", "ci_sinks", "count_lines", "note", "run_with_batch"]
+__all__ = [
+    "StdoutGuard",
+    "ci_sinks",
+    "count_lines",
+    "note",
+    "run_with_batch",
+    "same_choice",
+    "scope_lines",
+]
 
 
 def count_lines(path: Path) -> int | None:
@@ -114,3 +126,34 @@ def run_with_batch(
 def note(why: str) -> None:
     """Says on stderr why a judge was not called live, and how to call it."""
     click.echo(f"note: {why} (pass --judges live for real calls)", err=True)
+
+
+def scope_lines(
+    loaded: LoadedContract, judge_mode: str | None, claims: list[str] | None
+) -> list[str]:
+    """What the run left out on purpose, for the lines that end it."""
+    lines = []
+    if claims is not None:
+        lines.append(f"claims run: {', '.join(claims)} (--claims)")
+    skipped = judged_claims(loaded) if judge_mode == "off" else []
+    if skipped:
+        lines.append(f"judge claims skipped: {len(skipped)} (--judges off)")
+    return lines
+
+
+def same_choice(
+    recorded: Mapping[str, Any], claims: list[str] | None, judge_mode: str | None
+) -> None:
+    """Checks a run is resumed with the claims it started with, and with judges off only
+    if it started so: its stored cases are scored as they were checked.
+
+    Raises:
+        VerifierError: The resumed run checked other claims, or judged differently.
+    """
+    was = recorded.get("claims")
+    if was != claims:
+        hint = f"--claims {','.join(was)}" if was else "without --claims"
+        raise VerifierError(f"the run being resumed checked other claims; resume it {hint}")
+    if (recorded.get("judges") == "off") != (judge_mode == "off"):
+        hint = "with" if recorded.get("judges") == "off" else "without"
+        raise VerifierError(f"resume the run {hint} --judges off, as it started")

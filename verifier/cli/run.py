@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import click
 
-from verifier.cli._options import fail, store_target
+from verifier.cli._options import fail
 from verifier.cli._run_options import run_options
 
 
@@ -23,7 +23,7 @@ from verifier.cli._run_options import run_options
 @run_options
 def run(
     contract: Path,
-    cases_path: Path,
+    cases_path: Path | None,
     store: str | None,
     fmt: str,
     out: Path | None,
@@ -31,6 +31,7 @@ def run(
     record_content: str | None,
     chunk_size: int,
     judge_mode: str | None,
+    claim_ids: str | None,
     recordings: Path | None,
     concurrency: int,
     rpm: float | None,
@@ -59,11 +60,20 @@ def run(
     from verifier._atomic import AtomicFile
     from verifier.cases import join_baseline, read_cases, sample_cases
     from verifier.cli._run_inputs import check_inputs
-    from verifier.cli._run_parts import StdoutGuard, ci_sinks, count_lines, note, run_with_batch
+    from verifier.cli._run_parts import (
+        StdoutGuard,
+        ci_sinks,
+        count_lines,
+        note,
+        run_with_batch,
+        same_choice,
+        scope_lines,
+    )
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store, resolve_run_id
+    from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
     from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
@@ -75,6 +85,8 @@ def run(
     inputs = check_inputs(
         contract,
         cases_path,
+        judge_mode=judge_mode,  # type: ignore[arg-type]
+        claim_ids=claim_ids,
         baseline=baseline,
         sut_option=sut_option,
         variant_options=variant_options,
@@ -86,7 +98,7 @@ def run(
         record_content=record_content,
         allow_outside=allow_outside,
     )
-    loaded, sut_plan = inputs.loaded, inputs.sut_plan
+    loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
@@ -94,7 +106,10 @@ def run(
             stream = sample_cases(stream, sample, seed)
         return join_baseline(stream, baseline) if baseline is not None else stream
 
-    target = store_target(store)
+    try:
+        target = new_store_target(store)
+    except VerifierError as exc:
+        fail(str(exc))
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
@@ -141,6 +156,7 @@ def run(
                 sample, seed = resumed_sample(resumed.options, sample, seed)
                 spec = sut_plan.specs[0][0] if sut_plan.specs else None
                 same_system(resumed.options, spec, repeat)
+                same_choice(resumed.options, inputs.claims, judge_mode)
             if sample is not None and seed is None:
                 import secrets
 
@@ -164,6 +180,8 @@ def run(
             record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
             if sample is not None:
                 record.update(sample=sample, seed=seed)
+            if inputs.claims is not None:
+                record["claims"] = inputs.claims
             sinks = [make_writer(fmt, stream), *sinks_of_ci]  # type: ignore[arg-type]
             options = RunOptions(
                 threshold=threshold,
@@ -237,6 +255,8 @@ def run(
                 written.commit()
             except VerifierError as exc:
                 fail(str(exc))
+    for line in scope_lines(loaded, judge_mode, inputs.claims):
+        click.echo(line, err=True)
     finish_run(
         summary,
         baseline_summary,

@@ -259,12 +259,19 @@ class PassRateObserver:
             records: The store's runs; a run seen without a record is placed by its
                 first row's time and named by that row's contract.
         """
-        order = _order_runs(self._first, {r.run_id: r for r in records})
+        by_id = {r.run_id: r for r in records}
+        order = _order_runs(self._first, by_id)
         position = {ref.run_id: n for n, ref in enumerate(order)}
         contract_of = {ref.run_id: ref.contract_id for ref in order}
+        # A run with judges off checked none of its judged claims: they have no pass
+        # rate there (every row skipped), rather than a rate of 0 that would alert.
+        off = {i for i, r in by_id.items() if (r.options or {}).get("judges") == "off"}
+        checked = {(r, c) for r, c, _, status in self._counts if r in off and status != "skipped"}
         by_run: dict[ClaimKey, dict[str, ClaimTally]] = {}
         by_day: dict[ClaimKey, dict[str, ClaimTally]] = {}
         for (run_id, claim_id, day, status), count in self._counts.items():
+            if run_id in off and (run_id, claim_id) not in checked:
+                continue
             key = (contract_of[run_id], claim_id)
             _add(by_run.setdefault(key, {}).setdefault(run_id, ClaimTally()), status, count)
             _add(by_day.setdefault(key, {}).setdefault(day, ClaimTally()), status, count)

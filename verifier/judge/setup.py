@@ -2,36 +2,81 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from verifier.cases import CaseLine
+from verifier.comparative import check_deterministic
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import CompareClaim, JudgeClaim
+from verifier.contract.selection import needs_judge
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers import make_provider
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider
-from verifier.plan import build_plan
+from verifier.plan import Plan, build_plan
+from verifier.results import ClaimResult
+from verifier.runner import skip_reason
+
+JUDGES_OFF = "skipped: judges are off for this run (--judges off); not in the score"
+"""The reason of a row whose claim a run without judges did not check."""
 
 
 def judges_used(loaded: LoadedContract) -> set[str]:
     """Names of the judges the contract's claims call."""
-    names: set[str] = set()
-    for claim in loaded.contract.claims:
-        if isinstance(claim, JudgeClaim) or (isinstance(claim, CompareClaim) and claim.judge):
-            names.add(str(claim.judge))
-    return names
+    return {str(claim.judge) for claim in loaded.contract.claims if needs_judge(claim)}
+
+
+def unset_judge_key(loaded: LoadedContract) -> tuple[str, str] | None:
+    """A judge of the contract whose API key is not set, with the key's variable."""
+    for name in sorted(judges_used(loaded)):
+        variable = unset_key(loaded.contract.judges[name].provider)
+        if variable:
+            return name, variable
+    return None
 
 
 def default_mode(loaded: LoadedContract) -> tuple[JudgeMode, str | None]:
     """``live`` where every judge can be called, else ``replay``, with the reason."""
-    for name in sorted(judges_used(loaded)):
-        variable = unset_key(loaded.contract.judges[name].provider)
-        if variable:
-            return "replay", f"{variable} is not set, so judges replay recorded verdicts"
+    unset = unset_judge_key(loaded)
+    if unset is not None:
+        return "replay", f"{unset[1]} is not set, so judges replay recorded verdicts"
     return "live", None
+
+
+class JudgesOff:
+    """Phase 2 of a run without judges: the claims a judge would answer (and those
+    waiting for one) are skipped, and no call is made; comparisons that need no judge
+    are still made.
+
+    Attributes:
+        mode: Always ``off``.
+    """
+
+    mode = "off"
+
+    def __init__(self, plan: Plan, off: Iterable[str]) -> None:
+        self.plan = plan
+        self.off = frozenset(off)
+
+    async def evaluate(
+        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
+    ) -> list[dict[str, ClaimResult]]:
+        out: list[dict[str, ClaimResult]] = []
+        for line, results in zip(chunk, prior, strict=True):
+            merged = dict(results)
+            for planned in self.plan.model:
+                gated = skip_reason(planned, merged)
+                if planned.id in self.off or gated is not None:
+                    reason = gated or JUDGES_OFF
+                    result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
+                else:
+                    result = check_deterministic(planned.claim, line.case or {})
+                merged[planned.id] = result
+            out.append({p.id: merged[p.id] for p in self.plan.model})
+        return out
 
 
 def make_judge_phase(

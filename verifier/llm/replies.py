@@ -19,8 +19,14 @@ def default_recordings(contract_path: Path) -> Path:
 
 
 def recordings_beside(contract_path: Path, mode: str) -> Path | None:
-    """The recordings file beside the contract a run in ``mode`` reads: when it exists,
-    or when ``record`` mode is about to write it (else ``None``)."""
+    """The recordings file beside the contract a run in ``mode`` reads: in ``replay``
+    when it exists, in ``record`` to write it; ``None`` otherwise.
+
+    A live run asks the model: it takes no verdict from a file beside the contract,
+    which may hold hand-written example data, unless that file is named on purpose.
+    """
+    if mode not in ("replay", "record"):
+        return None
     sibling = default_recordings(contract_path)
     return sibling if is_file(sibling) or mode == "record" else None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from verifier.contract.selection import judged_claims
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.judge.phase import NO_RECORDING, REJECTED_ENTRY
@@ -132,6 +133,14 @@ def _recheck_case(
         report.skip("unknown_claim", f"claim {unknown.get('claim_id')}", len(own) - len(known))
     if not known:
         return
+    recorded = options[run_id] or {}
+    if recorded.get("judges") == "off":
+        # The run checked no judged claim: its skipped rows are not verdicts to re-ask.
+        skipped = set(judged_claims(plan.loaded))
+        off = [(row, body) for row, body in known if body.get("claim_id") in skipped]
+        if off:
+            report.skip("judges_off", f"run {run_id}", len(off))
+            known = [(row, body) for row, body in known if body.get("claim_id") not in skipped]
     case_id = str(first.get("case_id"))
     results = plan.results(case_id, content.case, [str(b["claim_id"]) for _, b in known])
     for row, body in known:

@@ -20,6 +20,7 @@ from verifier.comparative import output_paths
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.models import CompareClaim, JudgeClaim
+from verifier.contract.selection import needs_judge
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.judge.phase import JudgePhase
@@ -66,7 +67,7 @@ class StoredPlan:
 
     def __post_init__(self) -> None:
         self.claims = {p.id: p for p in self.plan.order}
-        self.judged = frozenset(p.id for p in self.plan.model if _needs_judge(p.claim))
+        self.judged = frozenset(p.id for p in self.plan.model if needs_judge(p.claim))
         self._model_ids = frozenset(p.id for p in self.plan.model)
         self._check_rubric = rubric_checker(self.plan)
         self._json = JsonFields.of(self.loaded.contract)
@@ -125,12 +126,6 @@ class StoredPlan:
                     return None
                 paths += more
         return tuple(paths)
-
-
-def _needs_judge(claim: Any) -> bool:
-    return isinstance(claim, JudgeClaim) or (
-        isinstance(claim, CompareClaim) and claim.compare == "pairwise"
-    )
 
 
 def _own_reads(claim: Any) -> tuple[str, ...] | None:
@@ -210,7 +205,7 @@ class StoredPlans:
         plan = build_plan(loaded)
         judge: JudgePhase | None = None
         problem: str | None = None
-        if any(_needs_judge(p.claim) for p in plan.model):
+        if any(needs_judge(p.claim) for p in plan.model):
             try:
                 judge = self._replaying_phase(loaded)
             except (VerifierError, ValueError, OSError) as exc:

@@ -23,6 +23,7 @@ Why: TypeAlias = Literal[
     "schema_file_missing",
     "judge_unavailable",
     "no_cache_entry",
+    "judges_off",
     "unknown_claim",
     "imported",
 ]
@@ -41,6 +42,7 @@ WHY: dict[str, str] = {
     "schema_file_missing": "schema file missing beside the stored contract path",
     "judge_unavailable": "the judge cannot be set up from the stored contract",
     "no_cache_entry": "no judge cache entry or recording for the request",
+    "judges_off": "a judged claim the run skipped on purpose (--judges off)",
     "unknown_claim": "claim not in the stored contract",
     "imported": "imported from another tool",
 }

@@ -208,7 +208,9 @@ def execute_run(
         resolved.loaded,
         lines,
         store=store,
-        judges=Judges(mode=mode, recordings=resolved.recordings, recordings_beside_contract=False),
+        # A stored contract's recordings are read as `verifier run` reads them (replay
+        # and record only); an inline contract has none.
+        judges=Judges(mode=mode, recordings_beside_contract=resolved.recordings is not None),
         # The server runs what a request carries; a contract's own system is not started.
         use_declared_sut=False,
         run_id=run_id,
