@@ -21,6 +21,7 @@ from verifier.cli.check import check
 from verifier.cli.compare import compare
 from verifier.cli.evaluate import evaluate_command
 from verifier.cli.export import export_command
+from verifier.cli.gate import gate_group
 from verifier.cli.import_ import import_group
 from verifier.cli.init import init_command
 from verifier.cli.purge import purge_command
@@ -69,6 +70,7 @@ for _command in (
     purge_command,
     calibrate,
     compare,
+    gate_group,
     report_command,
     runs_command,
     show_command,

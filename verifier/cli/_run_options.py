@@ -19,6 +19,7 @@ from verifier.cli._options import (
     stacked,
 )
 from verifier.cli._types import FiniteFloatRange
+from verifier.cli.gate import GATE_OPTION
 
 run_options = stacked(
     click.argument("contract", type=click.Path(path_type=Path)),
@@ -43,6 +44,7 @@ run_options = stacked(
         default=None,
         help="Case pass threshold (overrides the contract).",
     ),
+    GATE_OPTION,
     click.option(
         "--record-content",
         type=click.Choice(["full", "hashes", "none"]),

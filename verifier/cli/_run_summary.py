@@ -13,6 +13,7 @@ import click
 
 from verifier.cli._options import EXIT_FAILED, EXIT_OK, fail
 from verifier.cli._sut import SutPlan
+from verifier.compare.gate import GateDecision
 from verifier.results import RunSummary
 
 __all__ = ["finish_run"]
@@ -27,9 +28,11 @@ def finish_run(
     cases_path: Path,
     stored_in: str,
     out: Path | None,
+    gate: GateDecision | None = None,
 ) -> NoReturn:
     """Fails on a CI sink's failure or an empty cases file, else prints where the run's
-    rows went and exits 0 when every case (of both variants) passed, else 1."""
+    rows went and exits 0 when every case (of both variants) passed, else 1; with a
+    ``gate``, prints its verdict and exits 0 when it passed, else 1."""
     for sink in ci_sinks:
         if getattr(sink, "failure", None) is not None:
             fail(str(sink.failure))
@@ -62,4 +65,7 @@ def finish_run(
             f"compare them: verifier compare {baseline_summary.run_id} {summary.run_id}",
             err=True,
         )
+    if gate is not None:
+        click.echo(gate.line(), err=True)
+        sys.exit(gate.exit_code)
     sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)

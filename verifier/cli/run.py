@@ -28,6 +28,7 @@ def run(
     fmt: str,
     out: Path | None,
     threshold: float | None,
+    gate_path: Path | None,
     record_content: str | None,
     chunk_size: int,
     judge_mode: str | None,
@@ -59,6 +60,7 @@ def run(
     """
     from verifier._atomic import AtomicFile
     from verifier.cases import join_baseline, read_cases, sample_cases
+    from verifier.cli._run_gate import gate_inputs, write_gate
     from verifier.cli._run_inputs import check_inputs
     from verifier.cli._run_parts import (
         StdoutGuard,
@@ -71,6 +73,7 @@ def run(
     )
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
+    from verifier.compare.gate import decide_run
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
@@ -99,6 +102,7 @@ def run(
         allow_outside=allow_outside,
     )
     loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
+    gate, cases_sha256 = gate_inputs(gate_path, inputs)
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
@@ -178,6 +182,7 @@ def run(
             )
             judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
             record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
+            record["cases_sha256"] = cases_sha256
             if sample is not None:
                 record.update(sample=sample, seed=seed)
             if inputs.claims is not None:
@@ -240,6 +245,9 @@ def run(
                 rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
                 click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
                 sys.exit(143 if isinstance(stop, Terminated) else 130)
+            decision = decide_run(gate, gap_store, summary.run_id) if gate else None
+            if decision is not None:
+                write_gate(decision, fmt, stream)
             completed = True
     except VerifierError as exc:
         fail(str(exc))
@@ -265,4 +273,5 @@ def run(
         cases_path=cases_path,
         stored_in=stored_in,
         out=out,
+        gate=decision,
     )

@@ -1,0 +1,228 @@
+"""Deciding a pre-registered gate: on its primary claim only, the rest reported.
+
+Two decisions, both on the gate's primary claim and metric (``gate_file``):
+
+- a single run (``verifier run --gate``): the claim's pass rate (passes over every row
+  of the claim; an error or a skipped row is not a pass) or mean score (an error or a
+  skipped row scores 0) against the gate's threshold: at least the threshold for
+  ``not-worse``, above it for ``better``;
+- a comparison (``verifier compare --gate``): the paired test ``verifier compare`` uses
+  on the claim, one-sided at the gate's alpha and in the gate's direction, without
+  Holm's correction, because the one primary claim was named before the runs. For
+  ``pass_rate`` the exact McNemar test of the discordant pairs; for ``mean_score``
+  Wilcoxon's signed-rank test of the paired score differences. ``better`` passes when
+  the candidate is significantly better; ``not-worse`` passes unless it is
+  significantly worse.
+
+Every other claim is reported as secondary, never deciding.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import orjson
+
+from verifier.compare.analysis import RunComparison
+from verifier.compare.gate_file import Gate, GateRefused
+from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
+from verifier.gaps.store import GapStore
+
+__all__ = ["GateDecision", "decide_comparison", "decide_run"]
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    """The gate's verdict and what it rests on.
+
+    Attributes:
+        gate: The gate decided.
+        passed: Whether the primary claim met the rule.
+        evidence: The figures the verdict rests on, in words.
+        p_value: The one-sided p-value of a comparison; ``None`` for a single run.
+        secondary: ``(claim, figures)`` of every other claim, not deciding.
+    """
+
+    gate: Gate
+    passed: bool
+    evidence: str
+    p_value: float | None
+    secondary: tuple[tuple[str, str], ...]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the gate passed, 1 when it failed."""
+        return 0 if self.passed else 1
+
+    def _rest(self) -> str:
+        others = "; ".join(f"{claim}: {text}" for claim, text in self.secondary) or "none"
+        return (
+            f"on primary claim {self.gate.primary_claim} {self.gate.rule()}: "
+            f"{self.evidence}; secondary (not deciding): {others}"
+        )
+
+    def line(self) -> str:
+        """``gate: PASS on primary claim X (metric, direction, alpha A): ...; secondary
+        (not deciding): ...``."""
+        return f"gate: {'PASS' if self.passed else 'FAIL'} {self._rest()}"
+
+    def as_json(self) -> dict[str, Any]:
+        """The decision as a JSON-ready dict."""
+        gate = self.gate
+        return {
+            "verdict": "PASS" if self.passed else "FAIL",
+            "line": self.line(),
+            "primary_claim": gate.primary_claim,
+            "metric": gate.metric,
+            "direction": gate.direction,
+            "alpha": gate.alpha,
+            "threshold": gate.threshold,
+            "evidence": self.evidence,
+            "p_value": self.p_value,
+            "secondary": [
+                {"claim": c, "not_deciding": True, "figures": t} for c, t in self.secondary
+            ],
+            "contract_sha256": gate.contract_sha256,
+            "cases_sha256": gate.cases_sha256,
+        }
+
+    def markdown(self) -> str:
+        """The decision as one Markdown paragraph, the verdict in bold."""
+        return f"**gate: {'PASS' if self.passed else 'FAIL'}** {self._rest()}\n"
+
+
+def _run_metrics(store: GapStore, run_id: str) -> dict[str, tuple[int, int, float]]:
+    """``claim -> (rows, passes, score sum)`` over a run's stored rows."""
+    found: dict[str, list[Any]] = {}
+    for row in store.iter_rows(run_id):
+        body = orjson.loads(row.body)
+        status, score = body.get("status"), body.get("score")
+        if status not in ("pass", "fail") or isinstance(score, bool):
+            score = 0.0
+        elif not isinstance(score, int | float):
+            score = 1.0 if status == "pass" else 0.0
+        tally = found.setdefault(str(body.get("claim_id")), [0, 0, 0.0])
+        tally[0] += 1
+        tally[1] += status == "pass"
+        tally[2] += float(score)
+    return {claim: (rows, passes, total) for claim, (rows, passes, total) in found.items()}
+
+
+def _value(gate: Gate, rows: int, passes: int, score_sum: float) -> float:
+    if not rows:
+        return 0.0
+    return passes / rows if gate.metric == "pass_rate" else score_sum / rows
+
+
+def decide_run(gate: Gate, store: GapStore, run_id: str) -> GateDecision:
+    """Holds the primary claim's metric in a stored run against the gate's threshold.
+
+    Raises:
+        GateRefused: The gate has no threshold, or the run has no row of its primary claim.
+    """
+    if gate.threshold is None:
+        raise GateRefused(
+            "the gate has no threshold: a single run is held against one (lock it with "
+            "--threshold), or compare two runs with verifier compare --gate"
+        )
+    metrics = _run_metrics(store, run_id)
+    if gate.primary_claim not in metrics:
+        raise GateRefused(f"run {run_id} has no row of the primary claim {gate.primary_claim}")
+    rows, passes, score_sum = metrics[gate.primary_claim]
+    value = _value(gate, rows, passes, score_sum)
+    passed = value > gate.threshold if gate.direction == "better" else value >= gate.threshold
+    relation = (
+        (">" if passed else "<=") if gate.direction == "better" else (">=" if passed else "<")
+    )
+    label = "pass rate" if gate.metric == "pass_rate" else "mean score"
+    evidence = (
+        f"{label} {value:.4g} ({passes}/{rows} rows passed) {relation} threshold {gate.threshold:g}"
+    )
+    secondary = tuple(
+        (claim, f"{label} {_value(gate, *figures):.4g}")
+        for claim, figures in metrics.items()
+        if claim != gate.primary_claim
+    )
+    return GateDecision(gate, passed, evidence, None, secondary)
+
+
+def _binomial_upper_tail(successes: int, trials: int) -> float:
+    """P(X >= successes) for X ~ Binomial(trials, 1/2), counted exactly."""
+    if trials == 0:
+        return 1.0
+    tail = sum(math.comb(trials, k) for k in range(successes, trials + 1))
+    return float(Fraction(tail, 2**trials))
+
+
+def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[float, str]:
+    """One-sided p-value of the alternative the gate tests, and the figures it rests on.
+
+    The alternative is "the candidate is better" for ``better`` and "the candidate is
+    worse" for ``not-worse``.
+    """
+    claim = comparison.claims[index]
+    towards_worse = gate.direction == "not-worse"
+    if gate.metric == "pass_rate":
+        table = claim.table
+        favoured = table.baseline_only if towards_worse else table.candidate_only
+        p = _binomial_upper_tail(favoured, claim.discordant)
+        figures = (
+            f"pass rate {table.baseline_rate:.1%} -> {table.candidate_rate:.1%} over "
+            f"{table.pairs} pairs, {table.baseline_only} worse and {table.candidate_only} "
+            f"better; one-sided exact McNemar p {p:.4g}"
+        )
+        return p, figures
+    differences = comparison.paired.claims[index].score_differences
+    test = wilcoxon_signed_rank(differences)
+    ranks, positive = signed_ranks(differences)
+    # The null distribution is symmetric about sum(ranks) / 2 (doubled units), so the
+    # one-sided p-value is half the two-sided one when the ranks lean the tested way,
+    # and at least one half when they do not.
+    leans_worse = 2 * positive < sum(ranks)
+    leans_better = 2 * positive > sum(ranks)
+    leans = leans_worse if towards_worse else leans_better
+    p = test.p_value / 2 if leans else 1.0 - test.p_value / 2
+    figures = (
+        f"median score difference {test.median_difference:+.3f} over {test.nonzero} pairs "
+        f"that moved; one-sided Wilcoxon signed-rank p {p:.4g} ({test.method})"
+    )
+    return p, figures
+
+
+def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
+    """Decides the gate on the paired test of its primary claim in ``comparison``.
+
+    ``comparison`` should be computed at the gate's alpha, so the secondary verdicts
+    (Holm-adjusted, two-sided, as ``verifier compare`` reports them) use it too.
+
+    Raises:
+        GateRefused: The primary claim is not in both runs.
+    """
+    names = [c.name for c in comparison.claims]
+    if gate.primary_claim not in names:
+        raise GateRefused(
+            f"the primary claim {gate.primary_claim} is not in both runs "
+            f"{comparison.paired.baseline.run_id} and {comparison.paired.candidate.run_id}"
+        )
+    index = names.index(gate.primary_claim)
+    p, figures = _one_sided_p(gate, comparison, index)
+    significant = p <= gate.alpha
+    passed = significant if gate.direction == "better" else not significant
+    if gate.direction == "better":
+        says = "significantly better" if significant else "not significantly better"
+    else:
+        says = "significantly worse" if significant else "not significantly worse"
+    evidence = f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}"
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    secondary = tuple(
+        (
+            c.name,
+            f"{c.table.difference * 100:+.1f} pp, {c.verdict} (two-sided, Holm-adjusted)",
+        )
+        for c in every
+        if c.name != gate.primary_claim
+    )
+    return GateDecision(gate, passed, evidence, p, secondary)

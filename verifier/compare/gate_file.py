@@ -1,0 +1,196 @@
+"""Pre-registered gates: the file that fixes the decision rule before the runs.
+
+A gate file says, before anything is run, which claim decides (the *primary* claim),
+on which metric, in which direction, at which significance level and, for a single
+run, against which threshold; and it pins the contract and the cases it was written
+for by their SHA-256. ``verifier gate lock`` writes it; ``verifier run --gate`` and
+``verifier compare --gate`` refuse to decide on anything else. The contract's sha is
+computed as the store computes it (over the file's source); the cases' over the
+file's bytes.
+
+The file is YAML, or JSON when its name ends in ``.json``; both are read with the
+contract loader's safe YAML reader, so a problem is reported at its line. It has no
+top-level ``contract:`` key, so ``verifier check DIR`` never takes it for a contract.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import orjson
+
+from verifier.canonical import sha256_hex
+from verifier.errors import Diagnostic, VerifierError
+from verifier.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
+
+__all__ = [
+    "GATE_FORMAT",
+    "Direction",
+    "Gate",
+    "GateError",
+    "GateRefused",
+    "Metric",
+    "cases_sha256",
+    "gate_text",
+    "read_gate",
+    "refuse_changed",
+]
+
+Metric = Literal["pass_rate", "mean_score"]
+Direction = Literal["not-worse", "better"]
+METRICS: Final = ("pass_rate", "mean_score")
+DIRECTIONS: Final = ("not-worse", "better")
+GATE_FORMAT: Final = 1
+"""Version of the gate file's layout, written as its ``gate:`` key."""
+
+_HEX64: Final = re.compile(r"[0-9a-f]{64}")
+
+
+class GateError(VerifierError):
+    """A gate file that cannot be read or has a bad shape (one located line)."""
+
+
+class GateRefused(VerifierError):
+    """The inputs are not the ones the gate was locked on: nothing is decided."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The decision rule fixed before the run.
+
+    Attributes:
+        contract_id: The contract's ``contract:`` id, for a reader.
+        contract_sha256: SHA-256 of the contract's source, as the store records it.
+        cases_sha256: SHA-256 of the cases file's bytes.
+        primary_claim: The one claim whose metric decides.
+        metric: ``pass_rate`` or ``mean_score`` of the primary claim.
+        direction: ``not-worse`` or ``better``.
+        threshold: The value a single run's metric is held against (``run --gate``);
+            ``None`` when the gate is only for comparisons.
+        alpha: One-sided significance level of the comparison's paired test.
+        verifier_version: The verifier that locked the gate.
+        created_at: When it was locked (ISO 8601, UTC).
+    """
+
+    contract_id: str
+    contract_sha256: str
+    cases_sha256: str
+    primary_claim: str
+    metric: Metric
+    direction: Direction
+    threshold: float | None
+    alpha: float
+    verifier_version: str
+    created_at: str
+
+    def rule(self) -> str:
+        """``(metric, direction, alpha A)``, as the decision line names the rule."""
+        return f"({self.metric}, {self.direction}, alpha {self.alpha:g})"
+
+
+def cases_sha256(path: Path) -> str:
+    """SHA-256 of a cases file's bytes.
+
+    Raises:
+        GateError: The file cannot be read.
+    """
+    try:
+        return sha256_hex(path.read_bytes())
+    except OSError as exc:
+        raise GateError(f"{path}: cannot read the cases file: {exc.strerror or exc}") from None
+
+
+def gate_text(gate: Gate, *, json: bool) -> str:
+    """The gate file's text: YAML with a comment saying what it is, or JSON."""
+    document = {"gate": GATE_FORMAT, **asdict(gate)}
+    if json:
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    head = (
+        "# Pre-registered gate for `verifier run --gate` and `verifier compare --gate`:\n"
+        "# the decision rule, fixed before the runs. Commit it with the contract.\n"
+    )
+    # Each value as a JSON scalar, which YAML reads back as written: a sha of digits
+    # and one "e" stays a string, where a plain YAML scalar would become a number.
+    return head + "".join(f"{k}: {orjson.dumps(v).decode()}\n" for k, v in document.items())
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check(key: str, value: Any) -> str | None:
+    """What is wrong with one key's value, or ``None``."""
+    if key == "gate":
+        return None if value == GATE_FORMAT and _number(value) else f"must be {GATE_FORMAT}"
+    if key in ("contract_sha256", "cases_sha256"):
+        ok = isinstance(value, str) and _HEX64.fullmatch(value) is not None
+        return None if ok else "must be 64 lowercase hexadecimal digits"
+    if key == "metric":
+        return None if value in METRICS else "must be one of: " + ", ".join(METRICS)
+    if key == "direction":
+        return None if value in DIRECTIONS else "must be one of: " + ", ".join(DIRECTIONS)
+    if key == "threshold":
+        in_range = value is None or (_number(value) and 0 <= value <= 1)
+        return None if in_range else "must be a number from 0 to 1, or null"
+    if key == "alpha":
+        return None if _number(value) and 0 < value < 0.5 else "must be a number above 0, below 0.5"
+    return None if isinstance(value, str) and value else "must be a non-empty string"
+
+
+_KEYS: Final = ("gate", *Gate.__dataclass_fields__)
+
+
+def _located(path: Path, positions: Positions, loc: tuple[str, ...], message: str) -> GateError:
+    line, col = positions.of(loc)
+    return GateError(str(Diagnostic(str(path), line, col, message)))
+
+
+def read_gate(path: Path) -> Gate:
+    """Reads and checks a gate file.
+
+    Raises:
+        GateError: The file cannot be read, is not YAML or JSON, or has an unknown or
+            missing key or a bad value; the message names its line.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise GateError(f"{path}: cannot read the gate file: {exc.strerror or exc}") from None
+    try:
+        data, positions = parse_yaml_with_positions(raw)
+    except YamlProblem as exc:
+        raise GateError(str(Diagnostic(str(path), exc.line, exc.col, exc.message))) from None
+    if not isinstance(data, dict):
+        raise _located(path, positions, (), "a gate file is a mapping of keys (see gate lock)")
+    for key, value in data.items():
+        if key not in _KEYS:
+            line, col = positions.of((key,), key=True)
+            raise GateError(
+                str(Diagnostic(str(path), line, col, f"unknown key {key!r} in a gate file"))
+            )
+        problem = _check(key, value)
+        if problem is not None:
+            raise _located(path, positions, (key,), f"{key} {problem}")
+    missing = [k for k in _KEYS if k not in data]
+    if missing:
+        raise _located(path, positions, (), "missing key(s): " + ", ".join(missing))
+    fields = {k: v for k, v in data.items() if k != "gate"}
+    fields["alpha"] = float(fields["alpha"])
+    if fields["threshold"] is not None:
+        fields["threshold"] = float(fields["threshold"])
+    return Gate(**fields)
+
+
+def refuse_changed(what: str, actual: str, locked: str) -> None:
+    """Refuses when ``actual`` (a sha) is not the one the gate was locked on.
+
+    Raises:
+        GateRefused: ``WHAT changed since the gate was locked (sha X, gate has Y)``.
+    """
+    if actual != locked:
+        raise GateRefused(
+            f"{what} changed since the gate was locked (sha {actual}, gate has {locked})"
+        )
