@@ -15,6 +15,7 @@ top-level ``contract:`` key, so ``verifier check DIR`` never takes it for a cont
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,7 +23,6 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from verifier.canonical import sha256_hex
 from verifier.errors import Diagnostic, VerifierError
 from verifier.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
 
@@ -92,13 +92,15 @@ class Gate:
 
 
 def cases_sha256(path: Path) -> str:
-    """SHA-256 of a cases file's bytes.
+    """SHA-256 of a cases file's bytes, ``canonical.sha256_hex`` of them, read in
+    blocks: a cases file can be far larger than memory.
 
     Raises:
         GateError: The file cannot be read.
     """
     try:
-        return sha256_hex(path.read_bytes())
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         raise GateError(f"{path}: cannot read the cases file: {exc.strerror or exc}") from None
 
