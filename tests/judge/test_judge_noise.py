@@ -125,7 +125,7 @@ def test_sample_agreement_is_shown_when_a_judge_takes_several_samples(tmp_path: 
     assert noise["formal_tone"]["sample_agreement"] == 1.0  # scores were not turned round
 
 
-def _resample(tmp_path: Path, server: MessagesServer | None, *extra: str, key: bool = True):  # type: ignore[no-untyped-def]
+def audit_last(tmp_path: Path, server: MessagesServer | None, *extra: str, key: bool = True):  # type: ignore[no-untyped-def]
     return verifier(
         tmp_path,
         "audit",
@@ -143,12 +143,12 @@ def test_resample_measures_test_retest_agreement_and_keeps_it(tmp_path: Path) ->
     with MessagesServer(default=brain) as server:
         run_json(tmp_path, server)
         asked = len(server.model_calls())
-        steady = _resample(tmp_path, server, "--resample", "3", "--seed", "7", "--format", "json")
+        steady = audit_last(tmp_path, server, "--resample", "3", "--seed", "7", "--format", "json")
         assert steady.returncode == 0, steady.stderr
         assert len(server.model_calls()) > asked  # asked again, not served from the cache
         server.default = contrary
-        changed = _resample(tmp_path, server, "--resample", "3", "--seed", "7", "--format", "json")
-        console = _resample(tmp_path, server, "--resample", "20", "--seed", "7")
+        changed = audit_last(tmp_path, server, "--resample", "3", "--seed", "7", "--format", "json")
+        console = audit_last(tmp_path, server, "--resample", "20", "--seed", "7")
     first, second = json.loads(steady.stdout), json.loads(changed.stdout)
     assert first["seed"] == 7 and first["requested"] == 3
     assert first["eligible"] == 8  # b1 to b3: 3 judge claims, acknowledge_gaps skipped once
@@ -178,7 +178,7 @@ def test_resample_measures_test_retest_agreement_and_keeps_it(tmp_path: Path) ->
 def test_resample_without_a_key_exits_2_with_one_line(tmp_path: Path) -> None:
     with MessagesServer(default=brain) as server:
         run_json(tmp_path, server)
-        result = _resample(tmp_path, server, "--resample", "2", key=False)
+        result = audit_last(tmp_path, server, "--resample", "2", key=False)
         assert len(server.model_calls()) == 6  # the run's calls only
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "ANTHROPIC_API_KEY" in result.stderr
@@ -194,9 +194,22 @@ def test_check_warns_about_judges_whose_agreement_was_never_measured(tmp_path: P
     with MessagesServer(default=brain) as server:
         run_json(tmp_path, server)
         before = verifier(tmp_path, "check", str(CONTRACT), "--store", store, base_url=None)
-        _resample(tmp_path, server, "--resample", "20")
+        audit_last(tmp_path, server, "--resample", "20")
     after = verifier(tmp_path, "check", str(CONTRACT), "--store", store, base_url=None)
     warned = [line for line in before.stdout.splitlines() if "warning:" in line]
     assert len(warned) == 3  # one line per judge claim
     assert all("no measured test-retest agreement" in line for line in warned)
     assert [line for line in after.stdout.splitlines() if "warning:" in line] == []
+
+
+def test_the_audit_of_a_run_shows_its_judge_noise(tmp_path: Path) -> None:
+    with MessagesServer(default=always_first) as server:
+        run_pairwise(tmp_path, server)
+    text = audit_last(tmp_path, None)
+    data = audit_last(tmp_path, None, "--format", "json")
+    assert text.returncode == 0, text.stderr
+    assert "judge noise:" in text.stdout
+    assert "no_worse_than_baseline: pass rate 100.0%" in text.stdout
+    assert "position flips 3/3 (100.0%)" in text.stdout
+    (noise,) = json.loads(data.stdout)["judge_noise"].values()
+    assert noise["no_worse_than_baseline"]["flip_rate"] == 1.0
