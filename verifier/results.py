@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -97,6 +98,95 @@ class ClaimTally:
         }
 
 
+_Z95 = 1.959963984540054
+"""The two-sided normal quantile of 95% confidence (``NormalDist().inv_cdf(0.975)``)."""
+
+
+def wilson_95(successes: int, n: int) -> tuple[float, float]:
+    """Wilson's score interval at 95% for ``successes`` of ``n`` (``[0, 1]`` when n is 0).
+
+    Here at the bottom of the package so that every report shows the same figure;
+    ``verifier.compare.stats.wilson_interval`` takes any confidence level.
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p, z2 = successes / n, _Z95 * _Z95
+    centre = (2 * n * p + z2) / (2 * (n + z2))
+    half = _Z95 * math.sqrt(z2 + 4 * n * p * (1 - p)) / (2 * (n + z2))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(slots=True)
+class JudgeNoise:
+    """How noisy one judged claim's verdicts were over a run.
+
+    Attributes:
+        verdicts: Results that are a verdict (pass or fail; errors and skips are not).
+        passed: Of those, passes.
+        pairwise: Pairwise comparisons asked in both orders.
+        flips: Of those, comparisons whose winner followed the position, not the content.
+        sampled: Verdicts combined from ``samples > 1``.
+        sample_agreement_sum: Sum of their agreement rates (the share of a verdict's
+            samples that sided with its majority).
+    """
+
+    verdicts: int = 0
+    passed: int = 0
+    pairwise: int = 0
+    flips: int = 0
+    sampled: int = 0
+    sample_agreement_sum: float = 0.0
+
+    def add(self, status: str, evidence: Mapping[str, Any]) -> None:
+        """Counts one result of the claim: its status and what its evidence says."""
+        if status not in ("pass", "fail"):
+            return
+        self.verdicts += 1
+        self.passed += status == "pass"
+        inconsistent = evidence.get("inconsistent")
+        if isinstance(inconsistent, bool):
+            self.pairwise += 1
+            self.flips += inconsistent
+        agreement = evidence.get("agreement_rate")
+        if isinstance(agreement, int | float) and not isinstance(agreement, bool):
+            self.sampled += 1
+            self.sample_agreement_sum += float(agreement)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as reports show them (rates ``None`` where nothing was measured)."""
+        low, high = wilson_95(self.passed, self.verdicts)
+        return {
+            "verdicts": self.verdicts,
+            "pass_rate": round(self.passed / self.verdicts, 6) if self.verdicts else None,
+            "pass_rate_ci95": [round(low, 6), round(high, 6)],
+            "pairwise": self.pairwise,
+            "position_flips": self.flips,
+            "flip_rate": round(self.flips / self.pairwise, 6) if self.pairwise else None,
+            "sampled": self.sampled,
+            "sample_agreement": (
+                round(self.sample_agreement_sum / self.sampled, 6) if self.sampled else None
+            ),
+        }
+
+
+def noise_line(claim_id: str, noise: Mapping[str, Any]) -> str:
+    """One line on a judged claim's noise, from ``JudgeNoise.as_dict`` (or a stored copy)."""
+    rate, (low, high) = noise.get("pass_rate"), noise.get("pass_rate_ci95") or (0.0, 1.0)
+    parts = [
+        f"{claim_id}: pass rate "
+        + ("n/a" if rate is None else f"{rate:.1%} (95% CI {low:.1%}-{high:.1%})")
+        + f" over {noise.get('verdicts', 0)} verdicts"
+    ]
+    if noise.get("flip_rate") is not None:
+        parts.append(
+            f"position flips {noise['position_flips']}/{noise['pairwise']} "
+            f"({noise['flip_rate']:.1%})"
+        )
+    if noise.get("sample_agreement") is not None:
+        parts.append(f"sample agreement {noise['sample_agreement']:.1%}")
+    return "; ".join(parts)
+
+
 @dataclass(slots=True)
 class RunSummary:
     """Totals of a finished (or interrupted) run.
@@ -128,6 +218,12 @@ class RunSummary:
     """The store's head once the run's end was sealed (``verifier audit --expect-head``)."""
     warnings: list[str] = field(default_factory=list)
     """Problems of the contract the run revealed (a field path missing in every case)."""
+    judge_noise: dict[str, JudgeNoise] = field(default_factory=dict)
+    """Per judged claim (judge claims and pairwise comparisons), how noisy its judge was."""
+
+    def judge_noise_dict(self) -> dict[str, dict[str, Any]]:
+        """``judge_noise`` as reports and the run record keep it."""
+        return {claim_id: noise.as_dict() for claim_id, noise in self.judge_noise.items()}
 
     def judge_usage_line(self) -> str | None:
         """One line on what the judges cost, or ``None`` for runs without judges."""
@@ -146,6 +242,11 @@ class RunSummary:
             self.failed_cases += 1
         for result in case.results:
             self.breakdown.setdefault(result.claim_id, ClaimTally()).add(result.status)
+            # A judged result carries its judge's triple; a rubric or deterministic
+            # comparison has none and no noise to measure.
+            if "judge" in result.evidence:
+                noise = self.judge_noise.setdefault(result.claim_id, JudgeNoise())
+                noise.add(result.status, result.evidence)
 
 
 def judge_usage_text(usage: dict[str, int]) -> str:

@@ -42,6 +42,21 @@ from verifier.cli._options import (
     "(judges from the cache or recordings, never called); exit 1 when one differs.",
 )
 @click.option(
+    "--resample",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Instead: ask the judges N of the run's stored verdicts again (needs --run and the "
+    "judges' API keys) and report test-retest agreement per judge triple; kept in the store.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the --resample draw (the same seed draws the same verdicts).",
+)
+@click.option(
     "--expect-head",
     default=None,
     metavar="HASH",
@@ -55,6 +70,8 @@ def audit(
     window: int,
     fail_on_alert: bool,
     recheck: bool,
+    resample: int | None,
+    seed: int,
     expect_head: str | None,
 ) -> None:
     """Re-check every stored gap row (schema, judge triples, hash chain), the sealed run
@@ -71,6 +88,10 @@ def audit(
         fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)
+    if resample is not None:
+        if run_id is None:
+            fail("--resample needs --run RUN: the run whose verdicts are asked again")
+        _resample(target, run_id, resample, seed, fmt)
     if recheck:
         _recheck(target, run_id, fmt, expect_head)
     try:
@@ -106,3 +127,28 @@ def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None)
             err=True,
         )
     sys.exit(EXIT_OK if report.ok and held else EXIT_FAILED)
+
+
+def _resample(target: str, run_id: str, n: int, seed: int, fmt: str) -> NoReturn:
+    """Asks the judges ``n`` stored verdicts of the run again; exits 0 (a measurement)."""
+    import orjson
+
+    from verifier.errors import VerifierError
+    from verifier.gaps.resamples import ResampleStore
+    from verifier.gaps.store import open_store
+    from verifier.recheck.resample import resample_run
+
+    try:
+        with open_store(target) as gap_store:
+            if gap_store.run(run_id) is None:
+                fail(f"no run {run_id} in {gap_store.location}")
+            report = resample_run(gap_store, run_id=run_id, n=n, seed=seed)
+        with ResampleStore(target) as resamples:
+            resamples.save(report.rows)
+    except VerifierError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo("\n".join(report.lines()))
+    sys.exit(EXIT_OK)

@@ -29,6 +29,7 @@ from verifier.compare.calibration_report import CalibrationReport
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import JudgeClaim
 from verifier.errors import Diagnostic, VerifierError
+from verifier.gaps.resamples import ResampleStore, ResampleStoreError
 from verifier.gaps.side_tables import SideTables, TableSpec, sqlite_path
 
 __all__ = [
@@ -73,19 +74,7 @@ _INDEX: Final = (
     "CREATE INDEX IF NOT EXISTS calibrations_triple"
     " ON calibrations (prompt_sha, sampling_sha, claim_id)"
 )
-_TABLE: Final = TableSpec(
-    "calibrations",
-    sqlite=(
-        "CREATE TABLE IF NOT EXISTS calibrations (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-        + _CREATE_COLUMNS,
-        _INDEX,
-    ),
-    postgres=(
-        "CREATE TABLE IF NOT EXISTS calibrations"
-        " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY," + _CREATE_COLUMNS,
-        _INDEX,
-    ),
-)
+_TABLE: Final = TableSpec.numbered("calibrations", _CREATE_COLUMNS, _INDEX)
 
 
 class CalibrationStoreError(VerifierError):
@@ -246,35 +235,51 @@ class CalibrationCheck:
             return []
         out: list[Diagnostic] = []
         try:
-            with CalibrationStore(self.target, read_only=True) as store:
+            with (
+                CalibrationStore(self.target, read_only=True) as store,
+                ResampleStore(self.target, read_only=True) as resamples,
+            ):
                 for index, claim in claims:
-                    problem = self._problem(loaded, claim, store)
+                    problem = self._problem(loaded, claim, store, resamples)
                     if problem is not None:
                         line, col = loaded.positions.of(("claims", index))
                         out.append(Diagnostic(str(loaded.path), line, col, problem, "warning"))
-        except CalibrationStoreError as exc:
+        except (CalibrationStoreError, ResampleStoreError) as exc:
             self._say_once(f"{exc}; judge calibrations not checked")
             return []
         return out
 
     @staticmethod
-    def _problem(loaded: LoadedContract, claim: JudgeClaim, store: CalibrationStore) -> str | None:
+    def _problem(
+        loaded: LoadedContract,
+        claim: JudgeClaim,
+        store: CalibrationStore,
+        resamples: ResampleStore,
+    ) -> str | None:
         parts = _judge_parts(loaded, claim)
         if parts is None:
             return None
         spec = loaded.contract.judges[claim.judge]
-        found = store.latest(
-            contract_id=loaded.contract.contract,
-            claim_id=claim.id,
-            model=spec.model,
-            prompt_sha=parts[0],
-            sampling_sha=parts[1],
-        )
+        triple = {
+            "contract_id": loaded.contract.contract,
+            "claim_id": claim.id,
+            "model": spec.model,
+            "prompt_sha": parts[0],
+            "sampling_sha": parts[1],
+        }
+        found = store.latest(**triple)
         who = f"claim {claim.id!r}: judge {claim.judge!r} ({spec.model}, prompt {parts[0][:12]})"
         if found is None:
+            # Every judge claim counts toward pass/fail (a weight is above 0), so a
+            # judge whose agreement was never measured, against people or against
+            # itself (ADR 0031), gates a merge on unmeasured noise.
+            if resamples.measured(**triple):
+                return None
             return (
-                f"{who} has no calibration against human labels; "
-                "run `verifier calibrate --labels FILE` on a run of this contract"
+                f"{who} has no calibration against human labels and no measured "
+                "test-retest agreement, yet decides pass/fail; run `verifier calibrate "
+                "--labels FILE` on a run of this contract, or `verifier audit --resample N "
+                "--run RUN`"
             )
         if found.n < MIN_CALIBRATED_CASES:
             return (

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from verifier.gaps.store import StoredRow
+from verifier.results import JudgeNoise, noise_line
 
 _IN_FLIGHT_SHOWN = 10
 
@@ -84,6 +88,8 @@ class AuditReport:
     expected_head: str | None = None
     expected_head_at: int | None = None
     in_flight: list[str] = field(default_factory=list)
+    judge_noise: dict[str, dict[str, JudgeNoise]] = field(default_factory=dict)
+    """Per run checked and judged claim: pass rate, position flips, sample agreement."""
 
     @property
     def ok(self) -> bool:
@@ -118,6 +124,11 @@ class AuditReport:
             "expected_head": self.expected_head,
             "expected_head_at": self.expected_head_at,
             "in_flight": self.in_flight,
+            **(
+                {"judge_noise": {run: _noise(claims) for run, claims in self.judge_noise.items()}}
+                if self.judge_noise
+                else {}
+            ),
         }
 
     def head_line(self) -> str:
@@ -153,6 +164,11 @@ class AuditReport:
             lines.append(
                 f"published head {self.expected_head}: held at seal {self.expected_head_at}"
             )
+        if self.run_id is not None and self.judge_noise.get(self.run_id):
+            # For one run only: a whole store's runs are its trends' business.
+            noise = _noise(self.judge_noise[self.run_id])
+            lines.append("judge noise:")
+            lines += [f"  {noise_line(claim, figures)}" for claim, figures in noise.items()]
         if self.ok:
             return "\n".join([*lines, "ok: no integrity problems"])
         count = len(self.problems) + self.omitted_problems
@@ -163,3 +179,31 @@ class AuditReport:
         if self.omitted_problems:
             lines.append(f"  ... and {self.omitted_problems} more")
         return "\n".join(lines)
+
+
+def _noise(claims: dict[str, JudgeNoise]) -> dict[str, dict[str, Any]]:
+    return {claim: noise.as_dict() for claim, noise in claims.items()}
+
+
+class JudgeNoiseObserver:
+    """The noise of each judged claim's verdicts, per run (a ``RowObserver``).
+
+    Args:
+        run_id: Only this run's rows (``None``: every run's).
+    """
+
+    def __init__(self, run_id: str | None) -> None:
+        self.run_id = run_id
+        self.noise: dict[str, dict[str, JudgeNoise]] = {}
+
+    def observe(self, rows: Sequence[tuple[StoredRow, Any]]) -> None:
+        """Takes rows with their parsed bodies; only judged verdicts are looked into."""
+        for row, body in rows:
+            if row.kind not in ("judge", "comparative") or row.status not in ("pass", "fail"):
+                continue
+            if self.run_id is not None and row.run_id != self.run_id:
+                continue
+            evidence = body.get("evidence") if isinstance(body, dict) else None
+            if isinstance(evidence, dict) and isinstance(evidence.get("judge"), dict):
+                claims = self.noise.setdefault(row.run_id, {})
+                claims.setdefault(row.claim_id, JudgeNoise()).add(row.status, evidence)

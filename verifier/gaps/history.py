@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.gaps._audit_report import JudgeNoiseObserver
 from verifier.gaps.audit import AuditReport, audit_store
 from verifier.gaps.drift import DriftChange, JudgeDriftObserver
 from verifier.gaps.store import GapStore
@@ -88,17 +89,18 @@ def audit_history(
     """
     if window < MIN_PRIOR_RUNS:
         raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
-    rates, judges = PassRateObserver(), JudgeDriftObserver()
+    rates, judges, noise = PassRateObserver(), JudgeDriftObserver(), JudgeNoiseObserver(run_id)
     # The trends' runs are those of the snapshot the audit read, not of a later moment.
     with store.snapshot():
         integrity = audit_store(
             store,
             run_id,
             max_problems=max_problems,
-            observers=(rates, judges),
+            observers=(rates, judges, noise),
             expect_head=expect_head,
         )
         records = store.runs()
+    integrity.judge_noise = noise.noise
     trends = rates.trends(records)
     drift = judges.changes([ref.run_id for ref in trends.runs])
     alerts = trends.alerts(window)

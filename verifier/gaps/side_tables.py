@@ -36,6 +36,30 @@ class TableSpec:
     sqlite: tuple[str, ...]
     postgres: tuple[str, ...]
 
+    @classmethod
+    def numbered(cls, name: str, columns: str, *extra: str) -> TableSpec:
+        """A table whose rows are numbered by an ``id`` each database assigns.
+
+        Args:
+            name: The table.
+            columns: Its other columns, as ``CREATE TABLE`` lists them, with the
+                closing parenthesis.
+            extra: Statements run after it (indexes), the same in both databases.
+        """
+        return cls(
+            name,
+            sqlite=(
+                f"CREATE TABLE IF NOT EXISTS {name} (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                + columns,
+                *extra,
+            ),
+            postgres=(
+                f"CREATE TABLE IF NOT EXISTS {name}"
+                " (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY," + columns,
+                *extra,
+            ),
+        )
+
 
 def sqlite_path(target: str) -> str | None:
     """The file of a SQLite store target (a path or ``sqlite:///...``), else ``None``."""

@@ -9,7 +9,7 @@ replays: it reads the store's judge cache and the recordings, and never calls.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,11 +167,25 @@ def touched(paths: tuple[str, ...] | None, withheld: Mapping[str, Any]) -> str |
 
 
 class StoredPlans:
-    """Stored contracts by hash, each loaded on first use and kept for the audit."""
+    """Stored contracts by hash, each loaded on first use and kept for the audit.
 
-    def __init__(self, store: GapStore, target: str) -> None:
+    Args:
+        store: The store holding the contracts.
+        target: The store as ``--store`` names it (its judge cache is replayed).
+        judge_phase: Makes the judge phase of a loaded contract instead of the replaying
+            one (a resample asks the judges again).
+    """
+
+    def __init__(
+        self,
+        store: GapStore,
+        target: str,
+        *,
+        judge_phase: Callable[[LoadedContract], JudgePhase] | None = None,
+    ) -> None:
         self._store = store
         self._target = target
+        self._make_phase = judge_phase or self._replaying_phase
         self._plans: dict[str, StoredPlan | PlanUnavailable] = {}
         self._loop = asyncio.new_event_loop()
         self._closers: list[Any] = []
@@ -207,7 +221,7 @@ class StoredPlans:
         problem: str | None = None
         if any(needs_judge(p.claim) for p in plan.model):
             try:
-                judge = self._replaying_phase(loaded)
+                judge = self._make_phase(loaded)
             except (VerifierError, ValueError, OSError) as exc:
                 problem = " ".join(str(exc).split())
         return StoredPlan(loaded, plan, judge, problem, self._loop, missing)

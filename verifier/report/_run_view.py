@@ -26,7 +26,7 @@ from verifier.report._case_content import (
 )
 from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
 from verifier.report._spans import deciding_spans, evidence_paths
-from verifier.results import ClaimTally
+from verifier.results import ClaimTally, JudgeNoise
 
 __all__ = [
     "CONTENT_BUDGET",
@@ -80,6 +80,8 @@ class ClaimView:
     triples: Counter[JudgeTriple] = field(default_factory=Counter)
     missing_triple: int = 0
     """Verdicts (pass or fail) whose evidence lacks part of the triple."""
+    noise: JudgeNoise = field(default_factory=JudgeNoise)
+    """Pass rate, position flips and sample agreement of the judged verdicts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +261,7 @@ def _note_judge(claim: ClaimView, body: dict[str, Any]) -> None:
                 requested_model=requested if isinstance(requested, str) and requested else None,
             )
             claim.triples[triple] += 1
+            claim.noise.add(str(body.get("status")), evidence)
             return
     # Error and skipped rows need no triple (no verdict was had); a verdict without one
     # breaks the triple rule, which the audit reports.

@@ -33,7 +33,7 @@ from rich.text import Text
 from verifier._terminal import printable, printable_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
-from verifier.results import CaseResult, ClaimTally, RunSummary
+from verifier.results import CaseResult, ClaimTally, JudgeNoise, RunSummary
 
 __all__ = ["MAX_FAILING_CASES", "ConsoleReportWriter", "ProgressReporter", "rate_style"]
 
@@ -85,6 +85,8 @@ class ConsoleReportWriter:
         console = self._console
         console.print(_summary_panel(summary))
         console.print(_breakdown_table(summary.breakdown))
+        if summary.judge_noise:
+            console.print(_noise_table(summary.judge_noise))
         for warning in summary.warnings:
             console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
         reasons = self._reasons.top()
@@ -139,6 +141,28 @@ def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
             str(tally.failed),
             str(tally.errors),
             str(tally.skipped),
+        )
+    return table
+
+
+def _noise_table(noise: dict[str, JudgeNoise]) -> Table:
+    table = Table(title="Judge noise", title_justify="left")
+    table.add_column("claim")
+    for name in ("verdicts", "pass rate (95% CI)", "position flips", "sample agreement"):
+        table.add_column(name, justify="right")
+    for claim_id, claim in noise.items():
+        figures = claim.as_dict()
+        rate, (low, high) = figures["pass_rate"], figures["pass_rate_ci95"]
+        flips = "—" if not claim.pairwise else f"{claim.flips}/{claim.pairwise}"
+        if claim.pairwise:
+            flips += f" ({figures['flip_rate']:.1%})"
+        agreement = figures["sample_agreement"]
+        table.add_row(
+            Text(printable_line(claim_id)),
+            str(claim.verdicts),
+            "—" if rate is None else f"{rate:.1%} ({low:.1%}-{high:.1%})",
+            flips,
+            "—" if agreement is None else f"{agreement:.1%}",
         )
     return table
 

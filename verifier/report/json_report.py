@@ -160,6 +160,10 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
     if summary.warnings:
         # Only when there is one: a clean run keeps the documented shape exactly.
         head["warnings"] = summary.warnings
+    if summary.judge_noise:
+        # Per judged claim: pass rate with its Wilson interval, position flips of the
+        # pairwise comparisons and sample agreement (ADR 0031).
+        head["judge_noise"] = summary.judge_noise_dict()
     if summary.judge_usage is not None:
         # Runs with judge claims add what the judges cost; runs without keep the
         # documented shape exactly.

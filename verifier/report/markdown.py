@@ -11,7 +11,7 @@ from typing import IO
 
 from verifier._markdown import code_span
 from verifier.report._failures import FailingCase, FailingCaseSample
-from verifier.results import CaseResult, ClaimTally, RunSummary
+from verifier.results import CaseResult, ClaimTally, RunSummary, noise_line
 
 __all__ = [
     "MAX_FAILING_CASES",
@@ -47,6 +47,12 @@ class MarkdownReportWriter:
         lines = [*heading_lines(summary), "", *_breakdown(summary.breakdown)]
         if summary.warnings:
             lines += ["", *(f"> ⚠️ {table_cell(warning)}" for warning in summary.warnings)]
+        if summary.judge_noise:
+            lines += ["", "Judge noise:", ""]
+            lines += [
+                f"- {table_cell(noise_line(claim_id, noise))}"
+                for claim_id, noise in summary.judge_noise_dict().items()
+            ]
         usage = summary.judge_usage_line()
         if usage:
             lines += ["", usage]

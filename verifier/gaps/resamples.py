@@ -1,0 +1,138 @@
+"""Test-retest resamples kept beside the gap rows: a judge asked again, and whether it
+said the same (``verifier audit --resample``; ADR 0031).
+
+One row per re-asked verdict, keyed by the judge's stability triple and the claim, so
+``verifier check`` can tell a judge whose agreement with itself was measured from one
+whose was never measured. Like calibrations, these rows are not hash-chained: they
+are measurements about verdicts, not verdicts, and the gap rows they re-ask stay as
+they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import astuple, dataclass
+from typing import Any, Final
+
+from verifier._closing import Closing
+from verifier.errors import VerifierError
+from verifier.gaps.side_tables import SideTables, TableSpec
+
+__all__ = ["ResampleRow", "ResampleStore", "ResampleStoreError"]
+
+_COLUMNS: Final = (
+    "created_at",
+    "resample_id",
+    "run_id",
+    "seed",
+    "contract_id",
+    "case_id",
+    "claim_id",
+    "model_id",
+    "requested_model",
+    "prompt_sha",
+    "sampling_sha",
+    "stored_status",
+    "resampled_status",
+    "agreed",
+)
+_CREATE_COLUMNS: Final = (
+    " created_at TEXT NOT NULL, resample_id TEXT NOT NULL, run_id TEXT NOT NULL,"
+    " seed BIGINT NOT NULL, contract_id TEXT NOT NULL, case_id TEXT NOT NULL,"
+    " claim_id TEXT NOT NULL, model_id TEXT NOT NULL, requested_model TEXT NOT NULL,"
+    " prompt_sha TEXT NOT NULL, sampling_sha TEXT NOT NULL, stored_status TEXT NOT NULL,"
+    " resampled_status TEXT NOT NULL, agreed INTEGER NOT NULL)"
+)
+_INDEX: Final = (
+    "CREATE INDEX IF NOT EXISTS resamples_triple ON resamples (prompt_sha, sampling_sha, claim_id)"
+)
+_TABLE: Final = TableSpec.numbered("resamples", _CREATE_COLUMNS, _INDEX)
+
+
+class ResampleStoreError(VerifierError):
+    """A store whose resamples cannot be read or written."""
+
+
+def _store_error(message: str) -> ResampleStoreError:
+    return ResampleStoreError(f"resamples in {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResampleRow:
+    """One stored verdict asked again under the same triple."""
+
+    created_at: str
+    resample_id: str
+    run_id: str
+    seed: int
+    contract_id: str
+    case_id: str
+    claim_id: str
+    model_id: str
+    requested_model: str
+    prompt_sha: str
+    sampling_sha: str
+    stored_status: str
+    resampled_status: str
+    agreed: bool
+
+
+class ResampleStore(Closing):
+    """The ``resamples`` table of a store (its SQLite file or PostgreSQL schema).
+
+    Args:
+        target: The store, as ``--store`` names it.
+        read_only: Open without creating the file or the table.
+
+    Raises:
+        ResampleStoreError: The store cannot be reached or refuses the table.
+    """
+
+    def __init__(self, target: str, *, read_only: bool = False) -> None:
+        self._db = SideTables.open(target, _TABLE, error=_store_error, read_only=read_only)
+        self.location = self._db.location
+        self._table: bool | None = None if read_only else True
+
+    def save(self, rows: Iterable[ResampleRow]) -> int:
+        """Stores ``rows``; returns how many were stored."""
+        values = [(*astuple(r)[:-1], int(r.agreed)) for r in rows]
+        placeholders = ", ".join("?" for _ in _COLUMNS)
+        self._db.execute_many(
+            f"INSERT INTO resamples ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
+        )
+        return len(values)
+
+    def measured(
+        self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
+    ) -> int:
+        """How many verdicts of a claim were re-asked under a triple whose served or
+        requested model is ``model`` (0 when none, or no table yet)."""
+        if not self._has_table():
+            return 0
+        rows = self._db.fetch(
+            "SELECT COUNT(*) FROM resamples WHERE contract_id = ? AND claim_id = ?"
+            " AND prompt_sha = ? AND sampling_sha = ? AND (model_id = ? OR requested_model = ?)",
+            (contract_id, claim_id, prompt_sha, sampling_sha, model, model),
+        )
+        return int(rows[0][0]) if rows else 0
+
+    def all(self) -> list[ResampleRow]:
+        """Every stored resample, oldest first."""
+        if not self._has_table():
+            return []
+        rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM resamples ORDER BY id")
+        return [_row(r) for r in rows]
+
+    def _has_table(self) -> bool:
+        if self._table is None:
+            self._table = self._db.has_table("resamples")
+        return self._table
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _row(values: Sequence[Any]) -> ResampleRow:
+    fields = dict(zip(_COLUMNS, values, strict=True))
+    fields["agreed"] = bool(fields["agreed"])
+    return ResampleRow(**fields)
