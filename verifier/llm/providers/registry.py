@@ -5,8 +5,9 @@ name, the variable its API key is read from (``None``: it needs none), the sampl
 settings it can send and under which names, what a pinned snapshot id looks like,
 how a model id that moves with new snapshots is recognised, when its models retire,
 and a factory for the provider itself. The contract models, the lint, the default
-modes of judges and of a prompt system, and ``make_provider`` all read these entries, so adding a provider means
-writing its module and registering its entry here, nothing else.
+modes of judges and of a prompt system, and ``make_provider`` all read these entries,
+so adding a provider means writing its module and registering its entry here, nothing
+else.
 
 Factories import their provider's module when first called: the command line
 (``verifier check`` above all) must not pay for an SDK it does not call.
