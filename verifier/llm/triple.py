@@ -16,14 +16,12 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verifier.canonical import params_sha256, sha256_hex
+from verifier.gaps.row import VENDOR_MANAGED as _VENDOR_MANAGED
+from verifier.gaps.row import VENDOR_MANAGED_PREFIX
 
 TRIPLE_PARTS: Final = ("model_id", "prompt_sha", "sampling_sha")
-VENDOR_MANAGED_PREFIX: Final = "vendor-managed:"
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-# vendor-managed:<vendor>:<endpoint>; the endpoint may itself contain colons or slashes
-# (``vendor-managed:openai:/v1/evals``) but never whitespace.
-_VENDOR_MANAGED = re.compile(r"vendor-managed:[a-z0-9][a-z0-9_.-]*:\S+")
 
 
 def is_sha256_hex(value: str) -> bool:
