@@ -47,6 +47,16 @@ def sampling_sha_of(sent_params: Mapping[str, Any]) -> str:
     return params_sha256(dict(sent_params))
 
 
+def served_mismatch(requested: str, served: str | None) -> dict[str, str] | None:
+    """``{"served": ..., "asked_for": ...}`` when the model that served a call is not
+    the one asked for (an alias resolved, a local server serving another model under
+    the name), else ``None``. The triple names the served model either way; this
+    flag, stored in the row's evidence, says that it is not the contract's."""
+    if not served or served == requested:
+        return None
+    return {"served": served, "asked_for": requested}
+
+
 class StabilityTriple(BaseModel):
     """Who judged, with which prompt template and which sampling parameters.
 
