@@ -1,9 +1,10 @@
 """The stability triple every judge result carries: who judged, with which prompt, how.
 
 A judge verdict can only be reproduced, compared across runs or trusted in an audit
-when three things are pinned: the model the API says it served (``model_id``), the
-prompt template as committed (``prompt_sha``) and every generation parameter sent
-(``sampling_sha``). A result missing any of them is an error, never a pass or fail;
+when three things are pinned: the model the API says it served (``model_id``), what
+shapes the prompt besides the data (``prompt_sha``: for a judge the normalised
+template, the verdict tool and the rendering version) and every generation
+parameter sent (``sampling_sha``). A result missing any of them is an error, never a pass or fail;
 ``missing_parts`` is the one check both the runner and ``verifier audit`` apply.
 """
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from verifier.canonical import params_sha256, sha256_hex
 from verifier.gaps.row import VENDOR_MANAGED as _VENDOR_MANAGED
 from verifier.gaps.row import VENDOR_MANAGED_PREFIX
+from verifier.llm.types import ToolSpec
 
 TRIPLE_PARTS: Final = ("model_id", "prompt_sha", "sampling_sha")
 
@@ -37,6 +39,37 @@ def is_valid_prompt_sha(value: str) -> bool:
 def prompt_sha_of(template_bytes: bytes) -> str:
     """The ``prompt_sha`` of a template: SHA-256 of its bytes as committed (not rendered)."""
     return sha256_hex(template_bytes)
+
+
+def normalised_template(text: str) -> bytes:
+    """A template's text as its identity: no BOM, ``\n`` line ends, no final newlines.
+
+    An editor that adds a BOM, converts line ends or appends a newline changes no
+    word the model reads that matters, so it must not make a new judge.
+    """
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.rstrip("\n").encode("utf-8")
+
+
+def judge_prompt_sha(template_text: str, tool: ToolSpec | None, rendering: int) -> str:
+    """The ``prompt_sha`` of a judge: everything besides the data that shapes a verdict.
+
+    That is the template (normalised, see ``normalised_template``), the forced tool the
+    verdict comes through (name, description and input schema: a changed schema
+    changes answers) and the version of the code that renders the request (how the
+    assertions, scales and delimited data are written out). See ADR 0032.
+
+    Args:
+        template_text: The template, decoded.
+        tool: The verdict tool, or ``None`` when no tool is forced.
+        rendering: The renderer's version; raised whenever the rendering changes.
+    """
+    parts: dict[str, Any] = {
+        "template_sha256": sha256_hex(normalised_template(template_text)),
+        "tool": None if tool is None else tool.as_dict(),
+        "rendering": rendering,
+    }
+    return params_sha256(parts)
 
 
 def sampling_sha_of(sent_params: Mapping[str, Any]) -> str:

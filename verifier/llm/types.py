@@ -38,6 +38,14 @@ class ToolSpec:
     description: str
     input_schema: dict[str, Any]
 
+    def as_dict(self) -> dict[str, Any]:
+        """The tool as it enters hashes (the cache key, a judge's ``prompt_sha``)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
