@@ -95,7 +95,9 @@ class StabilityTriple(BaseModel):
 
     Attributes:
         model_id: The model the API reported serving (not the requested alias).
-        prompt_sha: SHA-256 hex of the template bytes, or ``vendor-managed:<vendor>:<endpoint>``.
+        prompt_sha: SHA-256 hex of what shapes the prompt (``judge_prompt_sha`` for a
+            judge, ``prompt_sha_of`` for a prompt system), or
+            ``vendor-managed:<vendor>:<endpoint>``.
         sampling_sha: SHA-256 hex of canonical JSON of the parameters sent.
     """
 
