@@ -8,23 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES
 from verifier.compare.calibrate import Confusion
 from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
 from verifier.compare.calibration_store import CalibrationCheck, CalibrationStore
+from verifier.contract.judge_template import builtin_template_bytes, parse_template
 from verifier.contract.load import load_contract
 from verifier.gaps.side_tables import sqlite_path
+from verifier.judge.prompt import judge_prompt_sha
 
 CONTRACT = FIXTURES / "calibrate" / "replies.yaml"
 SERVED = "claude-haiku-4-5-20251001"
 # The triple parts of the fixture's judge, computed here from their definitions: the
 # built-in templates' bytes, and canonical JSON of what an anthropic call sends.
-BINARY_PROMPT = hashlib.sha256(
-    (ROOT / "verifier" / "judge" / "templates" / "assertions.md").read_bytes()
-).hexdigest()
-SCALE_PROMPT = hashlib.sha256(
-    (ROOT / "verifier" / "judge" / "templates" / "likert.md").read_bytes()
-).hexdigest()
+# A judge's prompt_sha: its template with the verdict tool and rendering (ADR 0032).
+BINARY_PROMPT = judge_prompt_sha(
+    parse_template(builtin_template_bytes("binary"), source="b", kind="binary"), "binary"
+)
+SCALE_PROMPT = judge_prompt_sha(
+    parse_template(builtin_template_bytes("scale"), source="s", kind="scale"), "scale"
+)
 SAMPLING = hashlib.sha256(b'{"max_tokens":512}').hexdigest()
 
 

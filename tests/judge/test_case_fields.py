@@ -3,7 +3,6 @@ request's nonce like the output: end to end against the Messages API stand-in.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from tests.judge.test_judge_run import results_by_case, verifier
 from tests.judge.test_prompt import render
 from verifier.canonical import canonical_json
 from verifier.contract.judge_template import parse_template
-from verifier.judge.prompt import MissingFieldError
+from verifier.judge.prompt import MissingFieldError, judge_prompt_sha
 
 TEMPLATE = """\
 You are an evaluation judge. Decide whether the answer is supported by the passages.
@@ -142,8 +141,9 @@ def test_case_fields_reach_the_judge_fenced_by_the_nonce(
 
     rows = results_by_case(report)
     assert rows["c1"]["supported"]["status"] == "pass"
-    # The prompt sha is the template's, whatever the case data.
-    sha = hashlib.sha256((tmp_path / "judge.md").read_bytes()).hexdigest()
+    # The prompt sha is the template's (with the tool and rendering), whatever the case data.
+    template = parse_template((tmp_path / "judge.md").read_bytes(), source="t", kind="binary")
+    sha = judge_prompt_sha(template, "binary")
     for case in ("c1", "c2"):
         assert rows[case]["supported"]["evidence"]["judge"]["prompt_sha"] == sha
 
@@ -217,7 +217,7 @@ def test_a_case_field_keys_the_cache_but_not_the_prompt_sha() -> None:
     again = render(("acknowledge_gaps",), dict(case), template=template)
     other = render(("acknowledge_gaps",), {**case, "retrieved": "p2"}, template=template)
     assert first.cache_key == again.cache_key != other.cache_key
-    assert first.prompt_sha == other.prompt_sha == template.sha
+    assert first.prompt_sha == other.prompt_sha == judge_prompt_sha(template, "binary")
     # A wildcard path shows every value it reaches, as one JSON list.
     assert f'<case.docs.*.text-{first.nonce}>\n["one","two"]\n' in first.user
     with pytest.raises(MissingFieldError) as missing:

@@ -15,6 +15,7 @@ from verifier.contract.models import CompareClaim, Contract, JudgeClaim, JudgeSp
 from verifier.judge.prompt import (
     MissingFieldError,
     group_key,
+    judge_prompt_sha,
     min_cacheable_tokens,
     render_request,
     verdict_kind,
@@ -73,7 +74,8 @@ def test_request_carries_template_sha_sent_sampling_and_their_sha(cases: dict[st
     request = render(("acknowledge_gaps",), cases["acme"])
     spec = CONTRACT.judges["strict"]
     assert request.provider == "anthropic" and request.model == spec.model
-    assert request.prompt_sha == load_template(spec, JUDGE_FIXTURES, "binary").sha
+    template = load_template(spec, JUDGE_FIXTURES, "binary")
+    assert request.prompt_sha == judge_prompt_sha(template, "binary")
     assert request.sampling == sent_sampling("anthropic", spec.sampling) == {"max_tokens": 1024}
     assert request.sampling_sha == sampling_sha_of(request.sampling)
     assert request.tool == verdict_tool("binary")
@@ -307,7 +309,10 @@ def test_cache_key_changes_with_what_can_change_the_answer(cases: dict[str, Any]
         update={"sampling": spec.sampling.model_copy(update={"max_tokens": 2048})}
     )
     builtin = load_template(spec, JUDGE_FIXTURES, "binary")
-    edited = parse_template(builtin.text.encode() + b"\n", source="edited", kind="binary")
+    # A final newline alone is no change of prompt (ADR 0032); a new sentence is.
+    edited = parse_template(
+        builtin.text.encode() + b"\nBe brief.\n", source="edited", kind="binary"
+    )
     variants = {
         "model": render(("acknowledge_gaps",), case, spec=other_model).cache_key,
         "sampling": render(("acknowledge_gaps",), case, spec=more_tokens).cache_key,
@@ -320,12 +325,15 @@ def test_cache_key_changes_with_what_can_change_the_answer(cases: dict[str, Any]
     assert len(set(variants.values())) == len(variants)
 
 
-def test_edited_template_with_same_text_after_rendering_still_changes_prompt_sha() -> None:
+def test_final_newlines_alone_keep_the_prompt_sha_but_change_the_template_digest() -> None:
+    # ADR 0032: the judge's prompt_sha covers the normalised template, so trailing
+    # newlines make no new judge; the template's own digest still tells the bytes apart.
     spec = CONTRACT.judges["strict"]
     builtin = load_template(spec, JUDGE_FIXTURES, "binary")
     edited = parse_template(builtin.text.encode() + b"\n\n", source="edited", kind="binary")
     assert edited.static == builtin.static and edited.dynamic == builtin.dynamic
     assert edited.sha != builtin.sha
+    assert judge_prompt_sha(edited, "binary") == judge_prompt_sha(builtin, "binary")
 
 
 def test_text_posing_as_template_text_cannot_collide_two_cases() -> None:

@@ -119,7 +119,8 @@ def test_the_lint_knows_the_providers_moving_aliases(acme, write_contract) -> No
 
     assert messages(path, "error") == [
         "judge 'j': model 'acme-large' is an alias that moves with new snapshots; "
-        "pin the snapshot 'acme-large-2026-05' so verdicts stay reproducible"
+        "pin the snapshot 'acme-large-2026-05' so verdicts stay reproducible, "
+        "or set `pinned: false` on the judge to accept it"
     ]
 
 

@@ -190,7 +190,7 @@ def _stored(row: tuple[Any, ...]) -> StoredCalibration:
 def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] | None:
     """The ``prompt_sha`` and ``sampling_sha`` a claim's judge would be called with."""
     from verifier.contract.judge_template import TemplateError, load_template
-    from verifier.judge.prompt import verdict_kind
+    from verifier.judge.prompt import judge_prompt_sha, verdict_kind
     from verifier.llm.providers.registry import sent_sampling
     from verifier.llm.triple import sampling_sha_of
 
@@ -198,11 +198,12 @@ def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] |
     if spec is None:
         return None
     try:
-        template = load_template(spec, loaded.files, verdict_kind(claim))
+        kind = verdict_kind(claim)
+        template = load_template(spec, loaded.files, kind)
         sampling = sent_sampling(spec.provider, spec.sampling)
     except (TemplateError, ValueError):
         return None  # the contract lint reports these
-    return template.sha, sampling_sha_of(sampling)
+    return judge_prompt_sha(template, kind), sampling_sha_of(sampling)
 
 
 class CalibrationCheck:

@@ -1,6 +1,7 @@
-"""Lint rules for the judge block: sampling a provider cannot take, custom templates,
-and judge models that are deprecated or retiring (their verdicts stop being
-reproducible once the model is gone)."""
+"""Lint rules for the judge block: models that are not pinned snapshots, sampling a
+provider cannot take (or a judge cannot use), custom templates, and judge models that
+are deprecated or retiring (their verdicts stop being reproducible once the model is
+gone)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from verifier._files import is_file
 from verifier.contract.judge_template import validate_template
 from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope
-from verifier.llm.providers.registry import find_provider
+from verifier.llm.pinning import is_local_endpoint
+from verifier.llm.providers.registry import ProviderEntry, find_provider
 
 WARN_WITHIN_DAYS = 90
 _DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
@@ -68,7 +70,7 @@ def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
 def lint_judges(
     data: dict[str, Any], files: FileScope, report: Report, *, today: dt.date | None = None
 ) -> None:
-    """Reports sampling, template and model-lifecycle problems of every judge."""
+    """Reports pinning, sampling, template and model-lifecycle problems of every judge."""
 
     judges = data.get("judges")
     if not isinstance(judges, dict):
@@ -79,6 +81,7 @@ def lint_judges(
             continue
         # An unknown provider is the model validation's to report.
         entry = find_provider(spec.get("provider"))
+        _lint_pinning(name, spec, report)
         sampling = spec.get("sampling", {})
         if entry is not None and isinstance(sampling, dict):
             try:
@@ -89,6 +92,12 @@ def lint_judges(
                 report(
                     ("judges", name, "sampling", param),
                     f"judge {name!r}: {entry.refusal_of(param)}",
+                    key=True,
+                )
+            if parsed is not None and _thinks(parsed.thinking) and "thinking" in entry.accepts:
+                report(
+                    ("judges", name, "sampling", "thinking"),
+                    f"judge {name!r}: sampling.thinking: {THINKING_REFUSAL}",
                     key=True,
                 )
         model = spec.get("model")
@@ -118,6 +127,60 @@ def lint_judges(
                         ("judges", name, "prompt"),
                         f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",
                     )
+
+
+THINKING_REFUSAL = (
+    "a judge answers through a forced tool call, and the API refuses thinking with a "
+    "forced tool; remove it (or set it to {type: disabled})"
+)
+
+
+def _thinks(thinking: Mapping[str, Any] | None) -> bool:
+    return thinking is not None and thinking.get("type") != "disabled"
+
+
+def _lint_pinning(name: str, spec: dict[str, Any], report: Report) -> None:
+    model = spec.get("model")
+    if not isinstance(model, str):
+        return
+    base_url = spec.get("base_url")
+    problem = moving_alias(model, spec.get("provider")) or unpinned_form(
+        model, find_provider(spec.get("provider")), base_url if isinstance(base_url, str) else None
+    )
+    if problem is None:
+        return
+    if spec.get("pinned") is False:
+        # The contract's author knows and accepts it; the rows still record the
+        # model that served each verdict, and audit shows when it changes.
+        report(
+            ("judges", name, "pinned"),
+            f"judge {name!r}: {problem} (accepted: pinned: false)",
+            severity="warning",
+        )
+        return
+    report(
+        ("judges", name, "model"),
+        f"judge {name!r}: {problem}, or set `pinned: false` on the judge to accept it",
+    )
+
+
+def unpinned_form(model: str, entry: ProviderEntry | None, base_url: str | None) -> str | None:
+    """Why ``model`` lacks the form of ``entry``'s pinned snapshots, or ``None``.
+
+    A model on a local or private OpenAI-compatible server has no such form (the
+    triple records the model the server says it served), nor has one of a provider
+    that declares none.
+    """
+    if entry is None or entry.pinned_form is None or is_local_endpoint(base_url):
+        return None
+    form = entry.pinned_form
+    if form.holds(model):
+        return None
+    return (
+        f"model {model!r} is not a pinned snapshot ({entry.name} snapshot ids end in "
+        f"{form.shape}) and may move to a new snapshot at any time; "
+        "pin a dated snapshot so verdicts stay reproducible"
+    )
 
 
 def moving_alias(model: str, provider: Any) -> str | None:

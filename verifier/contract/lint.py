@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier._files import is_file
-from verifier.contract.judge_lint import lint_judges, moving_alias
+from verifier.contract.judge_lint import lint_judges
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
 from verifier.errors import Diagnostic
@@ -165,11 +165,6 @@ class _Linter:
         for name, spec in judges.items():
             if not isinstance(spec, dict):
                 continue
-            model = spec.get("model")
-            if isinstance(model, str):
-                alias = moving_alias(model, spec.get("provider"))
-                if alias:
-                    self.report(("judges", name, "model"), f"judge {name!r}: {alias}")
             prompt = spec.get("prompt")
             if not isinstance(prompt, str):
                 continue

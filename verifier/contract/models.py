@@ -94,6 +94,13 @@ class JudgeSpec(_Frozen):
     base_url: str | None = Field(
         default=None, description="Endpoint for an OpenAI-compatible server."
     )
+    pinned: bool = Field(
+        default=True,
+        description=(
+            "false: accept a model id that is not a pinned snapshot (its verdicts may "
+            "move); check then warns instead of refusing it."
+        ),
+    )
 
 
 class JudgeClaim(ClaimCommon):

@@ -14,7 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier.contract.judge_lint import Report, moving_alias, retirement_warning
+from verifier.contract.judge_lint import (
+    Report,
+    moving_alias,
+    retirement_warning,
+    unpinned_form,
+)
 from verifier.contract.models import Sampling
 from verifier.contract.prompt_template import PromptTemplate
 from verifier.errors import SutError
@@ -64,6 +69,16 @@ def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None
         alias = moving_alias(model, provider)
         if alias:
             report(("sut", "prompt", "model"), f"sut prompt: {alias}")
+        base_url = spec.get("base_url")
+        unpinned = (
+            None
+            if alias
+            else unpinned_form(model, entry, base_url if isinstance(base_url, str) else None)
+        )
+        if unpinned:
+            # The system under test is what is being measured, not a yardstick: an
+            # unpinned model there is worth knowing, not a reason to refuse the run.
+            report(("sut", "prompt", "model"), f"sut prompt: {unpinned}", severity="warning")
         if entry is not None:
             today = dt.datetime.now(dt.UTC).date()
             warning = retirement_warning(model, today=today, table=entry.retirements())

@@ -41,6 +41,7 @@ def render_console(audit: HistoryAudit) -> str:
     for change, claims in _folded(audit.drift):
         also = f" (claims {', '.join(claims)})" if claims else ""
         lines.append(f"  {_where(change)}: {change.describe()}{also}")
+    lines += [f"  SERVED {m.describe()}" for m in audit.mismatches]
     lines.append(_trends_heading(audit))
     shown = audit.window + 1
     width = max((len(t.name) for t in audit.trends.claims), default=0)
@@ -96,6 +97,9 @@ def render_markdown(audit: HistoryAudit) -> str:
                 f"| {subject} | {_code(change.run_id)} | {change.seq} at "
                 f"{_code(change.recorded_at)} | {_code(change.describe())} |"
             )
+    if audit.mismatches:
+        lines += ["", "Judges served by another model than the contract asked for:", ""]
+        lines += [f"- {_code(m.describe())}" for m in audit.mismatches]
     lines += ["", f"### {_trends_heading(audit)}"]
     if audit.trends.claims:
         lines += [

@@ -36,7 +36,13 @@ from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
 from verifier.gaps._seal_audit import SealWalk, check_sources
 from verifier.gaps._summary_audit import SummaryCheck
 from verifier.gaps.chain import GENESIS
-from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, missing_triple_parts
+from verifier.gaps.row import (
+    TRIPLE_PARTS,
+    TRIPLE_REQUIRED_STATUSES,
+    VENDOR_MANAGED_PREFIX,
+    malformed_sentinels,
+    missing_triple_parts,
+)
 from verifier.gaps.row_fields import COPIED_COLUMNS
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
 
@@ -314,6 +320,14 @@ class _Audit:
                 f"row {row.seq} is a {status} verdict without its full stability triple "
                 f"(missing {', '.join(missing)}): only an error row may lack it",
             )
+        if status in TRIPLE_REQUIRED_STATUSES and (bad := malformed_sentinels(body)):
+            self.report.add(
+                "judge_triple",
+                row.seq,
+                row.row_id,
+                f"row {row.seq} is a {status} verdict whose {', '.join(bad)} is not "
+                f"{VENDOR_MANAGED_PREFIX}<vendor>:<endpoint>: it names no prompt",
+            )
 
     def check_runs(self) -> None:
         if self.run_id is None:
@@ -390,7 +404,8 @@ def _complete(triple: Any) -> bool:
         value = triple.get(part)
         if type(value) is not str or not value.strip():
             return False
-    return True
+    # A vendor-managed sentinel is rare: the full check words what is wrong with it.
+    return not triple["prompt_sha"].startswith(VENDOR_MANAGED_PREFIX)
 
 
 def _gap_message(expected: int, seq: int) -> str:

@@ -16,6 +16,11 @@ its verdicts come from the same model, prompt and sampling.
 run, each distinct triple with its first row: memory grows with runs x subjects (x the
 rare triples a run mixes), never with rows. Only rows with a complete triple count:
 a row missing part of it proves nothing about who judged (the audit reports it).
+
+It also notes every judge whose served model is not the model the contract asked for
+(``ServedMismatch``): an alias the provider resolved, a local server serving another
+model under the name, or a provider swapping models. Such verdicts are honest about
+who judged, but not from the judge the contract names.
 """
 
 from __future__ import annotations
@@ -28,7 +33,14 @@ from verifier.gaps.audit import ObservedRows
 from verifier.gaps.row import TRIPLE_PARTS
 from verifier.gaps.store import StoredRow
 
-__all__ = ["DriftChange", "DriftScope", "JudgeDriftObserver", "JudgeSetup", "verdict_kind"]
+__all__ = [
+    "DriftChange",
+    "DriftScope",
+    "JudgeDriftObserver",
+    "JudgeSetup",
+    "ServedMismatch",
+    "verdict_kind",
+]
 
 DriftScope = Literal["judge", "claim"]
 Triple = tuple[str, str, str]
@@ -141,6 +153,49 @@ class DriftChange:
         }
 
 
+@dataclass(slots=True)
+class ServedMismatch:
+    """A judge served by another model than the one its contract asked for.
+
+    Attributes:
+        contract_id: The contract of the judge.
+        judge_name: The judge (``None`` when the rows do not name it).
+        requested: The model the contract asked for.
+        served: The model the provider said it served.
+        run_id: The first run where it happened.
+        seq: The first row where it happened.
+        runs: Every run where it happened, in the order first seen.
+    """
+
+    contract_id: str
+    judge_name: str | None
+    requested: str
+    served: str
+    run_id: str
+    seq: int
+    runs: list[str]
+
+    def describe(self) -> str:
+        """``served X, asked for Y`` for one judge, with where it began."""
+        judge = f"judge {self.contract_id}/{self.judge_name or '?'}"
+        runs = f" (in {len(self.runs)} runs)" if len(self.runs) > 1 else ""
+        return (
+            f"{judge}: served {self.served}, asked for {self.requested}; "
+            f"from run {self.run_id}, row {self.seq}{runs}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "contract_id": self.contract_id,
+            "judge_name": self.judge_name,
+            "requested": self.requested,
+            "served": self.served,
+            "run_id": self.run_id,
+            "seq": self.seq,
+            "runs": list(self.runs),
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class _Sighting:
     seq: int
@@ -182,6 +237,7 @@ class JudgeDriftObserver:
         # Every (run, contract, claim, judge name, triple) already noted: a judged row
         # costs one tuple and one set lookup unless it brings something new.
         self._known: set[tuple[Any, ...]] = set()
+        self._mismatches: dict[tuple[str, str | None, str, str], ServedMismatch] = {}
 
     def observe(self, rows: ObservedRows) -> None:
         """Takes rows (see ``RowObserver``); only judged rows are looked into."""
@@ -225,9 +281,27 @@ class JudgeDriftObserver:
             requested_model=requested if type(requested) is str else None,
         )
         sighting = _Sighting(row.seq, row.recorded_at, setup)
+        if setup.requested_model and setup.requested_model != model_id:
+            self._note_mismatch(contract_id, judge_name, setup.requested_model, model_id, row)
         self._note(("claim", contract_id, claim_id, None), run_id, setup.triple, sighting)
         if judge_name is not None:
             self._note(("judge", contract_id, judge_name, kind), run_id, setup.triple, sighting)
+
+    def _note_mismatch(
+        self, contract_id: str, name: str | None, requested: str, served: str, row: StoredRow
+    ) -> None:
+        key = (contract_id, name, requested, served)
+        seen = self._mismatches.get(key)
+        if seen is None:
+            self._mismatches[key] = ServedMismatch(*key, row.run_id, row.seq, [row.run_id])
+        elif row.run_id not in seen.runs:
+            seen.runs.append(row.run_id)
+
+    def mismatches(self, run_id: str | None = None) -> list[ServedMismatch]:
+        """Every judge served by another model than asked for (of ``run_id`` only, when
+        given), in the order first seen."""
+        found = list(self._mismatches.values())
+        return [m for m in found if run_id is None or run_id in m.runs]
 
     def _note(self, subject: _Subject, run_id: str, triple: Triple, seen: _Sighting) -> None:
         triples = self._seen.setdefault(subject, {}).setdefault(run_id, {})

@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier.gaps._audit_report import JudgeNoiseObserver
 from verifier.gaps.audit import AuditReport, audit_store
-from verifier.gaps.drift import DriftChange, JudgeDriftObserver
+from verifier.gaps.drift import DriftChange, JudgeDriftObserver, ServedMismatch
 from verifier.gaps.store import GapStore
 from verifier.gaps.trends import (
     DEFAULT_WINDOW,
@@ -39,6 +39,8 @@ class HistoryAudit:
         trends: Pass rate per claim per run and per day, over the whole store.
         alerts: Degradation alerts (of ``run_id`` only, when given).
         window: The rolling window the alerts used, in runs.
+        mismatches: Judges served by another model than the contract asked for (of
+            ``run_id`` only, when given).
     """
 
     integrity: AuditReport
@@ -46,6 +48,7 @@ class HistoryAudit:
     trends: PassRateTrends
     alerts: tuple[DegradationAlert, ...]
     window: int
+    mismatches: tuple[ServedMismatch, ...] = ()
 
     @property
     def run_id(self) -> str | None:
@@ -61,6 +64,7 @@ class HistoryAudit:
             **self.integrity.as_dict(),
             "window": self.window,
             "drift": [change.as_dict() for change in self.drift],
+            "served_mismatches": [m.as_dict() for m in self.mismatches],
             "alerts": [alert.as_dict() for alert in self.alerts],
             "trends": self.trends.as_dict(),
         }
@@ -107,4 +111,5 @@ def audit_history(
     if run_id is not None:
         drift = [change for change in drift if change.run_id == run_id]
         alerts = [alert for alert in alerts if alert.run_id == run_id]
-    return HistoryAudit(integrity, tuple(drift), trends, tuple(alerts), window)
+    mismatches = tuple(judges.mismatches(run_id))
+    return HistoryAudit(integrity, tuple(drift), trends, tuple(alerts), window, mismatches)

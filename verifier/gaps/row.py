@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +40,11 @@ TRIPLE_PARTS: tuple[str, ...] = ("model_id", "prompt_sha", "sampling_sha")
 # could be had (often precisely because the triple was missing); a skipped row made
 # no call at all.
 TRIPLE_REQUIRED_STATUSES: frozenset[str] = frozenset({"pass", "fail"})
+# A prompt the vendor holds, not a template file: vendor-managed:<vendor>:<endpoint>.
+# The endpoint may itself contain colons or slashes (``vendor-managed:openai:/v1/evals``)
+# but never whitespace.
+VENDOR_MANAGED_PREFIX = "vendor-managed:"
+VENDOR_MANAGED = re.compile(r"vendor-managed:[a-z0-9][a-z0-9_.-]*:\S+")
 
 
 def _about(name: str) -> str:
@@ -145,6 +151,30 @@ def missing_triple_parts(row: Mapping[str, Any]) -> list[str]:
     if isinstance(sut, Mapping) and sut.get("kind") == "prompt":
         missing += _missing_in(sut.get("triple"), "evidence.sut.triple")
     return missing
+
+
+def malformed_sentinels(row: Mapping[str, Any]) -> list[str]:
+    """Dotted names of the row's ``prompt_sha`` that claim a vendor-managed prompt
+    without naming both vendor and endpoint (``vendor-managed:openai``), which proves
+    nothing about what prompt judged.
+
+    Args:
+        row: A gap row as a dict (only ``evidence`` is read).
+    """
+    evidence = row.get("evidence")
+    if not isinstance(evidence, Mapping):
+        return []
+    sut = evidence.get("sut")
+    triples = [("evidence.judge", evidence.get("judge"))]
+    if isinstance(sut, Mapping):
+        triples.append(("evidence.sut.triple", sut.get("triple")))
+    found = []
+    for where, triple in triples:
+        sha = triple.get("prompt_sha") if isinstance(triple, Mapping) else None
+        claims = isinstance(sha, str) and sha.startswith(VENDOR_MANAGED_PREFIX)
+        if claims and VENDOR_MANAGED.fullmatch(str(sha)) is None:
+            found.append(f"{where}.prompt_sha")
+    return found
 
 
 def _missing_in(triple: Any, where: str) -> list[str]:

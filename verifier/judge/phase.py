@@ -28,7 +28,7 @@ from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
 from verifier.llm.limits import CallLimits, Limiter, shared_limiter
-from verifier.llm.triple import missing_parts
+from verifier.llm.triple import missing_parts, served_mismatch
 from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
@@ -376,6 +376,8 @@ class JudgePhase:
                 for shown, o in zip(("a", "b"), both, strict=True)
             ],
         }
+        if mismatch := served_mismatch(spec.model, triple["model_id"]):
+            evidence["served_mismatch"] = mismatch
         failed = [o for o in both if o.winner is None or not names_model(o.reply)]
         missing = missing_parts(triple)
         if failed or missing:
@@ -433,6 +435,8 @@ class JudgePhase:
             "provider": spec.provider,
             "verdict_kind": request.verdict,
         }
+        if mismatch := served_mismatch(spec.model, triple["model_id"]):
+            evidence["served_mismatch"] = mismatch
         if reply is not None:
             evidence["usage"] = reply.usage.as_dict()
             evidence["latency_ms"] = round(reply.latency_ms, 1)

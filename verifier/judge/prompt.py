@@ -11,6 +11,7 @@ the text cannot close its block or pose as instructions.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import secrets
@@ -30,8 +31,15 @@ from verifier.fieldpath import MISSING, compile_path
 from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.registry import sent_sampling
+from verifier.llm.triple import judge_prompt_sha as _judge_prompt_sha
 from verifier.llm.triple import sampling_sha_of
 from verifier.llm.types import ModelRequest, SystemBlock, ToolSpec, VerdictKind
+
+RENDERING_VERSION: Final = 1
+"""The version of how a request is rendered from its template (assertions, scales,
+delimited data). It enters every judge's ``prompt_sha``: raise it with any change to
+this module that changes what a judge reads, so verdicts before and after are not
+taken for the same judge's."""
 
 CHARS_PER_TOKEN: Final = 4
 """Token estimate: about four characters of English per token. It only decides whether
@@ -64,6 +72,17 @@ class MissingFieldError(LookupError):
     def __init__(self, path: str) -> None:
         self.path = path
         super().__init__(f"field {path} is missing")
+
+
+@functools.lru_cache(maxsize=256)
+def _prompt_sha(text: str, kind: VerdictKind) -> str:
+    return _judge_prompt_sha(text, verdict_tool(kind), RENDERING_VERSION)
+
+
+def judge_prompt_sha(template: Template, kind: VerdictKind) -> str:
+    """The ``prompt_sha`` of a judge asked for ``kind`` verdicts through ``template``:
+    the normalised template, the verdict tool of ``kind`` and ``RENDERING_VERSION``."""
+    return _prompt_sha(template.text, kind)
 
 
 def verdict_kind(claim: JudgeClaim | CompareClaim) -> VerdictKind:
@@ -157,11 +176,12 @@ def render_request(
     system = (SystemBlock(template.static, cache=worth_caching(template.static, tool, spec.model)),)
     sampling = sent_sampling(spec.provider, spec.sampling)
     sampling_sha = sampling_sha_of(sampling)
+    prompt_sha = judge_prompt_sha(template, kind)
     key = cache_key(
         provider=spec.provider,
         model=spec.model,
         base_url=spec.base_url,
-        prompt_sha=template.sha,
+        prompt_sha=prompt_sha,
         sampling_sha=sampling_sha,
         verdict=kind,
         system=system,
@@ -178,7 +198,7 @@ def render_request(
         tool=tool,
         sampling=sampling,
         verdict=kind,
-        prompt_sha=template.sha,
+        prompt_sha=prompt_sha,
         sampling_sha=sampling_sha,
         custom_id=custom_id,
         base_url=spec.base_url,

@@ -79,13 +79,7 @@ def cache_key(
         "verdict": verdict,
         "system": [{"text": b.text, "cache": b.cache} for b in system],
         "user": user.replace(nonce, NONCE_MASK) if nonce else user,
-        "tool": None
-        if tool is None
-        else {
-            "name": tool.name,
-            "description": tool.description,
-            "input_schema": tool.input_schema,
-        },
+        "tool": None if tool is None else tool.as_dict(),
         "data": dict(data),
     }
     return sha256_hex(canonical_json({"v": CACHE_KEY_VERSION, "parts": parts}))

@@ -1,9 +1,10 @@
 """The stability triple every judge result carries: who judged, with which prompt, how.
 
 A judge verdict can only be reproduced, compared across runs or trusted in an audit
-when three things are pinned: the model the API says it served (``model_id``), the
-prompt template as committed (``prompt_sha``) and every generation parameter sent
-(``sampling_sha``). A result missing any of them is an error, never a pass or fail;
+when three things are pinned: the model the API says it served (``model_id``), what
+shapes the prompt besides the data (``prompt_sha``: for a judge the normalised
+template, the verdict tool and the rendering version) and every generation
+parameter sent (``sampling_sha``). A result missing any of them is an error, never a pass or fail;
 ``missing_parts`` is the one check both the runner and ``verifier audit`` apply.
 """
 
@@ -16,14 +17,13 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verifier.canonical import params_sha256, sha256_hex
+from verifier.gaps.row import VENDOR_MANAGED as _VENDOR_MANAGED
+from verifier.gaps.row import VENDOR_MANAGED_PREFIX
+from verifier.llm.types import ToolSpec
 
 TRIPLE_PARTS: Final = ("model_id", "prompt_sha", "sampling_sha")
-VENDOR_MANAGED_PREFIX: Final = "vendor-managed:"
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-# vendor-managed:<vendor>:<endpoint>; the endpoint may itself contain colons or slashes
-# (``vendor-managed:openai:/v1/evals``) but never whitespace.
-_VENDOR_MANAGED = re.compile(r"vendor-managed:[a-z0-9][a-z0-9_.-]*:\S+")
 
 
 def is_sha256_hex(value: str) -> bool:
@@ -41,6 +41,37 @@ def prompt_sha_of(template_bytes: bytes) -> str:
     return sha256_hex(template_bytes)
 
 
+def normalised_template(text: str) -> bytes:
+    """A template's text as its identity: no BOM, ``\n`` line ends, no final newlines.
+
+    An editor that adds a BOM, converts line ends or appends a newline changes no
+    word the model reads that matters, so it must not make a new judge.
+    """
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return text.rstrip("\n").encode("utf-8")
+
+
+def judge_prompt_sha(template_text: str, tool: ToolSpec | None, rendering: int) -> str:
+    """The ``prompt_sha`` of a judge: everything besides the data that shapes a verdict.
+
+    That is the template (normalised, see ``normalised_template``), the forced tool the
+    verdict comes through (name, description and input schema: a changed schema
+    changes answers) and the version of the code that renders the request (how the
+    assertions, scales and delimited data are written out). See ADR 0032.
+
+    Args:
+        template_text: The template, decoded.
+        tool: The verdict tool, or ``None`` when no tool is forced.
+        rendering: The renderer's version; raised whenever the rendering changes.
+    """
+    parts: dict[str, Any] = {
+        "template_sha256": sha256_hex(normalised_template(template_text)),
+        "tool": None if tool is None else tool.as_dict(),
+        "rendering": rendering,
+    }
+    return params_sha256(parts)
+
+
 def sampling_sha_of(sent_params: Mapping[str, Any]) -> str:
     """The ``sampling_sha`` of the generation parameters actually sent.
 
@@ -49,12 +80,24 @@ def sampling_sha_of(sent_params: Mapping[str, Any]) -> str:
     return params_sha256(dict(sent_params))
 
 
+def served_mismatch(requested: str, served: str | None) -> dict[str, str] | None:
+    """``{"served": ..., "asked_for": ...}`` when the model that served a call is not
+    the one asked for (an alias resolved, a local server serving another model under
+    the name), else ``None``. The triple names the served model either way; this
+    flag, stored in the row's evidence, says that it is not the contract's."""
+    if not served or served == requested:
+        return None
+    return {"served": served, "asked_for": requested}
+
+
 class StabilityTriple(BaseModel):
     """Who judged, with which prompt template and which sampling parameters.
 
     Attributes:
         model_id: The model the API reported serving (not the requested alias).
-        prompt_sha: SHA-256 hex of the template bytes, or ``vendor-managed:<vendor>:<endpoint>``.
+        prompt_sha: SHA-256 hex of what shapes the prompt (``judge_prompt_sha`` for a
+            judge, ``prompt_sha_of`` for a prompt system), or
+            ``vendor-managed:<vendor>:<endpoint>``.
         sampling_sha: SHA-256 hex of canonical JSON of the parameters sent.
     """
 

@@ -38,6 +38,14 @@ class ToolSpec:
     description: str
     input_schema: dict[str, Any]
 
+    def as_dict(self) -> dict[str, Any]:
+        """The tool as it enters hashes (the cache key, a judge's ``prompt_sha``)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
@@ -53,7 +61,8 @@ class ModelRequest:
         sampling: Every generation parameter sent, exactly as sent
             (``max_tokens``, ``stop_sequences``, ``thinking``, ...).
         verdict: What kind of verdict the tool returns (``generation``: none).
-        prompt_sha: SHA-256 of the template bytes, or a ``vendor-managed:`` sentinel.
+        prompt_sha: See ``verifier.llm.triple`` (a judge's covers its template, tool and
+            rendering), or a ``vendor-managed:`` sentinel.
         sampling_sha: SHA-256 of canonical JSON of ``sampling``.
         custom_id: Stable id of the request within a run (batches map results by it).
         base_url: Endpoint override (OpenAI-compatible servers, tests).

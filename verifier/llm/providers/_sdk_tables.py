@@ -14,7 +14,13 @@ import ast
 import importlib.util
 from pathlib import Path
 
-__all__ = ["dated_snapshot", "deprecated_models", "known_models", "retirement_dates"]
+__all__ = [
+    "dated_snapshot",
+    "deprecated_models",
+    "known_models",
+    "retirement_dates",
+    "undated_snapshot",
+]
 
 
 def _module(*parts: str) -> ast.Module | None:
@@ -85,10 +91,7 @@ def retirement_dates() -> dict[str, str]:
     return dict(DEPRECATED_MODELS)
 
 
-def dated_snapshot(model: str) -> str | None:
-    """The dated snapshot an undated anthropic model id moves with, or ``None``."""
-    # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
-    # undated id with such a sibling is an alias. Undated ids without one are pinned.
+def _model_ids() -> list[str]:
     known = known_models()
     if known is None:
         try:
@@ -96,12 +99,25 @@ def dated_snapshot(model: str) -> str | None:
 
             from anthropic.types.model import Model
         except ImportError:
-            return None
+            return []
         known = []
         for arg in typing.get_args(Model):
             known.extend(a for a in typing.get_args(arg) if isinstance(a, str))
-    for candidate in known:
+    return known
+
+
+def dated_snapshot(model: str) -> str | None:
+    """The dated snapshot an undated anthropic model id moves with, or ``None``."""
+    # The SDK's model list pairs aliases with dated snapshots (x and x-YYYYMMDD); an
+    # undated id with such a sibling is an alias. Undated ids without one are pinned.
+    for candidate in _model_ids():
         stem, _, date = candidate.rpartition("-")
         if stem == model and len(date) == 8 and date.isdigit():
             return candidate
     return None
+
+
+def undated_snapshot(model: str) -> bool:
+    """Whether ``model`` is an undated id the SDK lists with no dated sibling: newer
+    Claude models have only such ids, and each names one fixed snapshot."""
+    return model in _model_ids() and dated_snapshot(model) is None

@@ -2,11 +2,12 @@
 
 An entry says everything the rest of verifier needs to know about a provider: its
 name, the variable its API key is read from (``None``: it needs none), the sampling
-settings it can send and under which names, how a model id that moves with new
-snapshots is recognised, when its models retire, and a factory for the provider
-itself. The contract models, the lint, the default modes of judges and of a prompt
-system, and ``make_provider`` all read these entries, so adding a provider means
-writing its module and registering its entry here, nothing else.
+settings it can send and under which names, what a pinned snapshot id looks like,
+how a model id that moves with new snapshots is recognised, when its models retire,
+and a factory for the provider itself. The contract models, the lint, the default
+modes of judges and of a prompt system, and ``make_provider`` all read these entries,
+so adding a provider means writing its module and registering its entry here, nothing
+else.
 
 Factories import their provider's module when first called: the command line
 (``verifier check`` above all) must not pay for an SDK it does not call.
@@ -19,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from verifier.llm.providers._sdk_tables import dated_snapshot, retirement_dates
+from verifier.llm.pinning import ANTHROPIC_FORM, OPENAI_FORM, PinnedForm
+from verifier.llm.providers._sdk_tables import dated_snapshot, retirement_dates, undated_snapshot
 from verifier.llm.sampling import (
     SamplingSettings,
     anthropic_params,
@@ -58,6 +60,8 @@ class ProviderEntry:
             ``verifier.llm.sampling.SAMPLING_PARAMETERS``; ``max_tokens`` always).
         send: The settings under the names its API takes, exactly as sent.
         factory: Makes the provider.
+        pinned_form: What its pinned snapshot ids look like; the lint refuses a judge
+            model without that form (``None``: no form is known, nothing is refused).
         dated_snapshot: For an undated model id that moves with new snapshots, the
             dated snapshot to pin instead; ``None`` for an id that is pinned.
         retirements: Model id -> the date it retires, as text ("November 30th, 2026").
@@ -69,6 +73,7 @@ class ProviderEntry:
     accepts: frozenset[str]
     send: Callable[[SamplingSettings], dict[str, Any]]
     factory: ProviderFactory
+    pinned_form: PinnedForm | None = None
     dated_snapshot: Callable[[str], str | None] = _no_snapshots
     retirements: Callable[[], Mapping[str, str]] = _no_retirements
     refusal: str = "the {provider} provider cannot send {name}; remove it"
@@ -202,6 +207,7 @@ _ANTHROPIC = ProviderEntry(
     accepts=frozenset({"max_tokens", "stop_sequences", "thinking", "effort"}),
     send=anthropic_params,
     factory=_anthropic,
+    pinned_form=replace(ANTHROPIC_FORM, undated_pinned=undated_snapshot),
     dated_snapshot=dated_snapshot,
     retirements=retirement_dates,
     refusal="the anthropic API does not accept {name}; remove it "
@@ -219,6 +225,7 @@ register(
         accepts=frozenset({"max_tokens", "stop_sequences", "temperature", "top_p", "seed"}),
         send=openai_params,
         factory=_openai,
+        pinned_form=OPENAI_FORM,
     )
 )
 # It stands in for an anthropic judge, so it refuses and sends the same; it calls no
@@ -229,6 +236,7 @@ register(
         name="replay",
         key_variable=None,
         factory=_replay,
+        pinned_form=None,
         dated_snapshot=_no_snapshots,
         retirements=_no_retirements,
     )
