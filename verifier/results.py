@@ -128,6 +128,8 @@ class JudgeNoise:
         sampled: Verdicts combined from ``samples > 1``.
         sample_agreement_sum: Sum of their agreement rates (the share of a verdict's
             samples that sided with its majority).
+        served_other: Verdicts given by a model other than the one asked for.
+        served_as: The last such pair, ``{"served": ..., "asked_for": ...}``.
     """
 
     verdicts: int = 0
@@ -136,6 +138,8 @@ class JudgeNoise:
     flips: int = 0
     sampled: int = 0
     sample_agreement_sum: float = 0.0
+    served_other: int = 0
+    served_as: dict[str, str] | None = None
 
     def add(self, status: str, evidence: Mapping[str, Any]) -> None:
         """Counts one result of the claim: its status and what its evidence says."""
@@ -151,6 +155,10 @@ class JudgeNoise:
         if isinstance(agreement, int | float) and not isinstance(agreement, bool):
             self.sampled += 1
             self.sample_agreement_sum += float(agreement)
+        mismatch = evidence.get("served_mismatch")
+        if isinstance(mismatch, dict):
+            self.served_other += 1
+            self.served_as = {k: str(mismatch.get(k)) for k in ("served", "asked_for")}
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as reports show them (rates ``None`` where nothing was measured)."""
@@ -166,6 +174,8 @@ class JudgeNoise:
             "sample_agreement": (
                 round(self.sample_agreement_sum / self.sampled, 6) if self.sampled else None
             ),
+            "served_other": self.served_other,
+            "served_mismatch": self.served_as,
         }
 
 
@@ -184,7 +194,21 @@ def noise_line(claim_id: str, noise: Mapping[str, Any]) -> str:
         )
     if noise.get("sample_agreement") is not None:
         parts.append(f"sample agreement {noise['sample_agreement']:.1%}")
+    if line := served_line(noise):
+        parts.append(line)
     return "; ".join(parts)
+
+
+def served_line(noise: Mapping[str, Any]) -> str | None:
+    """ "served X, asked for Y (N of M verdicts)" when another model than the contract's
+    gave a judged claim's verdicts, else ``None``."""
+    mismatch = noise.get("served_mismatch")
+    if not isinstance(mismatch, Mapping):
+        return None
+    return (
+        f"served {mismatch.get('served')}, asked for {mismatch.get('asked_for')} "
+        f"({noise.get('served_other', 0)} of {noise.get('verdicts', 0)} verdicts)"
+    )
 
 
 @dataclass(slots=True)

@@ -1,5 +1,5 @@
-"""A judge served by another model than the one asked for: the row, the HTML report and
-the audit all say so."""
+"""A judge served by another model than the one asked for: the row, every run report
+and the audit all say so."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.judge.test_judge_run import run_json
+from tests.judge.test_judge_run import CASES, CONTRACT, KEY, run_json
 from tests.test_cli import verifier
 
 ASKED = "claude-haiku-4-5-20251001"
@@ -64,3 +64,30 @@ def test_the_model_asked_for_is_no_mismatch(tmp_path: Path) -> None:
     assert all("served_mismatch" not in e for e in _evidence(store))
     audit = verifier("audit", "--store", str(store), "--format", "json", cwd=tmp_path)
     assert json.loads(audit.stdout)["served_mismatches"] == []
+
+
+def test_the_run_reports_name_the_model_served_and_the_one_asked_for(tmp_path: Path) -> None:
+    said = f"served {SERVED}, asked for {ASKED}"
+    with MessagesServer(default=_swapped) as server:
+        _, report, _ = run_json(tmp_path, server)
+        noise = report["judge_noise"]
+        assert noise and all(
+            figures["served_mismatch"] == {"served": SERVED, "asked_for": ASKED}
+            and figures["served_other"] == figures["verdicts"] > 0
+            for figures in noise.values()
+        )
+        env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.base_url}
+        for fmt in ("console", "markdown"):
+            shown = verifier(
+                "run", str(CONTRACT), "--cases", str(CASES), "--format", fmt,
+                "--store", str(tmp_path / f"{fmt}.db"), "--judges", "live",
+                cwd=tmp_path, env=env, clear_prefixes=("ANTHROPIC_", "CI"),
+            )  # fmt: skip
+            assert shown.returncode in (0, 1), shown.stderr
+            claims = [line for line in shown.stdout.splitlines() if said in line]
+            assert len(claims) == len(noise), shown.stdout
+    asked = tmp_path / "asked"
+    asked.mkdir()
+    with MessagesServer(default=brain) as server:
+        _, report, _ = run_json(asked, server)
+    assert all(f["served_mismatch"] is None for f in report["judge_noise"].values())

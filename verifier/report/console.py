@@ -33,7 +33,7 @@ from rich.text import Text
 from verifier._terminal import printable, printable_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
-from verifier.results import CaseResult, ClaimTally, JudgeNoise, RunSummary
+from verifier.results import CaseResult, ClaimTally, JudgeNoise, RunSummary, served_line
 
 __all__ = ["MAX_FAILING_CASES", "ConsoleReportWriter", "ProgressReporter", "rate_style"]
 
@@ -87,6 +87,11 @@ class ConsoleReportWriter:
         console.print(_breakdown_table(summary.breakdown))
         if summary.judge_noise:
             console.print(_noise_table(summary.judge_noise))
+            for claim_id, figures in summary.judge_noise_dict().items():
+                if served := served_line(figures):
+                    # One line whatever the width: the model ids are what a reader greps.
+                    line = Text(printable_line(f"claim {claim_id}: {served}"), style="yellow")
+                    console.print(line, soft_wrap=True)
         for warning in summary.warnings:
             console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
         reasons = self._reasons.top()
