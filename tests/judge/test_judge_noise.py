@@ -213,3 +213,8 @@ def test_the_audit_of_a_run_shows_its_judge_noise(tmp_path: Path) -> None:
     assert "position flips 3/3 (100.0%)" in text.stdout
     (noise,) = json.loads(data.stdout)["judge_noise"].values()
     assert noise["no_worse_than_baseline"]["flip_rate"] == 1.0
+    markdown = audit_last(tmp_path, None, "--format", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    noise_lines = markdown.stdout.split("Judge noise:", 1)[1].strip().splitlines()
+    assert "no_worse_than_baseline: pass rate 100.0%" in noise_lines[0]
+    assert "position flips 3/3 (100.0%)" in noise_lines[0]

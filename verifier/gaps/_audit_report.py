@@ -150,6 +150,14 @@ class AuditReport:
             "their rows so far were checked"
         )
 
+    def run_noise_lines(self) -> list[str]:
+        """One line per judged claim of the audited run on how noisy its verdicts were;
+        none for a whole store's audit (its runs are the trends' business)."""
+        if self.run_id is None or not self.judge_noise.get(self.run_id):
+            return []
+        noise = _noise(self.judge_noise[self.run_id])
+        return [noise_line(claim, figures) for claim, figures in noise.items()]
+
     def render_text(self) -> str:
         """The report for a terminal: what was checked, the verdict, one line a problem."""
         scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
@@ -164,11 +172,9 @@ class AuditReport:
             lines.append(
                 f"published head {self.expected_head}: held at seal {self.expected_head_at}"
             )
-        if self.run_id is not None and self.judge_noise.get(self.run_id):
-            # For one run only: a whole store's runs are its trends' business.
-            noise = _noise(self.judge_noise[self.run_id])
+        if noise := self.run_noise_lines():
             lines.append("judge noise:")
-            lines += [f"  {noise_line(claim, figures)}" for claim, figures in noise.items()]
+            lines += [f"  {line}" for line in noise]
         if self.ok:
             return "\n".join([*lines, "ok: no integrity problems"])
         count = len(self.problems) + self.omitted_problems

@@ -69,6 +69,8 @@ def render_markdown(audit: HistoryAudit) -> str:
     ]
     if report.in_flight:
         lines += ["", _code(report.in_flight_line())]
+    if noise := report.run_noise_lines():
+        lines += ["", "Judge noise:", "", *(f"- {_code(line)}" for line in noise)]
     if not report.ok:
         lines += ["", *_problems(audit)]
     lines += ["", f"### {_alerts_heading(audit)}"]
