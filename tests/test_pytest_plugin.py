@@ -461,3 +461,13 @@ def test_log_lines_go_to_pytests_log_capture(
     # it found it.
     assert "run finished" not in result.stdout.str()
     assert not structlog.is_configured()
+
+
+def test_live_judges_without_a_key_stop_the_session_with_one_line(
+    pytester: pytest.Pytester, examples: Path
+) -> None:
+    result = pytester.runpytest("--verifier-judges", "live")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    said = [line for line in result.outlines if "ANTHROPIC_API_KEY is not set" in line]
+    assert len(said) == 1, result.outlines
+    assert result.parseoutcomes().get("failed", 0) == 0

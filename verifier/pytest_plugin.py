@@ -206,7 +206,14 @@ class ContractCase(pytest.Item):
         parent = self.parent
         assert isinstance(parent, ContractFile)
         runs = self.config.stash[_RUNS]
-        result = runs.check(parent.loaded, parent.cases_path, self.line)
+        from verifier.session import JudgesUnavailable
+
+        try:
+            result = runs.check(parent.loaded, parent.cases_path, self.line)
+        except JudgesUnavailable as refused:
+            # No case of the session can be checked as asked: one line, as the CLI's
+            # exit 2, rather than the same failure on every item.
+            pytest.exit(f"verifier: {refused}", returncode=pytest.ExitCode.USAGE_ERROR)
         if result.passed:
             return
         settings = self.config.stash[_SETTINGS]
