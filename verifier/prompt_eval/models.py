@@ -1,0 +1,134 @@
+"""The evaluator tool's input and output, as its callers send and read them.
+
+Input: ``{"prompt", "training_examples": [{"input", "expected_output"}],
+"negative_examples": [{"input", "bad_output", "reason_why_bad"}], "model"}`` with at least
+one example of either kind; ``judge_model`` (default: ``model``), ``batch_size`` and
+``seed`` are optional. Output: ``{"prompt", "score", "passed", "feedback", "strengths",
+"weaknesses", "suggestions"}``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from verifier.prompt_eval.scoring import STRUCTURAL_CHECKS, Evaluation
+
+__all__ = [
+    "EvaluateRequest",
+    "EvaluateResponse",
+    "NegativeExample",
+    "TrainingExample",
+    "response_for",
+]
+
+_SUGGESTIONS: Final = {
+    "has_role": "Say who the model should be (a role)",
+    "has_task": "State the task: what to do with the input",
+    "has_format": "Add output format specification",
+    "has_constraints": "Set boundaries: rules, limits and what to do on bad input",
+    "has_examples": "Include an example of an input and its expected output",
+}
+"""What each failed structural check suggests, in the order of the checks."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TrainingExample(_Strict):
+    """An input and the output the prompt should lead to."""
+
+    input: Any
+    expected_output: Any
+
+
+class NegativeExample(_Strict):
+    """An input, an output the prompt must not lead to, and why that output is bad."""
+
+    input: Any
+    bad_output: Any
+    reason_why_bad: str = Field(min_length=1)
+
+
+class EvaluateRequest(_Strict):
+    """What to evaluate: the prompt, its examples and the models.
+
+    Attributes:
+        prompt: The prompt under evaluation (its text, run on each example's input).
+        training_examples: Positive examples (standard mode).
+        negative_examples: Known bad outputs (reverse mode); both kinds: combined mode.
+        model: The target model, which runs the prompt; an exact, pinned id.
+        judge_model: The model that answers the checks (default: ``model``).
+        batch_size: Examples evaluated, drawn at random with ``seed`` (default: all).
+        seed: The seed of that draw, so the same request draws the same examples.
+    """
+
+    prompt: str = Field(min_length=1)
+    training_examples: list[TrainingExample] = Field(default_factory=list)
+    negative_examples: list[NegativeExample] = Field(default_factory=list)
+    model: str = Field(min_length=1)
+    judge_model: str | None = Field(default=None, min_length=1)
+    batch_size: int | None = Field(default=None, ge=1)
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _has_an_example(self) -> EvaluateRequest:
+        if not self.training_examples and not self.negative_examples:
+            raise ValueError("give at least one of training_examples or negative_examples")
+        return self
+
+    @property
+    def judge(self) -> str:
+        """The judge model: ``judge_model``, else the target ``model``."""
+        return self.judge_model or self.model
+
+    def examples(self) -> list[tuple[int, TrainingExample | NegativeExample]]:
+        """The examples to evaluate, numbered from 1 in the order given (positive ones
+        first): all of them, or ``batch_size`` drawn with ``seed``, kept in that order."""
+        numbered: list[tuple[int, TrainingExample | NegativeExample]] = list(
+            enumerate([*self.training_examples, *self.negative_examples], start=1)
+        )
+        if self.batch_size is None or self.batch_size >= len(numbered):
+            return numbered
+        drawn = random.Random(self.seed).sample(range(len(numbered)), self.batch_size)
+        return [numbered[i] for i in sorted(drawn)]
+
+
+class EvaluateResponse(_Strict):
+    """The evaluation as the tool returns it."""
+
+    prompt: str
+    score: float
+    passed: bool
+    feedback: str
+    strengths: list[str]
+    weaknesses: list[str]
+    suggestions: list[str]
+
+
+def response_for(
+    request: EvaluateRequest, evaluation: Evaluation, suggestions: Sequence[str] = ()
+) -> EvaluateResponse:
+    """The tool's answer: the score and feedback of ``evaluation``; strengths are the
+    structural checks passed, weaknesses those missed and then the critique's, and
+    suggestions one per check missed and then the critique's ``suggestions``."""
+    missed = [name for name in STRUCTURAL_CHECKS if not evaluation.structural[name]]
+    return EvaluateResponse(
+        prompt=request.prompt,
+        score=evaluation.score,
+        passed=evaluation.passed,
+        feedback=evaluation.feedback(),
+        strengths=[_said(name) for name in STRUCTURAL_CHECKS if evaluation.structural[name]],
+        weaknesses=[f"Missing: {_said(name).lower()}" for name in missed]
+        + list(evaluation.weaknesses),
+        suggestions=[_SUGGESTIONS[name] for name in missed] + list(suggestions),
+    )
+
+
+def _said(check: str) -> str:
+    """``has_role`` as a person says it: ``Has role``."""
+    return check.replace("_", " ").capitalize()
