@@ -55,6 +55,11 @@ class FieldPath:
     parts: tuple[str, ...]
     has_wildcard: bool
 
+    def prefix(self, end: int) -> FieldPath:
+        """The path of its first ``end`` segments (``output`` of ``output.total``)."""
+        parts = self.parts[:end]
+        return FieldPath(".".join(parts), parts, "*" in parts)
+
     def get(self, case: Any) -> Any:
         """Returns the single value at a path without wildcards, or ``MISSING``."""
         node = case
@@ -132,7 +137,7 @@ def json_text_on(path: FieldPath, case: Any) -> str | None:
     ``None`` when no step of the path holds such text.
     """
     for end in range(1, len(path.parts)):
-        prefix = FieldPath(".".join(path.parts[:end]), path.parts[:end], "*" in path.parts[:end])
+        prefix = path.prefix(end)
         if any(_looks_like_json(value) for _, value in prefix.find(case)):
             return prefix.text
     return None

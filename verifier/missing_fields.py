@@ -88,34 +88,15 @@ class MissingFields:
 
 def _keys_where_path_stops(case: Mapping[str, Any], path: str) -> tuple[int, set[str]]:
     """The index of the first segment of ``path`` found nowhere in ``case``, and the
-    keys (or list indices) that were there instead."""
+    keys that were there instead (those of the mappings its last found prefix reached)."""
     try:
-        parts = compile_path(path).parts
+        compiled = compile_path(path)
     except ValueError:
         return 0, set()
     nodes: list[Any] = [case]
-    for depth, part in enumerate(parts):
-        following: list[Any] = []
-        for node in nodes:
-            following.extend(_children(node, part))
+    for depth in range(len(compiled.parts)):
+        following = [value for _, value in compiled.prefix(depth + 1).find(case)]
         if not following:
-            keys: set[str] = set()
-            for node in nodes:
-                if isinstance(node, Mapping):
-                    keys.update(str(k) for k in node)
-            return depth, keys
+            return depth, {str(k) for node in nodes if isinstance(node, Mapping) for k in node}
         nodes = following
-    return len(parts), set()
-
-
-def _children(node: Any, part: str) -> list[Any]:
-    if isinstance(node, Mapping):
-        if part == "*":
-            return list(node.values())
-        return [node[part]] if part in node else []
-    if isinstance(node, list):
-        if part == "*":
-            return list(node)
-        if part.isdigit() and int(part) < len(node):
-            return [node[int(part)]]
-    return []
+    return len(compiled.parts), set()

@@ -118,7 +118,6 @@ class CalibrationStore(Closing):
     def __init__(self, target: str | Path, *, read_only: bool = False) -> None:
         self._db = SideTables.open(str(target), _TABLE, error=_store_error, read_only=read_only)
         self.location = self._db.location
-        self._table: bool | None = None if read_only else True
 
     def save(self, report: CalibrationReport, *, created_at: str | None = None) -> int:
         """Stores each claim's calibration in ``report``; returns how many were stored."""
@@ -160,22 +159,17 @@ class CalibrationStore(Closing):
             " AND (model_id = ? OR requested_model = ?) ORDER BY id DESC LIMIT 1"
         )
         params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model)
-        if not self._has_table():
+        if not self._db.table_exists():
             return None
         rows = self._db.fetch(query, params)
         return _stored(rows[0]) if rows else None
 
     def all(self) -> list[StoredCalibration]:
         """Every stored calibration, oldest first."""
-        if not self._has_table():
+        if not self._db.table_exists():
             return []
         rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM calibrations ORDER BY id")
         return [_stored(row) for row in rows]
-
-    def _has_table(self) -> bool:
-        if self._table is None:
-            self._table = self._db.has_table("calibrations")
-        return self._table
 
     def close(self) -> None:
         self._db.close()

@@ -91,7 +91,6 @@ class ResampleStore(Closing):
     def __init__(self, target: str, *, read_only: bool = False) -> None:
         self._db = SideTables.open(target, _TABLE, error=_store_error, read_only=read_only)
         self.location = self._db.location
-        self._table: bool | None = None if read_only else True
 
     def save(self, rows: Iterable[ResampleRow]) -> int:
         """Stores ``rows``; returns how many were stored."""
@@ -107,7 +106,7 @@ class ResampleStore(Closing):
     ) -> int:
         """How many verdicts of a claim were re-asked under a triple whose served or
         requested model is ``model`` (0 when none, or no table yet)."""
-        if not self._has_table():
+        if not self._db.table_exists():
             return 0
         rows = self._db.fetch(
             "SELECT COUNT(*) FROM resamples WHERE contract_id = ? AND claim_id = ?"
@@ -118,15 +117,10 @@ class ResampleStore(Closing):
 
     def all(self) -> list[ResampleRow]:
         """Every stored resample, oldest first."""
-        if not self._has_table():
+        if not self._db.table_exists():
             return []
         rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM resamples ORDER BY id")
         return [_row(r) for r in rows]
-
-    def _has_table(self) -> bool:
-        if self._table is None:
-            self._table = self._db.has_table("resamples")
-        return self._table
 
     def close(self) -> None:
         self._db.close()

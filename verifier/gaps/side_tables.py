@@ -84,11 +84,16 @@ class SideTables(Closing):
         postgres: bool,
         location: str,
         errors: Callable[[], AbstractContextManager[None]],
+        table: str,
+        created: bool,
     ) -> None:
         self._conn = conn
         self.postgres = postgres
         self.location = location
         self._errors = errors  # turns the driver's errors into the caller's
+        self._table = table
+        # Opened to write, the table was just created; read-only, it is looked up once.
+        self._exists: bool | None = True if created else None
 
     @classmethod
     def open(
@@ -115,7 +120,10 @@ class SideTables(Closing):
         except sqlite3.Error as exc:
             raise error(f"{path}: {exc}") from None
         errors = partial(_sqlite_errors, error, path)
-        return cls(conn, postgres=False, location=path, errors=errors)
+        return cls(
+            conn, postgres=False, location=path, errors=errors, table=table.name,
+            created=not read_only,
+        )  # fmt: skip
 
     @classmethod
     def _open_postgres(
@@ -138,18 +146,24 @@ class SideTables(Closing):
             conn.close()
             raise
         errors = partial(target.errors, error)
-        return cls(conn, postgres=True, location=target.location, errors=errors)
+        return cls(
+            conn, postgres=True, location=target.location, errors=errors, table=table.name,
+            created=not read_only,
+        )  # fmt: skip
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
 
-    def has_table(self, name: str) -> bool:
-        """Whether the table exists (a read-only user may find none yet)."""
-        if self.postgres:
-            query = "SELECT to_regclass(?) IS NOT NULL"
-        else:
-            query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        return bool(self.fetch(query, (name,))[0][0])
+    def table_exists(self) -> bool:
+        """Whether the side table exists (a read-only user may find none yet); asked of
+        the database once per connection."""
+        if self._exists is None:
+            if self.postgres:
+                query = "SELECT to_regclass(?) IS NOT NULL"
+            else:
+                query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
+            self._exists = bool(self.fetch(query, (self._table,))[0][0])
+        return self._exists
 
     def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows a query returns."""

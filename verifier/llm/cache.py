@@ -70,6 +70,14 @@ class CachedReply:
             "reply": reply_to_json(self.reply),
         }
 
+    def stored(self) -> tuple[tuple[str, ...], str]:
+        """The table's values (key, provider, model, prompt_sha, sampling_sha, entry),
+        as both stores insert them, and the entry's text, which its seal covers."""
+        text = canonical_json(self.as_json()).decode()
+        return (
+            self.key, self.provider, self.model, self.prompt_sha, self.sampling_sha, text,
+        ), text  # fmt: skip
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CachedReply:
         return cls(
@@ -209,20 +217,13 @@ class SqliteJudgeCache:
         from verifier.gaps._sqlite_file import transaction
         from verifier.gaps.seals import append_seal, cache_payload
 
-        text = canonical_json(entry.as_json()).decode()
+        params, text = entry.stored()
         with self._lock, transaction(self._conn):
             self._conn.execute(
                 "INSERT OR REPLACE INTO judge_cache"
                 " (key, provider, model, prompt_sha, sampling_sha, entry)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    entry.key,
-                    entry.provider,
-                    entry.model,
-                    entry.prompt_sha,
-                    entry.sampling_sha,
-                    text,
-                ),
+                params,
             )
             append_seal(self._conn.execute, "?", "cache", entry.key, cache_payload(text))
 

@@ -12,7 +12,6 @@ import threading
 
 import orjson
 
-from verifier.canonical import canonical_json
 from verifier.gaps.seals import CACHE_ENTRY_QUERY, StoredSeal, cache_entry_sealed, cache_payload
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.llm.cache import CachedReply, CacheError, RejectedEntries
@@ -77,15 +76,7 @@ class PostgresJudgeCache:
 
     def put(self, entry: CachedReply) -> None:
         """Stores ``entry`` under its key, replacing any entry already there, and seals it."""
-        text = canonical_json(entry.as_json()).decode()
-        params = (
-            entry.key,
-            entry.provider,
-            entry.model,
-            entry.prompt_sha,
-            entry.sampling_sha,
-            text,
-        )
+        params, text = entry.stored()
         with self._lock:
             self._db.execute_sealed(
                 _PUT, params, kind="cache", subject=entry.key, payload=cache_payload(text)
