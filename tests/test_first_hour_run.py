@@ -271,6 +271,18 @@ def test_judges_off_skips_judged_claims_out_of_the_score(tmp_path: Path, example
     assert code == 1  # other cases fail their rubric claims
 
 
+def test_comparing_with_a_judges_off_run_says_so(tmp_path: Path, example: Path) -> None:
+    store = str(tmp_path / "g.db")
+    assert run(tmp_path, str(example), "--store", store).returncode == 1
+    assert run(tmp_path, str(example), "--judges", "off", "--store", store).returncode == 1
+    compared = verifier("compare", "last~1", "last", "--store", store, cwd=tmp_path)
+    shown = compared.stdout + compared.stderr
+    said = [line for line in shown.splitlines() if "--judges off" in line]
+    assert len(said) == 1 and "count as not passed in whole cases" in said[0], shown
+    again = verifier("compare", "last~1", "last~1", "--store", store, cwd=tmp_path)
+    assert "--judges off" not in again.stdout + again.stderr
+
+
 def test_judges_off_in_the_python_api(tmp_path: Path, example: Path) -> None:
     result = run_contract(
         example,

@@ -35,6 +35,7 @@ class RunInfo:
     contract_version: int
     contract_sha256: str
     status: str
+    judges_off: bool = False
 
     @classmethod
     def of(cls, record: RunRecord) -> RunInfo:
@@ -44,6 +45,7 @@ class RunInfo:
             record.contract_version,
             record.contract_sha256,
             record.status,
+            record.options.get("judges") == "off",
         )
 
 
@@ -104,6 +106,11 @@ def check_runs(baseline: RunInfo, candidate: RunInfo) -> list[str]:
             "change may come from the contract rather than the system"
         )
     for info in (baseline, candidate):
+        if info.judges_off:
+            warnings.append(
+                f"run {info.run_id} ran with --judges off: its judged claims were skipped, "
+                "left out of their claims' pairs, and count as not passed in whole cases"
+            )
         if info.status != "finished":
             warnings.append(
                 f"run {info.run_id} is {info.status}: only the rows it stored are compared"
