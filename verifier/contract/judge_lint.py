@@ -64,7 +64,8 @@ def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
         if "compare" in claim:
             yield "pairwise"
         else:
-            yield "scale" if claim.get("scale") is not None else "binary"
+            kinds = ("critique", "compliance", "scale")
+            yield next((k for k in kinds if claim.get(k) is not None), "binary")
 
 
 def lint_judges(

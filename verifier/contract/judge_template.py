@@ -43,6 +43,8 @@ BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
     "binary": "assertions.md",
     "scale": "likert.md",
     "pairwise": "pairwise.md",
+    "critique": "critique.md",
+    "compliance": "compliance.md",
 }
 
 # Placeholders each kind needs, and the ones that have no value for it.
@@ -50,11 +52,15 @@ _REQUIRED: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output",),
     "scale": ("output", "scale"),
     "pairwise": ("output_1", "output_2"),
+    "critique": ("output",),
+    "compliance": ("output",),
 }
 _UNAVAILABLE: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output_1", "output_2"),
     "scale": ("output_1", "output_2"),
     "pairwise": ("output",),
+    "critique": ("output_1", "output_2"),
+    "compliance": ("output_1", "output_2"),
 }
 
 # Anything written like a placeholder; known names are checked separately so a typo

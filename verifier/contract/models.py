@@ -17,6 +17,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -75,6 +76,49 @@ class Scale(_Frozen):
         return self
 
 
+class Critique(_Frozen):
+    """A critique claim: the judge lists the weaknesses it finds, and their count scores.
+
+    ``points[n]`` are the points (0-100) for ``n`` weaknesses; the last entry counts for
+    that many or more. The claim's score is those points / 100; it passes at ``pass_at``
+    points or more (the default passes only when nothing is found).
+    """
+
+    points: tuple[int, ...] = Field(
+        default=(100, 75, 50, 25),
+        min_length=2,
+        description="Points for 0, 1, 2, ... weaknesses found (the last: that many or more); "
+        "descending integers 0-100.",
+    )
+    pass_at: int = Field(default=100, description="The claim passes at this many points or more.")
+
+    @model_validator(mode="after")
+    def _descending(self) -> Critique:
+        outside = [p for p in self.points if not 0 <= p <= 100]
+        if outside:
+            raise ValueError(f"critique points {outside} lie outside 0-100")
+        if any(a <= b for a, b in zip(self.points, self.points[1:], strict=False)):
+            raise ValueError(f"critique points {list(self.points)} must be strictly descending")
+        if not self.points[-1] <= self.pass_at <= self.points[0]:
+            raise ValueError(
+                f"pass_at ({self.pass_at}) must lie within the points "
+                f"[{self.points[-1]}, {self.points[0]}]"
+            )
+        return self
+
+
+class Compliance(_Frozen):
+    """A compliance claim: how well the output follows the instructions it was given.
+
+    The judge names the sections of the instructions followed well and poorly, with
+    evidence, and an overall compliance in [0, 1], which is the claim's score.
+    """
+
+    pass_at: Fraction = Field(
+        default=0.5, description="The claim passes at this overall compliance (0-1) or more."
+    )
+
+
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
@@ -112,7 +156,25 @@ class JudgeClaim(ClaimCommon):
         default=(), description="Questions the judge answers; all must hold."
     )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
+    critique: Critique | None = Field(
+        default=None, description="List the weaknesses found instead; their count scores."
+    )
+    compliance: Compliance | None = Field(
+        default=None, description="Score how well the output follows instructions instead."
+    )
     field: str = Field(default="output", description="The field judged.")
+
+    @field_validator("critique", "compliance")
+    @classmethod
+    def _one_verdict_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        # Reported at the later key, where the reader sees both; fields validate in order.
+        earlier = [k for k in ("scale", "critique") if info.data.get(k) is not None]
+        if value is not None and earlier:
+            raise ValueError(
+                f"a judge claim takes at most one of scale, critique, compliance; "
+                f"this claim also has {earlier[0]}"
+            )
+        return value
 
 
 class CompareClaim(ClaimCommon):
