@@ -56,15 +56,18 @@ def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) 
     )
 
 
-def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
+def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[tuple[str, bool]]:
+    """The verdict kinds a judge is asked for, each with whether its claims carry a
+    reference (which the template must then show)."""
     claims = data.get("claims")
     for claim in claims if isinstance(claims, list) else []:
         if not isinstance(claim, dict) or claim.get("judge") != name:
             continue
         if "compare" in claim:
-            yield "pairwise"
+            yield "pairwise", False
         else:
-            yield "scale" if claim.get("scale") is not None else "binary"
+            kind = "scale" if claim.get("scale") is not None else "binary"
+            yield kind, claim.get("reference") is not None
 
 
 def lint_judges(
@@ -121,8 +124,8 @@ def lint_judges(
                     f"judge {name!r}: cannot read prompt {prompt!r}: {named.quote(str(exc))}",
                 )
                 continue
-            for kind in sorted(set(_judge_kinds(data, name))):
-                for problem in validate_template(text, kind):  # type: ignore[arg-type]
+            for kind, reference in sorted(set(_judge_kinds(data, name))):
+                for problem in validate_template(text, kind, reference=reference):  # type: ignore[arg-type]
                     report(
                         ("judges", name, "prompt"),
                         f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",

@@ -34,6 +34,14 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
+def _field_path(path: str) -> str:
+    try:
+        compile_path(path)
+    except FieldPathError as exc:
+        raise ValueError(str(exc)) from None
+    return path
+
+
 class ClaimCommon(_Frozen):
     """Keys every claim may carry, whatever its shape."""
 
@@ -103,6 +111,45 @@ class JudgeSpec(_Frozen):
     )
 
 
+class Reference(_Frozen):
+    """Material from the case that a judge compares the output with, shown as fenced data.
+
+    A reference answer is judged, never string-compared: an expected output is one
+    acceptable answer, not the only one (ADR 0035).
+    """
+
+    expected: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of an expected (good) output."
+    )
+    bad: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of a known bad output the output must not resemble."
+    )
+    why: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of why the bad output is bad (with `bad`)."
+    )
+    instructions: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of the instructions the output was meant to follow."
+    )
+
+    @model_validator(mode="after")
+    def _something_to_compare(self) -> Reference:
+        if self.expected is None and self.bad is None and self.instructions is None:
+            raise ValueError("a reference needs at least one of expected, bad or instructions")
+        if self.why is not None and self.bad is None:
+            raise ValueError("`why` explains a bad output: give `bad` too")
+        return self
+
+    def paths(self) -> dict[str, str]:
+        """The reference's roles and their field paths, in the order the judge reads them."""
+        roles = {
+            "instructions": self.instructions,
+            "expected": self.expected,
+            "bad": self.bad,
+            "why": self.why,
+        }
+        return {role: path for role, path in roles.items() if path is not None}
+
+
 class JudgeClaim(ClaimCommon):
     """A claim answered by a pinned LLM judge."""
 
@@ -113,6 +160,11 @@ class JudgeClaim(ClaimCommon):
     )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
     field: str = Field(default="output", description="The field judged.")
+    reference: Reference | None = Field(
+        default=None,
+        description="Case fields the judge compares the output with: an expected or known-bad "
+        "output, or the instructions given (reference-guided judging).",
+    )
 
 
 class CompareClaim(ClaimCommon):
@@ -182,14 +234,6 @@ Claim = Annotated[
         custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
     ),
 ]
-
-
-def _field_path(path: str) -> str:
-    try:
-        compile_path(path)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return path
 
 
 class RecordSpec(_Frozen):
