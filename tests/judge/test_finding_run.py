@@ -39,12 +39,15 @@ claims:
     judge: strict
     instruction: How well does the brief follow the house style
     compliance: {pass_at: 0.6}
+    reference: {instructions: style}
   - id: follows_thrice
     judge: thrice
     instruction: How well does the brief follow the house style
     compliance: {}
+    reference: {instructions: style}
 """
 
+STYLE = "Write briefs of facts only. Never guess a figure."
 CASES = [
     {"id": "clean", "input": "Brief on Acme.", "output": "Acme renewed 240 seats."},
     {"id": "one", "input": "Brief on Bright.", "output": "My guess is 500 seats."},
@@ -55,7 +58,7 @@ CASES = [
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "findings.yaml").write_text(CONTRACT, encoding="utf-8")
-    lines = "".join(json.dumps(c) + "\n" for c in CASES)
+    lines = "".join(json.dumps({**c, "style": STYLE}) + "\n" for c in CASES)
     (tmp_path / "findings.cases.jsonl").write_text(lines, encoding="utf-8")
     return tmp_path
 
@@ -86,7 +89,15 @@ def run(project: Path, server: MessagesServer, *extra: str) -> dict[str, dict[st
 def test_critique_and_compliance_claims_run_through_the_real_sdk(project: Path) -> None:
     with MessagesServer(default=brain) as server:
         rows = run(project, server)
-        tools = [call.body["tool_choice"]["name"] for call in server.model_calls()]
+        calls = [call.body for call in server.model_calls()]
+    tools = [call["tool_choice"]["name"] for call in calls]
+    for call in calls:
+        user = call["messages"][0]["content"]
+        user = user if isinstance(user, str) else "".join(b["text"] for b in user)
+        # The compliance judge sees the instructions, fenced as data; the critique none.
+        shown = "The instructions the system was given:\n<instructions-" in user
+        assert shown == (call["tool_choice"]["name"] == "record_compliance")
+        assert (STYLE in user) == shown
     scored = {
         case: {claim: (r["status"], r["score"]) for claim, r in results.items()}
         for case, results in rows.items()

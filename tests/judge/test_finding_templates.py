@@ -91,7 +91,8 @@ def test_claims_of_one_kind_share_a_request_and_render_without_the_pass_mark(
     )
     assert request.tool is not None and request.tool.name == "record_critique"
     assert '"id": "b"' in request.user and "Are figures right?" in request.user
-    assert "pass_at" not in request.user and "75" not in request.user
+    shown = request.user.replace(request.nonce, "NONCE")
+    assert "pass_at" not in shown and "75" not in shown
     assert f"<output-{request.nonce}>\nan answer\n</output-{request.nonce}>" in request.user
 
 
@@ -129,6 +130,15 @@ def test_check_reports_a_claim_with_two_verdict_kinds_at_the_second(tmp_path: Pa
         ),
         ("compliance: {pass_at: 60}", "pass_at is on a 0-1 scale; 60 is above 1"),
         ("compliance: {passat: 0.6}", "unknown key 'passat' (did you mean 'pass_at'?)"),
+        (
+            "compliance: {}",
+            "compliance: a compliance claim needs `reference: {instructions: PATH}`: the judge "
+            "must see the instructions the output was meant to follow",
+        ),
+        (
+            "reference: {expected: good}, compliance: {}",
+            "a compliance claim needs `reference: {instructions: PATH}`",
+        ),
     ],
 )
 def test_check_refuses_bad_critique_and_compliance_keys(
@@ -151,3 +161,41 @@ def test_check_holds_a_custom_template_to_what_each_kind_needs(tmp_path: Path) -
     assert result.returncode == 2
     assert "a critique judge needs '{{output}}' in the dynamic part" in result.stdout
     assert "'{{output_1}}' has no value for a critique judge" in result.stdout
+
+
+def test_a_critique_may_show_reference_material_and_a_compliance_template_must(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "c.yaml").write_text(
+        HEAD
+        + "  - {id: k, judge: strict, instruction: x, critique: {}, reference: {expected: good}}\n",
+        encoding="utf-8",
+    )
+    claim = load_contract(tmp_path / "c.yaml").contract.claim("k")
+    template = load_template(SPEC, tmp_path, "critique", reference=True)
+    assert template.source == "builtin:critique.md"
+    request = render_request(
+        spec=SPEC,
+        template=template,
+        kind="critique",
+        claims=[claim],
+        case={"input": "q", "output": "an answer", "good": "the answer"},
+        custom_id="x",
+    )
+    nonce = request.nonce
+    assert f"<expected-output-{nonce}>\nthe answer\n</expected-output-{nonce}>" in request.user
+    (tmp_path / "mine.md").write_text(
+        "Judge. Call `record_compliance`.\n<!-- dynamic -->\n{{nonce}} {{output}} {{assertions}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "c.yaml").write_text(
+        HEAD.replace("group: case", "group: case\n    prompt: mine.md")
+        + "  - {id: k, judge: strict, instruction: x, compliance: {},"
+        " reference: {instructions: prompt}}\n",
+        encoding="utf-8",
+    )
+    result = verifier("check", "c.yaml", "--annotations", "none", cwd=tmp_path)
+    assert result.returncode == 2
+    problems = [line for line in result.stdout.splitlines() if "{{reference}}" in line]
+    assert len(problems) == 1
+    assert "a compliance judge needs '{{reference}}' in the dynamic part" in problems[0]

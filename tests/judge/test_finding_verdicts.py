@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.contract.models import Compliance, Critique, JudgeClaim
+from verifier.contract.models import Compliance, Critique, JudgeClaim, Reference
 from verifier.judge.majority import combine_samples
 from verifier.judge.tools import verdict_tool
 from verifier.judge.verdict import ClaimVerdict, ParsedVerdict, VerdictProblem, parse_verdict
@@ -24,7 +24,11 @@ LENIENT = JudgeClaim(
     critique=Critique(points=[100, 60, 10], pass_at=60),
 )
 COMPLIANCE = JudgeClaim(
-    judge="j", id="follows", instruction="Follows the brief", compliance=Compliance()
+    judge="j",
+    id="follows",
+    instruction="Follows the brief",
+    compliance=Compliance(),
+    reference=Reference(instructions="prompt"),
 )
 
 

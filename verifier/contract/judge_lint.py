@@ -56,16 +56,19 @@ def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) 
     )
 
 
-def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
+def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[tuple[str, bool]]:
+    """The verdict kinds a judge is asked for, each with whether its claims carry a
+    reference (which the template must then show)."""
     claims = data.get("claims")
     for claim in claims if isinstance(claims, list) else []:
         if not isinstance(claim, dict) or claim.get("judge") != name:
             continue
         if "compare" in claim:
-            yield "pairwise"
+            yield "pairwise", False
         else:
             kinds = ("critique", "compliance", "scale")
-            yield next((k for k in kinds if claim.get(k) is not None), "binary")
+            kind = next((k for k in kinds if claim.get(k) is not None), "binary")
+            yield kind, claim.get("reference") is not None
 
 
 def lint_judges(
@@ -122,8 +125,8 @@ def lint_judges(
                     f"judge {name!r}: cannot read prompt {prompt!r}: {named.quote(str(exc))}",
                 )
                 continue
-            for kind in sorted(set(_judge_kinds(data, name))):
-                for problem in validate_template(text, kind):  # type: ignore[arg-type]
+            for kind, reference in sorted(set(_judge_kinds(data, name))):
+                for problem in validate_template(text, kind, reference=reference):  # type: ignore[arg-type]
                     report(
                         ("judges", name, "prompt"),
                         f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",

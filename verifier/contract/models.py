@@ -35,6 +35,14 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
+def _field_path(path: str) -> str:
+    try:
+        compile_path(path)
+    except FieldPathError as exc:
+        raise ValueError(str(exc)) from None
+    return path
+
+
 class ClaimCommon(_Frozen):
     """Keys every claim may carry, whatever its shape."""
 
@@ -147,6 +155,45 @@ class JudgeSpec(_Frozen):
     )
 
 
+class Reference(_Frozen):
+    """Material from the case that a judge compares the output with, shown as fenced data.
+
+    A reference answer is judged, never string-compared: an expected output is one
+    acceptable answer, not the only one (ADR 0035).
+    """
+
+    expected: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of an expected (good) output."
+    )
+    bad: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of a known bad output the output must not resemble."
+    )
+    why: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of why the bad output is bad (with `bad`)."
+    )
+    instructions: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of the instructions the output was meant to follow."
+    )
+
+    @model_validator(mode="after")
+    def _something_to_compare(self) -> Reference:
+        if self.expected is None and self.bad is None and self.instructions is None:
+            raise ValueError("a reference needs at least one of expected, bad or instructions")
+        if self.why is not None and self.bad is None:
+            raise ValueError("`why` explains a bad output: give `bad` too")
+        return self
+
+    def paths(self) -> dict[str, str]:
+        """The reference's roles and their field paths, in the order the judge reads them."""
+        roles = {
+            "instructions": self.instructions,
+            "expected": self.expected,
+            "bad": self.bad,
+            "why": self.why,
+        }
+        return {role: path for role, path in roles.items() if path is not None}
+
+
 class JudgeClaim(ClaimCommon):
     """A claim answered by a pinned LLM judge."""
 
@@ -156,23 +203,45 @@ class JudgeClaim(ClaimCommon):
         default=(), description="Questions the judge answers; all must hold."
     )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
+    field: str = Field(default="output", description="The field judged.")
+    reference: Reference | None = Field(
+        default=None,
+        description="Case fields the judge compares the output with: an expected or known-bad "
+        "output, or the instructions given (reference-guided judging).",
+    )
+    # After `scale` and `reference`: fields validate in order, and these two's checks
+    # read those (so an error names the key the reader must change).
     critique: Critique | None = Field(
         default=None, description="List the weaknesses found instead; their count scores."
     )
     compliance: Compliance | None = Field(
-        default=None, description="Score how well the output follows instructions instead."
+        default=None,
+        description="Score how well the output follows instructions instead "
+        "(needs `reference: {instructions: PATH}`).",
     )
-    field: str = Field(default="output", description="The field judged.")
 
     @field_validator("critique", "compliance")
     @classmethod
     def _one_verdict_kind(cls, value: Any, info: ValidationInfo) -> Any:
-        # Reported at the later key, where the reader sees both; fields validate in order.
         earlier = [k for k in ("scale", "critique") if info.data.get(k) is not None]
         if value is not None and earlier:
             raise ValueError(
                 f"a judge claim takes at most one of scale, critique, compliance; "
                 f"this claim also has {earlier[0]}"
+            )
+        return value
+
+    @field_validator("compliance")
+    @classmethod
+    def _shows_instructions(cls, value: Any, info: ValidationInfo) -> Any:
+        # A reference that failed validation is absent from info.data: reported already.
+        if value is None or "reference" not in info.data:
+            return value
+        reference = info.data["reference"]
+        if reference is None or reference.instructions is None:
+            raise ValueError(
+                "a compliance claim needs `reference: {instructions: PATH}`: the judge "
+                "must see the instructions the output was meant to follow"
             )
         return value
 
@@ -244,14 +313,6 @@ Claim = Annotated[
         custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
     ),
 ]
-
-
-def _field_path(path: str) -> str:
-    try:
-        compile_path(path)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return path
 
 
 class RecordSpec(_Frozen):

@@ -22,7 +22,13 @@ from verifier.contract.judge_template import Template, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.majority import combine_samples
-from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
+from verifier.judge.prompt import (
+    MissingFieldError,
+    group_key,
+    has_reference,
+    render_request,
+    verdict_kind,
+)
 from verifier.judge.stats import JudgeStats
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
@@ -101,17 +107,16 @@ class JudgePhase:
         self._limiter: Limiter | None = None
         self._put_lock = asyncio.Lock()
         self._waves = _levels(plan.model)
-        self._templates: dict[tuple[str, str], Template] = {}
+        self._templates: dict[tuple[str, str, bool], Template] = {}
         for planned in plan.model:
             claim = planned.claim
             if isinstance(claim, JudgeClaim) or (
                 isinstance(claim, CompareClaim) and claim.compare == "pairwise"
             ):
-                name = str(claim.judge)
-                kind = verdict_kind(claim)
-                if (name, kind) not in self._templates:
-                    self._templates[(name, kind)] = load_template(
-                        self.contract.judges[name], loaded.files, kind
+                key = (str(claim.judge), verdict_kind(claim), has_reference(claim))
+                if key not in self._templates:
+                    self._templates[key] = load_template(
+                        self.contract.judges[key[0]], loaded.files, key[1], reference=key[2]
                     )
 
     async def aclose(self) -> None:
@@ -217,7 +222,7 @@ class JudgePhase:
         name = str(claims[0].judge)
         spec = self.contract.judges[name]
         kind = verdict_kind(claims[0])
-        template = self._templates[(name, kind)]
+        template = self._templates[(name, kind, has_reference(claims[0]))]
         assert line.case is not None
         requests: list[ModelRequest] = []
         for sample in range(spec.samples):
@@ -337,7 +342,7 @@ class JudgePhase:
             return [ClaimResult(planned.id, "comparative", "fail", 0.0, why, {})]
         name = str(claim.judge)
         spec = self.contract.judges[name]
-        template = self._templates[(name, "pairwise")]
+        template = self._templates[(name, "pairwise", False)]
         a, b = outputs
         try:
             requests = [
