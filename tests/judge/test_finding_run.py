@@ -235,3 +235,24 @@ def test_audit_resample_calibrate_and_reports_read_the_new_rows(project: Path) -
     # Pass/fail labels are compared with the verdicts; a score label is counted apart.
     assert claims["flaws"]["n"] == 3 and claims["flaws"]["agreement"] == pytest.approx(2 / 3)
     assert (claims["follows"]["n"], claims["follows"]["scored"]) == (1, 1)
+
+
+def test_samples_of_a_compliance_claim_take_the_median_sample(project: Path) -> None:
+    said = iter([0.1, 0.9, 0.8])
+
+    def wavering(request: dict[str, Any]) -> Any:
+        answer = brain(request)  # only follows_thrice is run: three compliance calls
+        for result in answer.tool_input["results"]:
+            result["overall_compliance"] = next(said)
+        return answer
+
+    (project / "findings.cases.jsonl").write_text(
+        json.dumps({**CASES[0], "style": STYLE}) + "\n", encoding="utf-8"
+    )
+    with MessagesServer(default=wavering) as server:
+        rows = run(project, server, "--claims", "follows_thrice", "--concurrency", "1")
+    row = rows["clean"]["follows_thrice"]
+    # The median of 0.1, 0.9 and 0.8 (the mean would be 0.6), and its reason.
+    assert (row["status"], row["score"]) == ("pass", 0.8)
+    assert row["reasoning"] == "compliance 0.8; no section poorly followed (2 of 3 verdicts agree)"
+    assert sorted(s["score"] for s in row["evidence"]["samples"]) == [0.1, 0.8, 0.9]
