@@ -24,8 +24,7 @@ from pydantic import (
 
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract.sut_models import SutSpec
-from verifier.fieldpath import FieldPathError, compile_path
+from verifier.contract.sut_models import SutSpec, WhenPath, valid_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import Fraction, Percent
@@ -34,12 +33,7 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
-def _field_path(path: str) -> str:
-    try:
-        compile_path(path)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return path
+_field_path = valid_path
 
 
 class ClaimCommon(_Frozen):
@@ -53,6 +47,12 @@ class ClaimCommon(_Frozen):
     after: tuple[str, ...] = Field(
         default=(),
         description="Claims that must pass first; when one does not, this claim is skipped.",
+    )
+    when: WhenPath | None = Field(
+        default=None,
+        description="A field path (`*` allowed): the claim applies only to cases where it "
+        "finds something (after parse_json and the system under test); elsewhere its row "
+        "is skipped as not applicable and weighs nothing in the case's score.",
     )
 
     @field_validator("after", mode="before")

@@ -39,7 +39,7 @@ from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
-from verifier.runner import skip_reason
+from verifier.runner import skipped_result
 
 JudgeMode = CallMode
 log = get_logger("verifier.judge")
@@ -147,14 +147,11 @@ class JudgePhase:
             for index, line in enumerate(chunk):
                 assert line.case is not None
                 for planned in wave:
-                    reason = skip_reason(planned, seen[index])
-                    if reason is not None:
-                        self._put(
-                            seen,
-                            out,
-                            index,
-                            ClaimResult(planned.id, planned.kind, "skipped", None, reason, {}),
-                        )
+                    # Before any request is made: a claim not checked on this case costs
+                    # no call (the groups below leave out every claim already decided).
+                    skipped = skipped_result(planned, seen[index], line.case)
+                    if skipped is not None:
+                        self._put(seen, out, index, skipped)
                     elif isinstance(planned.claim, CompareClaim):
                         if planned.claim.compare == "pairwise":
                             pairwise.append((index, planned))
