@@ -66,7 +66,8 @@ def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[tuple[str, bool]]:
         if "compare" in claim:
             yield "pairwise", False
         else:
-            kind = "scale" if claim.get("scale") is not None else "binary"
+            kinds = ("critique", "compliance", "scale")
+            kind = next((k for k in kinds if claim.get(k) is not None), "binary")
             yield kind, claim.get("reference") is not None
 
 

@@ -56,10 +56,16 @@ BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
     "binary": "assertions.md",
     "scale": "likert.md",
     "pairwise": "pairwise.md",
+    "critique": "critique.md",
+    "compliance": "compliance.md",
 }
 REFERENCE_TEMPLATES: Final[dict[VerdictKind, str]] = {
     "binary": "assertions-reference.md",
     "scale": "likert-reference.md",
+    # One template each, with or without a reference: it shows {{reference}}, which
+    # renders empty for a claim without one.
+    "critique": "critique.md",
+    "compliance": "compliance.md",
 }
 """Built-in templates for claims with a ``reference:``, by kind; their instructions say
 how a reference is used (judged for meaning, never matched word for word)."""
@@ -69,11 +75,15 @@ _REQUIRED: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output",),
     "scale": ("output", "scale"),
     "pairwise": ("output_1", "output_2"),
+    "critique": ("output",),
+    "compliance": ("output", "reference"),
 }
 _UNAVAILABLE: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output_1", "output_2"),
     "scale": ("output_1", "output_2"),
     "pairwise": ("output",),
+    "critique": ("output_1", "output_2"),
+    "compliance": ("output_1", "output_2"),
 }
 
 # Anything written like a placeholder; known names are checked separately so a typo
@@ -168,7 +178,9 @@ def validate_template(
             for name in _UNAVAILABLE[kind]
             if name in used
         )
-    if reference and "reference" not in used:
+    # A kind that always needs it has said so above.
+    needed = _REQUIRED[kind] if kind is not None else ()
+    if reference and "reference" not in used and "reference" not in needed:
         problems.append(
             "claims with a reference need '{{reference}}' in the dynamic part (what the "
             "output is compared with)"

@@ -17,6 +17,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -81,6 +82,49 @@ class Scale(_Frozen):
         if outside:
             raise ValueError(f"anchors {outside} lie outside the scale [{self.min}, {self.max}]")
         return self
+
+
+class Critique(_Frozen):
+    """A critique claim: the judge lists the weaknesses it finds, and their count scores.
+
+    ``points[n]`` are the points (0-100) for ``n`` weaknesses; the last entry counts for
+    that many or more. The claim's score is those points / 100; it passes at ``pass_at``
+    points or more (the default passes only when nothing is found).
+    """
+
+    points: tuple[int, ...] = Field(
+        default=(100, 75, 50, 25),
+        min_length=2,
+        description="Points for 0, 1, 2, ... weaknesses found (the last: that many or more); "
+        "descending integers 0-100.",
+    )
+    pass_at: int = Field(default=100, description="The claim passes at this many points or more.")
+
+    @model_validator(mode="after")
+    def _descending(self) -> Critique:
+        outside = [p for p in self.points if not 0 <= p <= 100]
+        if outside:
+            raise ValueError(f"critique points {outside} lie outside 0-100")
+        if any(a <= b for a, b in zip(self.points, self.points[1:], strict=False)):
+            raise ValueError(f"critique points {list(self.points)} must be strictly descending")
+        if not self.points[-1] <= self.pass_at <= self.points[0]:
+            raise ValueError(
+                f"pass_at ({self.pass_at}) must lie within the points "
+                f"[{self.points[-1]}, {self.points[0]}]"
+            )
+        return self
+
+
+class Compliance(_Frozen):
+    """A compliance claim: how well the output follows the instructions it was given.
+
+    The judge names the sections of the instructions followed well and poorly, with
+    evidence, and an overall compliance in [0, 1], which is the claim's score.
+    """
+
+    pass_at: Fraction = Field(
+        default=0.5, description="The claim passes at this overall compliance (0-1) or more."
+    )
 
 
 class JudgeSpec(_Frozen):
@@ -165,6 +209,41 @@ class JudgeClaim(ClaimCommon):
         description="Case fields the judge compares the output with: an expected or known-bad "
         "output, or the instructions given (reference-guided judging).",
     )
+    # After `scale` and `reference`: fields validate in order, and these two's checks
+    # read those (so an error names the key the reader must change).
+    critique: Critique | None = Field(
+        default=None, description="List the weaknesses found instead; their count scores."
+    )
+    compliance: Compliance | None = Field(
+        default=None,
+        description="Score how well the output follows instructions instead "
+        "(needs `reference: {instructions: PATH}`).",
+    )
+
+    @field_validator("critique", "compliance")
+    @classmethod
+    def _one_verdict_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        earlier = [k for k in ("scale", "critique") if info.data.get(k) is not None]
+        if value is not None and earlier:
+            raise ValueError(
+                f"a judge claim takes at most one of scale, critique, compliance; "
+                f"this claim also has {earlier[0]}"
+            )
+        return value
+
+    @field_validator("compliance")
+    @classmethod
+    def _shows_instructions(cls, value: Any, info: ValidationInfo) -> Any:
+        # A reference that failed validation is absent from info.data: reported already.
+        if value is None or "reference" not in info.data:
+            return value
+        reference = info.data["reference"]
+        if reference is None or reference.instructions is None:
+            raise ValueError(
+                "a compliance claim needs `reference: {instructions: PATH}`: the judge "
+                "must see the instructions the output was meant to follow"
+            )
+        return value
 
 
 class CompareClaim(ClaimCommon):

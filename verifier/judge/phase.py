@@ -475,7 +475,7 @@ class JudgePhase:
             else:
                 problem = obtained.problem or "reply named no served model"
                 votes.append(VerdictProblem("malformed", problem, False, obtained.raw))
-        combined = combine_samples(votes, requested=len(samples))
+        combined = combine_samples(votes, requested=len(samples), kind=request.verdict)
         served = sorted({s.reply.served_model for s in usable if s.reply and s.reply.served_model})
         if len(served) > 1:
             evidence["served_models"] = served

@@ -100,6 +100,10 @@ def verdict_kind(claim: JudgeClaim | CompareClaim) -> VerdictKind:
         if claim.compare != "pairwise":
             raise ValueError(f"claim {claim.id}: a {claim.compare} comparison has no judge")
         return "pairwise"
+    if claim.critique is not None:
+        return "critique"
+    if claim.compliance is not None:
+        return "compliance"
     return "scale" if claim.scale is not None else "binary"
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-VerdictKind = Literal["binary", "scale", "pairwise"]
-RequestKind = Literal["binary", "scale", "pairwise", "generation"]
+VerdictKind = Literal["binary", "scale", "pairwise", "critique", "compliance"]
+RequestKind = Literal["binary", "scale", "pairwise", "critique", "compliance", "generation"]
 """What a request asks for: a verdict of a kind, or (``generation``) free text, as a
 prompt run as the system under test does."""
 
