@@ -13,7 +13,7 @@ from tests.judge import behaviours as b
 from tests.judge._support import clean_provider_env, run
 from tests.judge.responses_server import ResponsesServer
 from verifier.contract.judge_template import load_template
-from verifier.contract.models import JudgeClaim, JudgeSpec, Scale
+from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.judge.prompt import render_request
 from verifier.judge.verdict import ParsedVerdict, VerdictProblem, parse_verdict
 from verifier.llm.providers.openai_compat import OpenAICompatProvider
@@ -80,8 +80,29 @@ def test_the_data_go_in_as_nonce_fenced_variables() -> None:
 def test_a_scale_claim_sends_its_scale() -> None:
     scale = Scale(min=1, max=5, pass_at=4, anchors={1: "wrong", 5: "exact"})
     claim = CLAIM.model_copy(update={"scale": scale})
-    variables = _render(_spec(), claim).stored_prompt.variables  # type: ignore[union-attr]
+    variables = _render(_spec(), claim).stored_prompt.variables
     assert "answers: an integer from 1 to 5" in variables["scale"]
+
+
+def test_a_pairwise_request_sends_both_responses_without_claim_ids() -> None:
+    spec = _spec()
+    claim = CompareClaim(id="no_worse", compare="pairwise", judge="j", instruction="Clearer?")
+    template = load_template(spec, Path.cwd(), "pairwise")
+    request = render_request(
+        spec=spec,
+        template=template,
+        kind="pairwise",
+        claims=[claim],
+        case=CASE,
+        outputs=("A text", "B text"),
+        custom_id="c1",
+    )
+    assert request.stored_prompt is not None
+    variables = request.stored_prompt.variables
+    nonce = request.nonce
+    assert set(variables) == {"input", "output_1", "output_2", "assertions", "nonce"}
+    assert variables["output_2"] == f"<response-2-{nonce}>\nB text\n</response-2-{nonce}>"
+    assert "no_worse" not in variables["assertions"]
 
 
 def test_the_cache_key_follows_the_version_and_the_data_not_the_nonce() -> None:
@@ -107,11 +128,11 @@ def test_the_call_names_the_prompt_and_forces_the_verdict_tool(server: Responses
     assert body["prompt"] == {
         "id": "pmpt_judge",
         "version": "3",
-        "variables": request.stored_prompt.variables,  # type: ignore[union-attr]
+        "variables": request.stored_prompt.variables,
     }
     assert body["max_output_tokens"] == 300 and body["temperature"] == 0
     (tool,) = body["tools"]
-    assert tool["type"] == "function" and tool["name"] == request.tool.name  # type: ignore[union-attr]
+    assert tool["type"] == "function" and tool["name"] == request.tool.name
     assert body["tool_choice"] == {"type": "function", "name": tool["name"]}
     assert "messages" not in body and "input" not in body
     assert reply.served_model == MODEL

@@ -75,8 +75,8 @@ def test_a_run_records_the_sentinel_and_the_stored_prompt(tmp_path: Path) -> Non
     evidence = _judge_evidence(tmp_path)
     assert len(evidence) == 2
     for one in evidence:
-        assert one["judge"]["prompt_sha"] == "vendor-managed:openai:responses"  # type: ignore[index]
-        assert one["judge"]["model_id"] == MODEL  # type: ignore[index]
+        assert one["judge"]["prompt_sha"] == "vendor-managed:openai:responses"
+        assert one["judge"]["model_id"] == MODEL
         assert one["stored_prompt"] == {"id": "pmpt_judge", "version": "3"}
     audit = verifier("audit", "--store", str(tmp_path / "gaps.db"), cwd=tmp_path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
@@ -88,7 +88,7 @@ def test_a_failing_call_is_an_error_row_then_retried(tmp_path: Path) -> None:
         server.script(b.server_error(), b.rate_limited(retry_after=0))
         _run(tmp_path, _contract(tmp_path, base_url=server.base_url))
         assert len(server.bodies) == 4  # two failures retried, then both cases answered
-    assert all(e["stored_prompt"]["version"] == "3" for e in _judge_evidence(tmp_path))  # type: ignore[index]
+    assert all(e["stored_prompt"]["version"] == "3" for e in _judge_evidence(tmp_path))
 
 
 def test_a_new_version_is_a_new_judge_and_shows_as_drift(tmp_path: Path) -> None:
@@ -114,6 +114,11 @@ def test_a_new_version_is_a_new_judge_and_shows_as_drift(tmp_path: Path) -> None
         (
             "{id: pmpt_judge}",
             "",
+            "stored prompt 'pmpt_judge' has no version; pin one",
+        ),
+        (
+            "{id: pmpt_judge}",
+            "    pinned: false\n",
             "stored prompt 'pmpt_judge' has no version; pin one",
         ),
         (
