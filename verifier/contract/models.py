@@ -127,6 +127,23 @@ class Compliance(_Frozen):
     )
 
 
+class StoredPrompt(_Frozen):
+    """A prompt kept at the vendor (an OpenAI stored prompt), named by id and version."""
+
+    id: str = Field(min_length=1, description="The vendor's prompt id (`pmpt_...`).")
+    version: str | None = Field(
+        default=None,
+        description="The pinned version of the prompt; required (`verifier check` refuses "
+        "a stored prompt without one, as the vendor would serve whatever version is current).",
+    )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        # The vendor numbers versions; YAML reads `version: 3` as an integer.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
@@ -135,6 +152,11 @@ class JudgeSpec(_Frozen):
     prompt: str | None = Field(
         default=None,
         description="Prompt template relative to the contract; default: the built-in one.",
+    )
+    stored_prompt: StoredPrompt | None = Field(
+        default=None,
+        description="A prompt kept at the vendor instead of a template (provider openai: "
+        "the Responses API with a stored prompt's id and version).",
     )
     sampling: Sampling = Field(default_factory=Sampling)
     samples: int = Field(

@@ -30,6 +30,7 @@ from verifier.judge.prompt import (
     verdict_kind,
 )
 from verifier.judge.stats import JudgeStats
+from verifier.judge.stored_prompt import stored_prompt_evidence
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
@@ -378,6 +379,7 @@ class JudgePhase:
                 for shown, o in zip(("a", "b"), both, strict=True)
             ],
         }
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         failed = [o for o in both if o.winner is None or not names_model(o.reply)]
@@ -437,6 +439,7 @@ class JudgePhase:
             "provider": spec.provider,
             "verdict_kind": request.verdict,
         }
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         if reply is not None:
