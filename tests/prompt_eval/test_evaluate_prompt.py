@@ -5,7 +5,6 @@ API stand-in; one run of gap rows; the seed's arithmetic and layout."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from tests.judge.behaviours import malformed
 from tests.judge.messages_server import MessagesServer
 from tests.prompt_eval.evaluator_brain import REVERSE_ANSWER, brain
+from verifier.gaps.store import open_store
 from verifier.prompt_eval.models import EvaluateRequest
 from verifier.prompt_eval.run import PromptEvalError, evaluate_prompt
 from verifier.session import Judges
@@ -65,11 +65,12 @@ def seed_request(**more: Any) -> EvaluateRequest:
 
 
 def rows(store: Path, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
-    with sqlite3.connect(store) as db:
-        found = db.execute(
-            "SELECT case_id, claim_id, status, evidence FROM gap_rows WHERE run_id = ?", (run_id,)
-        ).fetchall()
-    return {(c, k): {"status": s, "evidence": json.loads(e)} for c, k, s, e in found}
+    with open_store(str(store)) as gaps:
+        found = list(gaps.iter_rows(run_id))
+    return {
+        (r.case_id, r.claim_id): {"status": r.status, "evidence": json.loads(r.body)["evidence"]}
+        for r in found
+    }
 
 
 def test_the_seeds_example_scores_53_and_prints_the_seeds_layout(

@@ -241,13 +241,17 @@ def _stored_text(stored: StoredPromptRef | None) -> str:
 def verdict_kind(row_kind: str, evidence: dict[str, Any]) -> str | None:
     """The kind of verdict a judged row holds: recorded, or read from its verdict.
 
-    Rows recorded before ``verdict_kind`` was written tell it by their shape: a
+    A reference-guided verdict (``evidence.reference``) is a kind of its own
+    (``binary, reference-guided``): its template, so its ``prompt_sha``, differs from
+    the same judge's without a reference. Rows recorded before ``verdict_kind`` was
+    written tell it by their shape: a
     comparative judge row is pairwise, a ``verdict`` with ``pass`` is binary, one with
     ``score`` is on a scale. ``None`` when nothing says (an old error row).
     """
     recorded = evidence.get("verdict_kind")
     if type(recorded) is str:
-        return recorded
+        # Reference-guided claims are asked through templates of their own.
+        return f"{recorded}, reference-guided" if evidence.get("reference") else recorded
     if row_kind == "comparative":
         return "pairwise"
     verdict = evidence.get("verdict")

@@ -439,6 +439,11 @@ class JudgePhase:
             "provider": spec.provider,
             "verdict_kind": request.verdict,
         }
+        claim = planned.claim
+        if isinstance(claim, JudgeClaim) and claim.reference is not None:
+            # A reference-guided claim is asked through a template of its own: audit
+            # tells its judge identity apart from the same judge's without a reference.
+            evidence["reference"] = sorted(claim.reference.paths())
         evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch

@@ -111,7 +111,7 @@ def _template(prompt: str) -> str:
     a prompt that places the input itself (``{{input}}``) is the user message."""
     if "{{input" in prompt:
         return prompt
-    return f"{prompt}\n<!-- dynamic -->\n{{{{input}}}}\n"
+    return f"{prompt}\n<!-- dynamic -->\n{{{{input}}}}"
 
 
 def evaluation_contract(request: EvaluateRequest) -> bytes:

@@ -226,13 +226,19 @@ def _missing(claim_id: str) -> ClaimResult:
     return ClaimResult(claim_id, "judge", "error", None, "no result (the case was not checked)", {})
 
 
+def _answered(result: ClaimResult) -> dict[str, Any]:
+    """What the judge answered, as the row's evidence keeps it."""
+    answered = result.evidence.get("verdict", {}).get("verdict", {})
+    return answered if isinstance(answered, dict) else {}
+
+
 def _critique(result: ClaimResult | None, errors: list[str]) -> tuple[list[str], list[str], str]:
     """The critique's weaknesses, suggestions and assessment; an unanswered critique
     counts as three weaknesses (the lowest adversarial score)."""
     if result is None or result.status not in ("pass", "fail"):
         _passed(result, PROMPT_CASE, errors)
         return ["(the critique could not be answered)"] * _UNANSWERED_WEAKNESSES, [], ""
-    verdict = result.evidence.get("verdict", {})
+    verdict = _answered(result)
     found = verdict.get("weaknesses", [])
     weaknesses = [str(item.get("weakness", "")) for item in found]
     suggestions = [str(item["suggestion"]) for item in found if item.get("suggestion")]
@@ -248,7 +254,7 @@ def _understanding(request: EvaluateRequest, cases: Mapping[str, CaseResult]) ->
         result = _result(cases.get(f"example-{number}"), UNDERSTANDING)
         if result is None or result.status not in ("pass", "fail"):
             continue
-        verdict = result.evidence.get("verdict", {})
+        verdict = _answered(result)
         well += [{**item, "example": number} for item in verdict.get("well_followed", [])]
         poorly += [{**item, "example": number} for item in verdict.get("poorly_followed", [])]
         if result.score is not None:
