@@ -24,6 +24,7 @@ from verifier.cli.export import export_command
 from verifier.cli.gate import gate_group
 from verifier.cli.import_ import import_group
 from verifier.cli.init import init_command
+from verifier.cli.prompt_eval import prompt_eval_command
 from verifier.cli.purge import purge_command
 from verifier.cli.report import report_command
 from verifier.cli.run import run
@@ -64,6 +65,7 @@ for _command in (
     check,
     run,
     evaluate_command,
+    prompt_eval_command,
     audit,
     export_command,
     import_group,

@@ -25,8 +25,7 @@ from pydantic import (
 
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract.sut_models import SutSpec
-from verifier.fieldpath import FieldPathError, compile_path
+from verifier.contract.sut_models import SutSpec, WhenPath, valid_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import Fraction, Percent
@@ -35,12 +34,7 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 
-def _field_path(path: str) -> str:
-    try:
-        compile_path(path)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return path
+_field_path = valid_path
 
 
 class ClaimCommon(_Frozen):
@@ -54,6 +48,12 @@ class ClaimCommon(_Frozen):
     after: tuple[str, ...] = Field(
         default=(),
         description="Claims that must pass first; when one does not, this claim is skipped.",
+    )
+    when: WhenPath | None = Field(
+        default=None,
+        description="A field path (`*` allowed): the claim applies only to cases where it "
+        "finds something (after parse_json and the system under test); elsewhere its row "
+        "is skipped as not applicable and weighs nothing in the case's score.",
     )
 
     @field_validator("after", mode="before")
@@ -127,6 +127,23 @@ class Compliance(_Frozen):
     )
 
 
+class StoredPrompt(_Frozen):
+    """A prompt kept at the vendor (an OpenAI stored prompt), named by id and version."""
+
+    id: str = Field(min_length=1, description="The vendor's prompt id (`pmpt_...`).")
+    version: str | None = Field(
+        default=None,
+        description="The pinned version of the prompt; required (`verifier check` refuses "
+        "a stored prompt without one, as the vendor would serve whatever version is current).",
+    )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        # The vendor numbers versions; YAML reads `version: 3` as an integer.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
@@ -135,6 +152,11 @@ class JudgeSpec(_Frozen):
     prompt: str | None = Field(
         default=None,
         description="Prompt template relative to the contract; default: the built-in one.",
+    )
+    stored_prompt: StoredPrompt | None = Field(
+        default=None,
+        description="A prompt kept at the vendor instead of a template (provider openai: "
+        "the Responses API with a stored prompt's id and version).",
     )
     sampling: Sampling = Field(default_factory=Sampling)
     samples: int = Field(

@@ -30,6 +30,7 @@ from verifier.judge.prompt import (
     verdict_kind,
 )
 from verifier.judge.stats import JudgeStats
+from verifier.judge.stored_prompt import stored_prompt_evidence
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
@@ -39,7 +40,7 @@ from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
-from verifier.runner import skip_reason
+from verifier.runner import skipped_result
 
 JudgeMode = CallMode
 log = get_logger("verifier.judge")
@@ -147,14 +148,11 @@ class JudgePhase:
             for index, line in enumerate(chunk):
                 assert line.case is not None
                 for planned in wave:
-                    reason = skip_reason(planned, seen[index])
-                    if reason is not None:
-                        self._put(
-                            seen,
-                            out,
-                            index,
-                            ClaimResult(planned.id, planned.kind, "skipped", None, reason, {}),
-                        )
+                    # Before any request is made: a claim not checked on this case costs
+                    # no call (the groups below leave out every claim already decided).
+                    skipped = skipped_result(planned, seen[index], line.case)
+                    if skipped is not None:
+                        self._put(seen, out, index, skipped)
                     elif isinstance(planned.claim, CompareClaim):
                         if planned.claim.compare == "pairwise":
                             pairwise.append((index, planned))
@@ -381,6 +379,7 @@ class JudgePhase:
                 for shown, o in zip(("a", "b"), both, strict=True)
             ],
         }
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         failed = [o for o in both if o.winner is None or not names_model(o.reply)]
@@ -440,6 +439,12 @@ class JudgePhase:
             "provider": spec.provider,
             "verdict_kind": request.verdict,
         }
+        claim = planned.claim
+        if isinstance(claim, JudgeClaim) and claim.reference is not None:
+            # A reference-guided claim is asked through a template of its own: audit
+            # tells its judge identity apart from the same judge's without a reference.
+            evidence["reference"] = sorted(claim.reference.paths())
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         if reply is not None:

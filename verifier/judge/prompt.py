@@ -29,6 +29,7 @@ from verifier.contract.judge_template import (
 )
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
+from verifier.judge.stored_prompt import stored_prompt_request
 from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.registry import sent_sampling
@@ -200,6 +201,15 @@ def render_request(
         text = texts.get(name, "")
         values[name] = f"<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>"
     values["reference"] = _reference_blocks(references, texts, nonce)
+    if spec.stored_prompt is not None:  # the vendor fills its own template
+        return stored_prompt_request(
+            spec=spec,
+            kind=kind,
+            values=values,
+            data={**data, **fields},
+            nonce=nonce,
+            custom_id=custom_id,
+        )
     user = fill(template.dynamic, values)
     tool = verdict_tool(kind)
     system = (SystemBlock(template.static, cache=worth_caching(template.static, tool, spec.model)),)
