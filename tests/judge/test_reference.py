@@ -224,3 +224,31 @@ def test_check_locates_a_bad_reference(tmp_path: Path, reference: str, problem: 
     assert result.returncode == 2
     lines = (result.stdout + result.stderr).splitlines()
     assert any(line.startswith(f"{contract}:") and problem in line for line in lines), lines
+
+
+def test_a_redacted_reference_makes_its_claims_not_recheckable(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    contract, cases = _write(tmp_path, CONTRACT + "record: {redact: [expected_output]}\n")
+    store = str(tmp_path / "gaps.db")
+    run = verifier(
+        tmp_path, "run", str(contract), "--cases", str(cases), "--store", store,
+        base_url=server.base_url,
+    )  # fmt: skip
+    assert "Traceback" not in run.stderr
+    audit = verifier(
+        tmp_path,
+        "audit",
+        "--store",
+        store,
+        "--recheck",
+        "--format",
+        "json",
+        base_url=None,
+        key=False,
+    )
+    report = json.loads(audit.stdout)
+    withheld = report["not_recheckable_by_reason"]["content_withheld"]
+    # Two claims compare with the expected output, in the two cases that have one.
+    assert withheld["rows"] == 4
+    assert "reads expected_output (redacted)" in withheld["example"]

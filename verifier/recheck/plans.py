@@ -129,12 +129,16 @@ class StoredPlan:
 
 
 def _own_reads(claim: Any) -> tuple[str, ...] | None:
+    # Whether a claim applies (``when``) depends on that field too.
+    when = (claim.when,) if getattr(claim, "when", None) else ()
     if isinstance(claim, JudgeClaim):
-        # What a judge request carries: the case's input and the judged field.
-        return ("input", claim.field)
+        # What a judge request carries: the case's input, the judged field and the
+        # reference material it is compared with.
+        reference = tuple(claim.reference.paths().values()) if claim.reference else ()
+        return ("input", claim.field, *reference, *when)
     found: list[str] = []
     _collect(claim.model_dump(by_alias=True), found)
-    return tuple(found) or None
+    return (*found, *when) if found else None
 
 
 def _collect(value: Any, found: list[str]) -> None:
