@@ -1,8 +1,8 @@
 """One output judged against a set of assertions: the PRD's single-evaluation API.
 
 The input is ``{"agent_input", "agent_output", "assertions": [{"id", "instruction",
-"criteria"}]}``. Rather than a second code path, each assertion becomes a judge claim of
-an in-memory contract whose judge groups by case (one call judges every assertion, as
+"criteria"}], "threshold"}``. Rather than a second code path, each assertion becomes a
+judge claim of an in-memory contract whose judge groups by case (one call judges every assertion, as
 the PRD's prompt does); the output is run as one case through the ordinary runner, so
 the verdicts are cached, replayable and stored as gap rows like any other run.
 """
@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from verifier._json_words import json_kind
 from verifier.canonical import canonical_json, loads_exact, sha256_hex
@@ -26,6 +33,7 @@ from verifier.contract.models import CLAIM_ID_PATTERN, Contract
 from verifier.errors import VerifierError
 from verifier.judge.config import JudgeChoice
 from verifier.results import CaseResult
+from verifier.rubric._scales import SCALE_ERROR, Fraction
 from verifier.yaml_positions import Positions
 
 if TYPE_CHECKING:
@@ -41,6 +49,18 @@ class EvaluateError(VerifierError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("\n".join(problems))
+
+
+def _a_number(value: Any) -> Any:
+    # Lax validation would read true as 1.0 and "0.5" as 0.5: a request that wrote
+    # either meant something else.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number from 0 to 1, not {json_kind(value)}")
+    return value
+
+
+Threshold = Annotated[Fraction, Field(allow_inf_nan=False), BeforeValidator(_a_number)]
+"""The score (0-1) an evaluation must reach: a JSON number, never a boolean or text."""
 
 
 class Assertion(BaseModel):
@@ -61,6 +81,11 @@ class EvaluationInput(BaseModel):
     agent_input: Any
     agent_output: Any
     assertions: tuple[Assertion, ...] = Field(min_length=1)
+    threshold: Threshold = Field(
+        default=1.0,
+        description="The evaluation passes when its score (0-1) is at least this and no "
+        "assertion is an error.",
+    )
 
     @field_validator("assertions")
     @classmethod
@@ -107,7 +132,8 @@ def _problem(label: str, error: Mapping[str, Any]) -> str:
     message = str(error["msg"]).removeprefix("Value error, ")
     message = message[:1].lower() + message[1:]
     value = error.get("input")
-    if kind != "value_error" and isinstance(value, (str, int, float, bool)):
+    # A value error or scale error names the value already.
+    if kind not in ("value_error", SCALE_ERROR) and isinstance(value, (str, int, float, bool)):
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
         message += f" (got {shown})"
     return f"{label}: {_where(loc) or 'input'}: {message}"
@@ -145,18 +171,40 @@ def parse_evaluation(raw: bytes, label: str) -> EvaluationInput:
     Raises:
         EvaluateError: Every problem found, each naming where it is.
     """
+    text = decode_text(raw, label)
+    try:
+        data = loads_exact(text)
+    except orjson.JSONDecodeError as exc:
+        raise EvaluateError([invalid_json(label, exc)]) from None
+    return validate_evaluation(data, label)
+
+
+def decode_text(raw: bytes, label: str) -> str:
+    """``raw`` as text: UTF-8 (a byte-order mark allowed), not blank.
+
+    Raises:
+        EvaluateError: The bytes are not UTF-8, or hold only white space.
+    """
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise EvaluateError([f"{label}: not UTF-8 text (byte {exc.start})"]) from None
     if not text.strip():
         raise EvaluateError([f"{label}: empty input; expected a JSON object"])
-    try:
-        data = loads_exact(text)
-    except orjson.JSONDecodeError as exc:
-        raise EvaluateError(
-            [f"{label}: line {exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"]
-        ) from None
+    return text
+
+
+def invalid_json(label: str, exc: orjson.JSONDecodeError, line: int = 0) -> str:
+    """The one-line error of JSON that does not parse (``line``: where the text starts)."""
+    return f"{label}: line {line + exc.lineno}: invalid JSON: {exc.msg} (column {exc.colno})"
+
+
+def validate_evaluation(data: Any, label: str) -> EvaluationInput:
+    """Validates one decoded evaluation request.
+
+    Raises:
+        EvaluateError: Every problem found, each naming where it is under ``label``.
+    """
     if not isinstance(data, dict):
         raise EvaluateError(
             [f"{label}: an evaluation must be a JSON object, not {json_kind(data)}"]
@@ -198,20 +246,31 @@ def evaluation_contract(request: EvaluationInput, judge: JudgeChoice, path: Path
 
 @dataclass(frozen=True)
 class Evaluation:
-    """A finished evaluation: the case's results and where its gap rows went."""
+    """A finished evaluation: the case's results and where its gap rows went.
+
+    Attributes:
+        case: The evaluation's one case, judged.
+        run_id: The run its gap rows belong to.
+        threshold: The score the evaluation had to reach.
+    """
 
     case: CaseResult
     run_id: str
+    threshold: float = 1.0
 
     @property
     def passed(self) -> bool:
+        """The score reached the threshold and no assertion is an error (as a run's case)."""
         return self.case.passed
 
     def as_json(self) -> dict[str, Any]:
-        """The PRD's output shape, with ``errors`` and each result's status and triple."""
+        """The PRD's output shape (``pass`` beside the score), with ``errors`` and each
+        result's status and triple."""
         case = self.case
         return {
             "score": round(case.score, 6),
+            "pass": case.passed,
+            "threshold": self.threshold,
             "passed": case.count("pass"),
             "failed": case.count("fail"),
             "errors": case.count("error"),
@@ -237,6 +296,7 @@ def evaluate(
     store: str,
     mode: JudgeMode | None = None,
     recordings: Path | None = None,
+    threshold: float | None = None,
     note: Callable[[str], None] = lambda _: None,
 ) -> Evaluation:
     """Judges ``request``'s output against its assertions and stores the gap rows.
@@ -250,6 +310,7 @@ def evaluate(
         mode: ``live``, ``replay`` or ``record``; default ``live`` when the judge's
             API key is set, else ``replay``.
         recordings: Recorded verdicts read before the cache (written in ``record``).
+        threshold: The score to reach; default: the request's own (1.0 unless it says).
         note: Receives one-line notes for the user (why the mode was chosen).
 
     Raises:
@@ -259,12 +320,14 @@ def evaluate(
 
     loaded = evaluation_contract(request, judge, judge.config or source)
     case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}
+    bar = request.threshold if threshold is None else threshold
     result = run_contract(
         loaded,
         [case],
         store=store,
+        threshold=bar,
         judges=Judges(mode=mode, recordings=recordings, recordings_beside_contract=False),
         options_record={"evaluate": str(source), "judge": judge.name},
         note=lambda why: note(f"{why} (pass --judges live to call them)"),
     )
-    return Evaluation(result.cases[0], result.run_id)
+    return Evaluation(result.cases[0], result.run_id, bar)
