@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
@@ -22,6 +23,7 @@ from tests.test_evaluate import (
     evaluated,
     verifier,
 )
+from verifier.cli import main
 from verifier.evaluate import EvaluateError
 from verifier.evaluate.batch import parse_evaluations
 
@@ -160,6 +162,8 @@ def test_a_jsonl_batch_gives_the_prd_batch_shape(tmp_path: Path, server: Message
     assert f"error: {path}:3: invalid JSON" in result.stderr
     assert f"error: {path}:5: assertions[0]: missing 'instruction'" in result.stderr
     assert "1/4 evaluations passed" in result.stderr
+    audit = CliRunner().invoke(main, ["audit", "--store", str(tmp_path / "gaps.db")])
+    assert audit.exit_code == 0, audit.output
 
 
 def test_a_json_array_batch_lists_each_evaluation(tmp_path: Path, server: MessagesServer) -> None:
