@@ -27,6 +27,8 @@ PRD_FOUR = HERE / "prd-four.json"
 MODEL = "claude-haiku-4-5-20251001"
 JUDGE = ("--provider", "anthropic", "--model", MODEL)
 KEY = "sk-ant-api03-evaluate-test-key-0123456789"
+OUTPUT_KEYS = ["score", "pass", "threshold", "passed", "failed", "errors", "total", "results"]
+"""The single evaluation's output, in order: the PRD's, ``threshold`` and ``errors``."""
 
 
 @pytest.fixture
@@ -88,7 +90,8 @@ def evaluated(result: Outcome) -> dict[str, Any]:
 
 
 def assert_prd_shape(report: dict[str, Any], ids: list[str]) -> None:
-    assert list(report) == ["score", "passed", "failed", "errors", "total", "results"]
+    assert list(report) == OUTPUT_KEYS
+    assert report["pass"] is (report["score"] >= report["threshold"] and not report["errors"])
     assert report["total"] == len(ids) == report["passed"] + report["failed"] + report["errors"]
     assert [r["id"] for r in report["results"]] == ids
     for result in report["results"]:
@@ -144,17 +147,18 @@ def test_one_call_judges_every_assertion(tmp_path: Path, server: MessagesServer)
     assert "Acme had a pretty solid quarter" in text and "Summarise Acme Corp" in text
 
 
-def test_a_failing_assertion_scores_like_the_prd_and_exits_1(tmp_path: Path) -> None:
-    def casual(request: dict[str, Any]) -> b.Behaviour:
-        answer = brain(request)
-        results = [
-            {**r, "pass": False, "reasoning": "Casual language ('pretty solid quarter')."}
-            if r["id"] == "formal_tone"
-            else r
-            for r in (answer.tool_input or {})["results"]
-        ]
-        return b.tool_use({"results": results})
+def casual(request: dict[str, Any]) -> b.Behaviour:
+    """The rule of ``brain``, except that formal_tone always fails."""
+    results = [
+        {**r, "pass": False, "reasoning": "Casual language ('pretty solid quarter')."}
+        if r["id"] == "formal_tone"
+        else r
+        for r in (brain(request).tool_input or {})["results"]
+    ]
+    return b.tool_use({"results": results})
 
+
+def test_a_failing_assertion_scores_like_the_prd_and_exits_1(tmp_path: Path) -> None:
     with MessagesServer(default=casual) as server:
         result = verifier(tmp_path, str(PRD_FOUR), *JUDGE, server=server)
     report = evaluated(result)
@@ -185,7 +189,6 @@ def test_guessing_output_fails_its_assertion(tmp_path: Path, server: MessagesSer
     ("name", "message"),
     [
         ("truncated.json", "truncated.json: line 5: invalid JSON: "),
-        ("array.json", "array.json: an evaluation must be a JSON object, not an array"),
         (
             "missing-instruction.json",
             "missing-instruction.json: assertions[1]: missing 'instruction'",

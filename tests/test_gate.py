@@ -140,6 +140,30 @@ def test_run_gate_decides_on_the_primary_claim_against_the_threshold(
     )
 
 
+def test_run_gate_json_report_carries_the_decision(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    where, runs = project
+    result = run(where, "wordy", "--gate", "better.yaml", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert list(report)[-2:] == ["gate", "cases"] and len(report["cases"]) == 12
+    gate = report["gate"]
+    assert set(gate) == set(passing_gate(where, runs["polite"], runs["wordy"], "not-worse.json"))
+    assert (gate["verdict"], gate["primary_claim"], gate["metric"]) == (
+        "PASS",
+        "polite",
+        "pass_rate",
+    )
+    assert (gate["threshold"], gate["direction"], gate["p_value"]) == (0.9, "better", None)
+    assert gate["evidence"] == "pass rate 1 (12/12 rows passed) > threshold 0.9"
+    assert gate["secondary"] == [{"claim": "short", "not_deciding": True, "figures": "pass rate 0"}]
+    assert gate["line"] in result.stderr  # still said on stderr too
+    failed = run(where, "plain", "--gate", "better.yaml", "--format", "json")
+    assert failed.returncode == 1
+    assert json.loads(failed.stdout)["gate"]["verdict"] == "FAIL"
+
+
 def test_run_gate_refuses_another_contract_or_cases(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:

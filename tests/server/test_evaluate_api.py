@@ -11,10 +11,9 @@ import httpx
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.judge import behaviours as b
-from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.server._support import MODEL, running
+from tests.test_evaluate import OUTPUT_KEYS, casual
 from verifier.judge.config import judge_from_options
 from verifier.server import ServerSettings
 
@@ -38,7 +37,7 @@ def test_evaluation_round_trip_gives_the_prd_shape_with_the_triple(
         response = httpx.post(f"{url}/v1/evaluate", json=PRD_FOUR, timeout=60)
     assert response.status_code == 200, response.text
     report = response.json()
-    assert list(report) == ["score", "passed", "failed", "errors", "total", "results"]
+    assert list(report) == OUTPUT_KEYS
     assert (report["score"], report["passed"], report["total"]) == (1.0, 4, 4)
     assert [r["id"] for r in report["results"]] == [a["id"] for a in PRD_FOUR["assertions"]]
     for result in report["results"]:
@@ -51,15 +50,6 @@ def test_evaluation_round_trip_gives_the_prd_shape_with_the_triple(
 
 
 def test_a_failing_assertion_scores_like_the_prd(tmp_path: Path, judge_env: None) -> None:
-    def casual(request: dict[str, Any]) -> b.Behaviour:
-        results = [
-            {**r, "pass": False, "reasoning": "Casual language ('pretty solid quarter')."}
-            if r["id"] == "formal_tone"
-            else r
-            for r in (brain(request).tool_input or {})["results"]
-        ]
-        return b.tool_use({"results": results})
-
     with (
         MessagesServer(default=casual) as server,
         pytest.MonkeyPatch.context() as patch,

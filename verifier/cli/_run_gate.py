@@ -13,8 +13,10 @@ from verifier.cli._run_inputs import RunInputs
 from verifier.compare.gate import GateDecision
 from verifier.compare.gate_file import Gate, cases_sha256, read_gate, refuse_changed
 from verifier.errors import VerifierError
+from verifier.report import ReportFormat, ReportWriter, make_writer
+from verifier.report.json_report import JsonReportWriter
 
-__all__ = ["gate_inputs", "write_gate"]
+__all__ = ["gate_inputs", "gated_writer", "write_gate"]
 
 
 def gate_inputs(gate_path: Path | None, inputs: RunInputs) -> tuple[Gate | None, str]:
@@ -44,7 +46,18 @@ def gate_inputs(gate_path: Path | None, inputs: RunInputs) -> tuple[Gate | None,
     return gate, sha
 
 
-def write_gate(decision: GateDecision, fmt: str, report: IO[str]) -> None:
-    """Ends a Markdown report with the gate's verdict (``finish_run`` says it on stderr)."""
-    if fmt == "markdown":
+def gated_writer(fmt: ReportFormat, out: IO[str], gate: Gate | None) -> ReportWriter:
+    """The run's report writer; a JSON report under a gate is held for its decision."""
+    if fmt == "json" and gate is not None:
+        return JsonReportWriter(out, held=True)
+    return make_writer(fmt, out)
+
+
+def write_gate(decision: GateDecision, fmt: str, report: IO[str], writer: ReportWriter) -> None:
+    """Puts the gate's verdict into the report (``finish_run`` says it on stderr too): a
+    JSON report gets the ``gate`` object of ``compare --gate --format json``, a Markdown
+    report ends with it."""
+    if isinstance(writer, JsonReportWriter):
+        writer.release({"gate": decision.as_json()})
+    elif fmt == "markdown":
         report.write("\n" + decision.markdown())

@@ -59,6 +59,7 @@ def report_command(
 
 def _write_run_report(target: str, path: Path, run_id: str | None) -> str:
     """Writes one run's page and says what it holds."""
+    from verifier.gaps.resamples import ResampleStore
     from verifier.gaps.store import open_store
     from verifier.report.html import write_run_html
 
@@ -67,7 +68,9 @@ def _write_run_report(target: str, path: Path, run_id: str | None) -> str:
         if record is None:
             where = gap_store.location
             fail(f"run {run_id} is not in {where}" if run_id else f"{where}: no runs stored")
-        view = write_run_html(gap_store, record, path)
+        with ResampleStore(target, read_only=True) as stored:
+            resamples = stored.all()
+        view = write_run_html(gap_store, record, path, resamples=resamples)
     return (
         f"wrote the report of run {record.run_id} to {path}: {view.rows} results, "
         f"{view.not_passed} not passed"

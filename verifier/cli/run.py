@@ -60,7 +60,7 @@ def run(
     """
     from verifier._atomic import AtomicFile
     from verifier.cases import join_baseline, read_cases, sample_cases
-    from verifier.cli._run_gate import gate_inputs, write_gate
+    from verifier.cli._run_gate import gate_inputs, gated_writer, write_gate
     from verifier.cli._run_inputs import check_inputs
     from verifier.cli._run_parts import (
         StdoutGuard,
@@ -78,7 +78,6 @@ def run(
     from verifier.gaps.store import open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
-    from verifier.report import make_writer
     from verifier.report.console import ProgressReporter
     from verifier.runner import RunOptions, new_run_id, run_sync
     from verifier.session import Judges, Sut, assemble_run
@@ -187,7 +186,8 @@ def run(
                 record.update(sample=sample, seed=seed)
             if inputs.claims is not None:
                 record["claims"] = inputs.claims
-            sinks = [make_writer(fmt, stream), *sinks_of_ci]  # type: ignore[arg-type]
+            writer = gated_writer(fmt, stream, gate)  # type: ignore[arg-type]
+            sinks = [writer, *sinks_of_ci]
             options = RunOptions(
                 threshold=threshold,
                 chunk_size=chunk_size,
@@ -247,7 +247,7 @@ def run(
                 sys.exit(143 if isinstance(stop, Terminated) else 130)
             decision = decide_run(gate, gap_store, summary.run_id) if gate else None
             if decision is not None:
-                write_gate(decision, fmt, stream)
+                write_gate(decision, fmt, stream, writer)
             completed = True
     except VerifierError as exc:
         fail(str(exc))

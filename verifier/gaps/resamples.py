@@ -11,14 +11,21 @@ they were.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, field
 from typing import Any, Final
 
 from verifier._closing import Closing
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
+from verifier.results import wilson_95
 
-__all__ = ["ResampleRow", "ResampleStore", "ResampleStoreError"]
+__all__ = [
+    "ResampleRow",
+    "ResampleStore",
+    "ResampleStoreError",
+    "TripleAgreement",
+    "agreement_of_run",
+]
 
 _COLUMNS: Final = (
     "created_at",
@@ -124,6 +131,47 @@ class ResampleStore(Closing):
 
     def close(self) -> None:
         self._db.close()
+
+
+@dataclass(slots=True)
+class TripleAgreement:
+    """The retests of one judge triple: how many, and how many said the same."""
+
+    model_id: str
+    prompt_sha: str
+    sampling_sha: str
+    claims: set[str] = field(default_factory=set)
+    asked: int = 0
+    agreed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = wilson_95(self.agreed, self.asked)
+        return {
+            "model_id": self.model_id,
+            "prompt_sha": self.prompt_sha,
+            "sampling_sha": self.sampling_sha,
+            "claims": sorted(self.claims),
+            "asked": self.asked,
+            "agreed": self.agreed,
+            "agreement": round(self.agreed / self.asked, 6) if self.asked else None,
+            "agreement_ci95": [round(low, 6), round(high, 6)],
+        }
+
+
+def agreement_of_run(rows: Iterable[ResampleRow], run_id: str) -> list[TripleAgreement]:
+    """The retests of run ``run_id`` among ``rows``, per triple in the order first met."""
+    triples: dict[tuple[str, str, str], TripleAgreement] = {}
+    for row in rows:
+        if row.run_id != run_id:
+            continue
+        key = (row.model_id, row.prompt_sha, row.sampling_sha)
+        entry = triples.get(key)
+        if entry is None:
+            entry = triples[key] = TripleAgreement(*key)
+        entry.claims.add(row.claim_id)
+        entry.asked += 1
+        entry.agreed += row.agreed
+    return list(triples.values())
 
 
 def _row(values: Sequence[Any]) -> ResampleRow:

@@ -24,7 +24,7 @@ import orjson
 
 from verifier.contract.load import LoadedContract
 from verifier.errors import VerifierError
-from verifier.gaps.resamples import ResampleRow
+from verifier.gaps.resamples import ResampleRow, TripleAgreement
 from verifier.gaps.row import TRIPLE_PARTS
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.judge.phase import JudgePhase
@@ -32,7 +32,7 @@ from verifier.judge.setup import make_judge_phase, unset_judge_key
 from verifier.llm.limits import CallLimits
 from verifier.recheck.contents import NoContent, case_content
 from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans
-from verifier.results import ClaimResult, wilson_95
+from verifier.results import ClaimResult
 
 __all__ = ["NoJudgeKey", "ResampleReport", "TripleAgreement", "resample_run"]
 
@@ -42,31 +42,6 @@ class NoJudgeKey(VerifierError):
 
 
 _JUDGED = frozenset({"judge", "comparative"})
-
-
-@dataclass(slots=True)
-class TripleAgreement:
-    """The retests of one judge triple: how many, and how many said the same."""
-
-    model_id: str
-    prompt_sha: str
-    sampling_sha: str
-    claims: set[str] = field(default_factory=set)
-    asked: int = 0
-    agreed: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        low, high = wilson_95(self.agreed, self.asked)
-        return {
-            "model_id": self.model_id,
-            "prompt_sha": self.prompt_sha,
-            "sampling_sha": self.sampling_sha,
-            "claims": sorted(self.claims),
-            "asked": self.asked,
-            "agreed": self.agreed,
-            "agreement": round(self.agreed / self.asked, 6) if self.asked else None,
-            "agreement_ci95": [round(low, 6), round(high, 6)],
-        }
 
 
 @dataclass(slots=True)

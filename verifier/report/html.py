@@ -2,7 +2,8 @@
 
 It holds a PASS/FAIL banner, the run's summary, a bar chart of every claim's pass rate
 (inline SVG drawn in Python) with each claim's description, the judges' stability
-triples per judge claim, and every result that did not pass with its reason, its
+triples per judge claim, their noise and the test-retest agreement stored for them by
+``verifier audit --resample``, and every result that did not pass with its reason, its
 evidence and its case's input and output from the stored content, the span that
 decided it marked (up to ``MAX_RESULTS``, the rest counted).
 A small inline script filters those results by claim and status; without it the page
@@ -12,10 +13,12 @@ anywhere (ADR 0010).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from verifier import __version__
+from verifier.gaps.resamples import ResampleRow, TripleAgreement, agreement_of_run
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
@@ -53,8 +56,13 @@ FILTER_SCRIPT = """
 """Shows the filters (hidden until a script can run them) and applies them."""
 
 
-def render_run_html(view: RunView) -> str:
-    """The page of one run, as text."""
+def render_run_html(view: RunView, retests: Sequence[TripleAgreement] = ()) -> str:
+    """The page of one run, as text.
+
+    Args:
+        view: The run, as :func:`read_run` read it.
+        retests: The test-retest agreement stored for its verdicts, per triple.
+    """
     tallies = [(claim.claim_id, claim.tally) for claim in view.claims.values()]
     context: dict[str, Any] = {
         "title": f"verifier run {view.record.run_id} ({view.record.contract_id})",
@@ -68,6 +76,7 @@ def render_run_html(view: RunView) -> str:
         "chart": bar_chart(tallies),
         "judged": [c for c in view.claims.values() if c.triples or c.missing_triple],
         "failing_claims": sorted({r.claim_id for r in view.results}),
+        "retests": retests,
     }
     return environment().get_template("run.html.j2").render(context)
 
@@ -97,6 +106,7 @@ def write_run_html(
     *,
     max_results: int = MAX_RESULTS,
     content_budget: int = CONTENT_BUDGET,
+    resamples: Iterable[ResampleRow] = (),
 ) -> RunView:
     """Reads one run from ``store`` and writes its HTML report to ``path``.
 
@@ -106,6 +116,8 @@ def write_run_html(
         path: The file to write; replaced whole, never left half written.
         max_results: How many results that did not pass to list.
         content_budget: Characters of case content shown in all.
+        resamples: The store's stored retests (``ResampleStore.all``); those of this
+            run are shown per judge triple.
 
     Returns:
         What the page shows, for a one-line summary.
@@ -115,5 +127,6 @@ def write_run_html(
         OutputError: The file cannot be written.
     """
     view = read_run(store, record, max_results=max_results, content_budget=content_budget)
-    write_atomically(path, [render_run_html(view)])
+    retests = agreement_of_run(resamples, record.run_id)
+    write_atomically(path, [render_run_html(view, retests)])
     return view

@@ -11,6 +11,7 @@ import codecs
 import json
 import math
 import tempfile
+from collections.abc import Mapping
 from typing import IO, Any
 
 import orjson
@@ -30,14 +31,18 @@ class JsonReportWriter:
 
     Args:
         out: Where the report goes in :meth:`finish`; never closed here.
+        held: Keep the report from :meth:`finish` until :meth:`release`, which adds
+            what is known only after the run (a gate's decision on the stored rows).
     """
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, held: bool = False) -> None:
         self._out = out
         # A large buffer: cases average a couple of kilobytes, and the default 8 KiB
         # would make a system call every few cases.
         self._spool: IO[bytes] = tempfile.TemporaryFile(buffering=_SPOOL_BUFFER)  # noqa: SIM115 (open until finish/close)
         self._cases = 0
+        self._held = held
+        self._summary: RunSummary | None = None
 
     def add_case(self, case: CaseResult) -> None:
         """Serialises ``case`` to the spool file."""
@@ -47,9 +52,25 @@ class JsonReportWriter:
         self._cases += 1
 
     def finish(self, summary: RunSummary) -> None:
-        """Writes the whole document: the totals, then the spooled cases."""
+        """Writes the whole document: the totals, then the spooled cases (held: later)."""
+        if self._held:
+            self._summary = summary
+            return
+        self._write(_head_json(summary))
+
+    def release(self, extra: Mapping[str, Any]) -> None:
+        """Writes a held report, ``extra``'s keys after the totals and before the cases.
+
+        Raises:
+            RuntimeError: The report is not held, or the run has not finished.
+        """
+        if not self._held or self._summary is None:
+            raise RuntimeError("only a held report of a finished run is released")
+        self._write({**_head_json(self._summary), **extra})
+
+    def _write(self, head_json: dict[str, Any]) -> None:
         try:
-            head = _dumps(_head_json(summary))
+            head = _dumps(head_json)
             # ``head`` is a complete object; reopen it to append the cases array.
             self._out.write(head[:-1].decode("utf-8"))
             self._out.write(',"cases":[')

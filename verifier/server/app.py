@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -14,13 +15,23 @@ from fastapi.responses import JSONResponse
 from verifier import __version__
 from verifier.errors import VerifierError
 from verifier.evaluate import EvaluationInput, evaluate
+from verifier.evaluate.batch import BatchItem, batch_report, evaluate_batch
+from verifier.judge.config import JudgeChoice
 from verifier.logs import get_logger
 from verifier.server.contracts import ContractRejected, resolve_contract
 from verifier.server.guard import Guard
 from verifier.server.hosts import host_check
 from verifier.server.kept_reports import state_with_report
-from verifier.server.limits import OverLimit, check_cases, check_evaluation, check_run
+from verifier.server.limits import (
+    OverLimit,
+    check_batch,
+    check_cases,
+    check_evaluation,
+    check_run,
+)
 from verifier.server.models import (
+    BatchOutput,
+    BatchRequest,
     ContractProblems,
     EvaluationOutput,
     Problem,
@@ -97,36 +108,57 @@ def create_app(settings: ServerSettings) -> FastAPI:
     async def evaluate_output(request: EvaluationInput) -> Any:
         """The PRD's single evaluation: the assertions judged by the server's judge (in
         one call unless it groups by claim), each result a gap row in the server's store."""
-        judge = settings.judge
-        if judge is None:
-            raise HTTPException(
-                503, "this server has no judge: start it with --provider and --model, or --config"
-            )
+        judge = _judge_or_503(settings)
         try:
             check_evaluation(settings, len(request.assertions))
         except OverLimit as exc:
             raise HTTPException(413, exc.detail) from None
         try:
             result = await asyncio.to_thread(
-                evaluate,
-                request,
-                judge,
-                source=EVALUATE_SOURCE,
-                store=settings.store,
-                mode=settings.judge_mode,
-                recordings=settings.recordings,
-                note=lambda text: log.info("evaluate", note=text),
+                partial(evaluate, request, judge, source=EVALUATE_SOURCE, **_judging(settings))
             )
         except VerifierError as exc:
-            log.error("evaluation failed", error=str(exc).splitlines()[0])
-            raise HTTPException(
-                500,
-                "the evaluation could not be carried out: the server's store or judge is "
-                "unusable (see the server log)",
-            ) from None
+            raise _not_carried_out(exc) from None
         return result.as_json()
 
     add_prompt_eval_route(app, settings, common)
+
+    @app.post(
+        "/v1/evaluate/batch",
+        response_model=BatchOutput,
+        summary="Judge a batch of outputs, each against its assertions",
+        responses={
+            **common,
+            413: _too_large(
+                settings,
+                f"it has more than {settings.max_cases} evaluations, an evaluation with more "
+                f"than {settings.max_assertions} assertions, or more than "
+                f"{settings.max_results} assertions in all",
+            ),
+            503: _problem("The server was started without a judge."),
+        },
+    )
+    async def evaluate_batch_of_outputs(request: BatchRequest) -> Any:
+        """The PRD's batch: each evaluation judged on its own (its own run of gap rows),
+        reported in the PRD's batch shape with each evaluation's run and verdict."""
+        judge = _judge_or_503(settings)
+        try:
+            check_batch(settings, [len(e.assertions) for e in request.evaluations])
+        except OverLimit as exc:
+            raise HTTPException(413, exc.detail) from None
+        items = [
+            BatchItem(f"evaluations[{index}]", evaluation)
+            for index, evaluation in enumerate(request.evaluations)
+        ]
+        try:
+            outcomes = await asyncio.to_thread(
+                partial(
+                    evaluate_batch, items, judge, threshold=request.threshold, **_judging(settings)
+                )
+            )
+        except VerifierError as exc:
+            raise _not_carried_out(exc) from None
+        return batch_report(outcomes, agent_id=request.agent_id, test_suite=request.test_suite)
 
     @app.post(
         "/v1/runs",
@@ -200,6 +232,34 @@ def create_app(settings: ServerSettings) -> FastAPI:
         hosts=host_check(settings.host, settings.allowed_hosts),
     )
     return app
+
+
+def _judge_or_503(settings: ServerSettings) -> JudgeChoice:
+    if settings.judge is None:
+        raise HTTPException(
+            503, "this server has no judge: start it with --provider and --model, or --config"
+        )
+    return settings.judge
+
+
+def _judging(settings: ServerSettings) -> dict[str, Any]:
+    """How the server's evaluations reach their judge and store."""
+    return {
+        "store": settings.store,
+        "mode": settings.judge_mode,
+        "recordings": settings.recordings,
+        "note": lambda text: log.info("evaluate", note=text),
+    }
+
+
+def _not_carried_out(exc: VerifierError) -> HTTPException:
+    """The 500 of an evaluation the store or judge failed; the reason goes to the log."""
+    log.error("evaluation failed", error=str(exc).splitlines()[0])
+    return HTTPException(
+        500,
+        "the evaluation could not be carried out: the server's store or judge is "
+        "unusable (see the server log)",
+    )
 
 
 def _document_bearer(app: FastAPI) -> None:

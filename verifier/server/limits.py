@@ -72,6 +72,26 @@ def check_evaluation(settings: ServerSettings, assertions: int) -> None:
     )
 
 
+def check_batch(settings: ServerSettings, assertions: list[int]) -> None:
+    """Refuses a batch with more evaluations than ``settings.max_cases``, an evaluation
+    with more assertions than ``settings.max_assertions``, or more assertions in all
+    than ``settings.max_results``.
+
+    Args:
+        settings: The server's limits.
+        assertions: Each evaluation's number of assertions.
+
+    Raises:
+        OverLimit: The first limit the batch is over.
+    """
+    _at_most(len(assertions), settings.max_cases, "evaluations", "per batch", "--max-cases")
+    for count in assertions:
+        check_evaluation(settings, count)
+    _at_most(
+        sum(assertions), settings.max_results, "assertions in all", "per batch", "--max-results"
+    )
+
+
 def _at_most(count: int, limit: int, items: str, per: str, option: str) -> None:
     if count > limit:
         raise OverLimit(

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from verifier.evaluate import EvaluationInput, Threshold
+
 Status = Literal["pass", "fail", "error", "skipped"]
 
 
@@ -65,11 +67,68 @@ class EvaluationOutput(_Body):
     """The PRD's single-evaluation result, plus errors and each result's status and triple."""
 
     score: float = Field(description="Passed assertions over all assertions.")
+    passed_evaluation: bool = Field(
+        alias="pass",
+        description="The score reached the threshold and no assertion is an error.",
+    )
+    threshold: float = Field(description="The score the evaluation had to reach.")
     passed: int
     failed: int
     errors: int = Field(description="Assertions no verdict could be obtained for.")
     total: int
     results: list[AssertionResult]
+
+
+class BatchRequest(_Body):
+    """A batch of single evaluations, and what its report is about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_id: str | None = Field(default=None, description="The agent the batch is about.")
+    test_suite: str | None = Field(default=None, description="The batch's test suite.")
+    threshold: Threshold | None = Field(
+        default=None,
+        description="The score every evaluation must reach (default: each request's own).",
+    )
+    evaluations: list[EvaluationInput] = Field(
+        min_length=1, description="Single-evaluation requests, each judged on its own."
+    )
+
+
+class AssertionTally(_Body):
+    """One assertion id across a batch: its verdicts, and the share that passed."""
+
+    passed: int
+    failed: int
+    errors: int
+    average_score: float
+
+
+class BatchResults(_Body):
+    total_cases: int
+    passed_cases: int
+    failed_cases: int
+    average_score: float = Field(description="The mean of the evaluations' scores.")
+    assertion_breakdown: dict[str, AssertionTally]
+
+
+class BatchCase(_Body):
+    """One evaluation of a batch: where it was, its run, score and verdict."""
+
+    item: str
+    run_id: str
+    score: float
+    passed: bool = Field(alias="pass")
+    threshold: float
+
+
+class BatchOutput(_Body):
+    """The PRD's batch shape, each evaluation listed after it."""
+
+    agent_id: str | None
+    test_suite: str | None
+    results: BatchResults
+    cases: list[BatchCase]
 
 
 def _case_id(value: Any) -> str | None:
