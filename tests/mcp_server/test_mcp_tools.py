@@ -127,6 +127,26 @@ def test_run_takes_inline_cases_and_a_choice_of_claims(root: Path) -> None:
     assert (root / ".verifier" / "gaps.db").is_file()  # the default store, as `verifier run`'s
 
 
+def test_run_lists_the_first_fifty_failing_results_and_counts_the_rest(root: Path) -> None:
+    (root / "hello.yaml").write_text(
+        "contract: hello\nversion: 1\nclaims:\n"
+        "  - {id: greets, rubric: regex, field: output, pattern: hello}\n"
+        "  - {id: short, rubric: length, field: output, max_chars: 20}\n",
+        encoding="utf-8",
+    )
+    cases = [{"id": f"c{n}", "output": "bye"} for n in range(60)]
+
+    async def talk(session: ClientSession) -> Any:
+        return answer(await session.call_tool("run", {"contract": "hello.yaml", "cases": cases}))
+
+    run = served(root, talk, "--store", "hello.db")
+    assert (run["total_cases"], run["failed_cases"], run["pass_rate"]) == (60, 60, 0.0)
+    assert run["claims"]["short"]["passed"] == 60
+    assert len(run["failures"]) == 50 and run["more_failures"] == 10
+    assert {f["id"] for f in run["failures"]} == {"greets"}
+    assert run["failures"][0]["case"] == "c0" and run["failures"][0]["status"] == "fail"
+
+
 def test_bad_calls_are_one_line_tool_errors_and_the_server_keeps_serving(
     root: Path, tmp_path: Path
 ) -> None:
@@ -188,3 +208,28 @@ def test_logs_go_to_stderr_only(root: Path) -> None:
     log = root.parent / "server.log"
     served(root, talk, log=log)
     assert "run started" in log.read_text(encoding="utf-8")
+
+
+def test_a_client_may_skip_judged_claims_whatever_the_servers_mode(
+    root: Path, judge: MessagesServer
+) -> None:
+    async def talk(session: ClientSession) -> Any:
+        result = await session.call_tool(
+            "run",
+            {
+                "contract": "contracts/briefs.yaml",
+                "cases": "contracts/briefs.cases.jsonl",
+                "judges": "off",
+            },
+        )
+        return answer(result)
+
+    run = served(root, talk, "--judges", "live", env=live(judge))
+    assert run["judges"] == "off" and judge.model_calls() == []
+    assert list(run["claims"]) == [
+        "cites_sources",
+        "acknowledge_gaps",
+        "no_speculation",
+        "formal_tone",
+    ]
+    assert run["claims"]["formal_tone"]["skipped"] == 3
