@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-import mcp_types as types
 import orjson
+from mcp import types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ValidationError
