@@ -76,10 +76,10 @@ def failure_message(
         else f"score {result.score:.3f} is below the threshold {threshold:g}"
     )
     passed = result.count("pass")
-    lines = [
-        f"case {line.case_id} ({where}) failed: {why} "
-        f"({passed} of {len(result.results)} claims passed)"
-    ]
+    applied = result.applicable
+    if not applied:
+        why = "no claim applies to it (every claim's `when` path is missing)"
+    lines = [f"case {line.case_id} ({where}) failed: {why} ({passed} of {applied} claims passed)"]
     for claim in result.results:
         if claim.status in ("fail", "error"):
             lines += _claim_lines(claim, f"{contract_shown}:{loaded.claim_line(claim.claim_id)}")

@@ -8,7 +8,8 @@ from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
-from verifier.results import ClaimResult, RowKind
+from verifier.fieldpath import FieldPath, compile_path
+from verifier.results import NOT_APPLICABLE, ClaimResult, RowKind, not_applicable_result
 from verifier.rubric._base import Check, PrepareContext
 
 
@@ -20,11 +21,13 @@ class PlannedClaim:
         claim: The validated claim model.
         kind: The gap-row kind it produces.
         check: The prepared predicate (rubric claims only).
+        when: The claim's compiled ``when`` path (``None``: it applies to every case).
     """
 
     claim: Any
     kind: RowKind
     check: Check | None
+    when: FieldPath | None = None
 
     @property
     def id(self) -> str:
@@ -37,6 +40,14 @@ class PlannedClaim:
     @property
     def weight(self) -> float:
         return float(self.claim.weight)
+
+    def not_applicable(self, case: Mapping[str, Any]) -> ClaimResult | None:
+        """The claim's not-applicable row when ``case`` lacks its ``when`` path, else
+        ``None`` (the claim applies)."""
+        when = self.when
+        if when is None or when.find(case):
+            return None
+        return not_applicable_result(self.id, self.kind, when.text)
 
 
 @dataclass(frozen=True)
@@ -85,7 +96,8 @@ def build_plan(loaded: LoadedContract) -> Plan:
     for claim in contract.claims:
         kind = claim_kind(claim)
         check = REGISTRY[getattr(claim, "rubric")].prepare(claim, ctx) if kind == "rubric" else None  # noqa: B009
-        planned.append(PlannedClaim(claim, kind, check))
+        when = compile_path(claim.when) if claim.when is not None else None
+        planned.append(PlannedClaim(claim, kind, check, when))
     rubric = [p for p in planned if p.kind == "rubric"]
     model = [p for p in planned if p.kind != "rubric"]
     return Plan(tuple(planned), tuple(_gate_order(rubric)), tuple(_gate_order(model)))
@@ -94,7 +106,12 @@ def build_plan(loaded: LoadedContract) -> Plan:
 def score_case(
     plan: Plan, results: Mapping[str, ClaimResult], threshold: float
 ) -> tuple[float, bool]:
-    """Weighted passes over the weighted total; passing needs the threshold and no error."""
+    """Weighted passes over the weighted total; passing needs the threshold and no error.
+
+    A claim that did not apply to the case weighs nothing in it; a case no claim
+    applied to scores 0, as does one whose claims were all skipped (so it passes only
+    at threshold 0).
+    """
     weights = tuple(p.weight for p in plan.order)
     return weighted_score(weights, [results[p.id] for p in plan.order], threshold)
 
@@ -106,8 +123,10 @@ def weighted_score(
     total = passed = 0.0
     has_error = False
     for weight, result in zip(weights, ordered, strict=True):
-        total += weight
         status = result.status
+        if status == "skipped" and NOT_APPLICABLE in result.evidence:
+            continue
+        total += weight
         if status == "pass":
             passed += weight
         elif status == "error":

@@ -10,6 +10,11 @@ from typing import Any, Literal
 RowStatus = Literal["pass", "fail", "error", "skipped"]
 RowKind = Literal["rubric", "judge", "comparative", "imported"]
 
+NOT_APPLICABLE = "not_applicable"
+"""The evidence key of a row whose claim did not apply to the case (its ``when:`` path
+found nothing there); its value is that path. Such a row is ``skipped`` and, unlike a
+claim skipped for a failed gate, is left out of the case's score and of pass rates."""
+
 
 @dataclass(frozen=True, slots=True)
 class ClaimResult:
@@ -48,6 +53,12 @@ class CaseResult:
     def count(self, status: RowStatus) -> int:
         return sum(1 for r in self.results if r.status == status)
 
+    @property
+    def applicable(self) -> int:
+        """How many claims applied to the case (all but those whose ``when`` path the
+        case lacks)."""
+        return sum(1 for r in self.results if not is_not_applicable(r.status, r.evidence))
+
     def claim(self, claim_id: str) -> ClaimResult:
         """The result of the claim ``claim_id``.
 
@@ -60,16 +71,47 @@ class CaseResult:
         raise KeyError(claim_id)
 
 
+def not_applicable_result(claim_id: str, kind: RowKind, when: str) -> ClaimResult:
+    """The ``skipped`` row of a claim whose ``when`` path the case does not have."""
+    return ClaimResult(
+        claim_id,
+        kind,
+        "skipped",
+        None,
+        f"not applicable: the case has no {when}",
+        {NOT_APPLICABLE: when},
+    )
+
+
+def is_not_applicable(status: str, evidence: Mapping[str, Any]) -> bool:
+    """Whether a row (its status and evidence) is a claim that did not apply to its case."""
+    return status == "skipped" and NOT_APPLICABLE in evidence
+
+
+def row_not_applicable(body: Any) -> bool:
+    """``is_not_applicable`` of a stored row's body (a dict read from the store)."""
+    if not isinstance(body, Mapping):
+        return False
+    evidence = body.get("evidence")
+    return isinstance(evidence, Mapping) and is_not_applicable(str(body.get("status")), evidence)
+
+
 @dataclass(slots=True)
 class ClaimTally:
-    """Counts of one claim's statuses across the run."""
+    """Counts of one claim's statuses across the run.
+
+    Attributes:
+        not_applicable: Of the skipped results, those of cases the claim did not apply
+            to (its ``when`` path missing): not checked, so outside the pass rate.
+    """
 
     passed: int = 0
     failed: int = 0
     errors: int = 0
     skipped: int = 0
+    not_applicable: int = 0
 
-    def add(self, status: RowStatus) -> None:
+    def add(self, status: RowStatus, not_applicable: bool = False) -> None:
         if status == "pass":
             self.passed += 1
         elif status == "fail":
@@ -78,24 +120,41 @@ class ClaimTally:
             self.errors += 1
         else:
             self.skipped += 1
+            self.not_applicable += not_applicable
 
     @property
     def total(self) -> int:
         return self.passed + self.failed + self.errors + self.skipped
 
     @property
+    def applicable(self) -> int:
+        """Results of the cases the claim applied to (all but the not-applicable ones)."""
+        return self.total - self.not_applicable
+
+    @property
     def pass_rate(self) -> float:
-        """Passes over every result of the claim (0.0 when it has none)."""
-        return self.passed / self.total if self.total else 0.0
+        """Passes over the results of the cases the claim applied to (0.0 when none)."""
+        return self.passed / self.applicable if self.applicable else 0.0
+
+    @property
+    def skipped_text(self) -> str:
+        """The skipped count as reports show it: ``5 (3 n/a)`` when some were skipped
+        because the claim did not apply to the case."""
+        if not self.not_applicable:
+            return str(self.skipped)
+        return f"{self.skipped} ({self.not_applicable} n/a)"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "pass_rate": round(self.pass_rate, 6),
             "passed": self.passed,
             "failed": self.failed,
             "errors": self.errors,
             "skipped": self.skipped,
         }
+        if self.not_applicable:  # a run without `when` keeps the record it always had
+            out["not_applicable"] = self.not_applicable
+        return out
 
 
 _Z95 = 1.959963984540054
@@ -265,7 +324,9 @@ class RunSummary:
         else:
             self.failed_cases += 1
         for result in case.results:
-            self.breakdown.setdefault(result.claim_id, ClaimTally()).add(result.status)
+            self.breakdown.setdefault(result.claim_id, ClaimTally()).add(
+                result.status, is_not_applicable(result.status, result.evidence)
+            )
             # A judged result carries its judge's triple; a rubric or deterministic
             # comparison has none and no noise to measure.
             if "judge" in result.evidence:

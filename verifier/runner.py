@@ -119,6 +119,20 @@ def skip_reason(claim: PlannedClaim, results: Mapping[str, ClaimResult]) -> str 
     return "skipped: waits for " + ", ".join(blocked) + " to pass"
 
 
+def skipped_result(
+    claim: PlannedClaim, results: Mapping[str, ClaimResult], case: Mapping[str, Any]
+) -> ClaimResult | None:
+    """The ``skipped`` row of a claim that is not checked on ``case``: not applicable
+    (its ``when`` path is missing), or waiting for a gate that did not pass; ``None``
+    when it is to be checked. A model phase asks this before making any call."""
+    result = claim.not_applicable(case)
+    if result is None and claim.after:
+        reason = skip_reason(claim, results)
+        if reason is not None:
+            result = ClaimResult(claim.id, claim.kind, "skipped", None, reason, {})
+    return result
+
+
 class _RubricStep(NamedTuple):
     """What phase 1 needs of a rubric claim, read once from the plan."""
 
@@ -126,13 +140,18 @@ class _RubricStep(NamedTuple):
     check: Check
     gated: bool
     planned: PlannedClaim
+    conditional: bool
 
 
 def _rubric_steps(plan: Plan) -> tuple[_RubricStep, ...]:
     steps = []
     for planned in plan.rubric:
         assert planned.check is not None
-        steps.append(_RubricStep(planned.id, planned.check, bool(planned.after), planned))
+        steps.append(
+            _RubricStep(
+                planned.id, planned.check, bool(planned.after), planned, planned.when is not None
+            )
+        )
     return tuple(steps)
 
 
@@ -155,7 +174,12 @@ def rubric_checker(plan: Plan) -> Callable[[Mapping[str, Any]], dict[str, ClaimR
 
 def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict[str, ClaimResult]:
     results: dict[str, ClaimResult] = {}
-    for claim_id, check, gated, planned in steps:
+    for claim_id, check, gated, planned, conditional in steps:
+        if conditional:
+            absent = planned.not_applicable(case)
+            if absent is not None:
+                results[claim_id] = absent
+                continue
         if gated:
             reason = skip_reason(planned, results)
             if reason is not None:
@@ -214,10 +238,10 @@ class UnavailableModelPhase:
             case_out: dict[str, ClaimResult] = {}
             merged = dict(results)
             for planned in self.plan.model:
-                reason = skip_reason(planned, merged)
+                skipped = skipped_result(planned, merged, line.case or {})
                 claim = planned.claim
-                if reason is not None:
-                    result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
+                if skipped is not None:
+                    result = skipped
                 elif isinstance(claim, CompareClaim) and claim.compare != "pairwise":
                     result = check_deterministic(claim, line.case or {})
                 else:

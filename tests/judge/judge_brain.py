@@ -3,7 +3,10 @@
 It reads the claims from the rendered request and answers through the forced tool in
 the shape the real tools ask for. Its rule is simple and visible: an output that
 contains the word ``guess`` fails every assertion (and scores 2 on a scale); any
-other output passes (and scores 5). Tests can therefore predict every verdict.
+other output passes (and scores 5). A critique finds one weakness per ``guess`` in the
+output; a compliance judge follows one section poorly per ``guess`` and gives an
+overall compliance of 1 less 0.25 for each (at least 0). Tests can therefore predict
+every verdict.
 """
 
 from __future__ import annotations
@@ -30,11 +33,53 @@ def _output_block(text: str) -> str:
     return match.group(2) if match else ""
 
 
+def _claim_ids(text: str) -> list[str]:
+    # The claims are the request's last block, as indented JSON.
+    start = text.rfind("\n[\n  {")
+    return [c["id"] for c in json.loads(text[start:])] if start >= 0 else []
+
+
+def _critique(text: str, guesses: int) -> dict[str, Any]:
+    weaknesses = [
+        {"weakness": f"guess {n + 1}: a figure is guessed", "suggestion": "say it is unknown"}
+        for n in range(guesses)
+    ]
+    results = [
+        {"id": claim_id, "weaknesses": weaknesses, "assessment": "reviewed by rule"}
+        for claim_id in _claim_ids(text)
+    ]
+    return {"results": results}
+
+
+def _compliance(text: str, guesses: int) -> dict[str, Any]:
+    well = [{"section": "format", "evidence": "by rule", "score": 1.0}]
+    poorly = [
+        {"section": f"no guessing {n + 1}", "evidence": "guess", "reason": "guesses", "score": 0}
+        for n in range(guesses)
+    ]
+    overall = max(0.0, 1 - 0.25 * guesses)
+    results = [
+        {
+            "id": claim_id,
+            "well_followed": well,
+            "poorly_followed": poorly,
+            "overall_compliance": overall,
+        }
+        for claim_id in _claim_ids(text)
+    ]
+    return {"results": results}
+
+
 def brain(request: dict[str, Any]) -> Behaviour:
     """Answers one Messages API request as the rule above says."""
     tool = request["tool_choice"]["name"]
     text = _user_text(request)
-    failing = "guess" in _output_block(text).lower()
+    guesses = _output_block(text).lower().count("guess")
+    failing = guesses > 0
+    if tool == "record_critique":
+        return tool_use(_critique(text, guesses))
+    if tool == "record_compliance":
+        return tool_use(_compliance(text, guesses))
     if tool == "record_scores":
         results = [
             {

@@ -24,10 +24,11 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
 
+from tests.judge._local_http import LocalServer, send, start, stop
 from tests.judge.behaviours import (
     Behaviour,
     error_body,
@@ -125,7 +126,7 @@ class MessagesServer:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: LocalServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -157,11 +158,7 @@ class MessagesServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        self._httpd, self._thread = start(Handler)
         return self
 
     def __exit__(
@@ -171,11 +168,7 @@ class MessagesServer:
         tb: TracebackType | None,
     ) -> None:
         self._stopping.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        stop(self._httpd, self._thread)
 
     # Called from handler threads.
 
@@ -229,11 +222,6 @@ class MessagesServer:
 
     def _batch_ended(self, batch: Batch) -> bool:
         return batch.polls >= self.batch_polls
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256  # the default 5 drops connections of a concurrent burst
 
 
 _MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
@@ -317,15 +305,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, headers: dict[str, str], payload: bytes | dict[str, Any]) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a timeout under test)
+        send(self, status, headers, data)
 
 
 def _headers(handler: BaseHTTPRequestHandler) -> dict[str, str]:

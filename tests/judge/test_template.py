@@ -104,7 +104,7 @@ def test_placeholder_written_over_a_line_break_is_named_on_one_line() -> None:
         parse_template(data, source="t.md", kind="binary")
     assert str(raised.value) == (
         "judge template t.md: unknown placeholder '{{\\rassertions}}'; placeholders are "
-        "written {{name}} with a name among input, output, output_1, output_2, assertions, "
+        "written {{name}} with a name among input, output, output_1, output_2, reference, assertions, "
         "scale, nonce, or {{case.PATH}} for a field of the case; the dynamic part lacks "
         "'{{assertions}}' (the claims to judge)"
     )

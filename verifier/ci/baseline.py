@@ -17,7 +17,7 @@ import orjson
 from verifier._json_words import json_kind
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
-from verifier.results import ClaimTally, RowStatus
+from verifier.results import ClaimTally, RowStatus, row_not_applicable
 
 __all__ = ["BaselineError", "BaselineRun", "load_baseline"]
 
@@ -69,7 +69,9 @@ def load_baseline(spec: str, store: GapStore) -> BaselineRun:
     failing: dict[tuple[str, str], RowStatus] = {}
     for row in store.iter_rows(spec):
         status: Any = row.status
-        breakdown.setdefault(row.claim_id, ClaimTally()).add(status)
+        # Only a skipped row's body can say its claim did not apply to the case.
+        absent = status == "skipped" and row_not_applicable(orjson.loads(row.body))
+        breakdown.setdefault(row.claim_id, ClaimTally()).add(status, absent)
         cases.add(row.case_id)
         if status in ("fail", "error"):
             failing[(row.case_id, row.claim_id)] = status
@@ -123,8 +125,13 @@ def _parse_report(path: Path, report: Any) -> BaselineRun:
         passed, failed, errors, skipped = (
             _get(tally, key, int, where) for key in ("passed", "failed", "errors", "skipped")
         )
+        absent = tally.get("not_applicable", 0)
         breakdown[claim_id] = ClaimTally(
-            passed=passed, failed=failed, errors=errors, skipped=skipped
+            passed=passed,
+            failed=failed,
+            errors=errors,
+            skipped=skipped,
+            not_applicable=absent if isinstance(absent, int) else 0,
         )
     return BaselineRun(
         source=str(path),

@@ -207,7 +207,7 @@ def _breakdown(breakdown: dict[str, ClaimTally], baseline: BaselineRun | None) -
             )
         lines.append(
             f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} |{change} {tally.passed} "
-            f"| {tally.failed} | {tally.errors} | {tally.skipped} |"
+            f"| {tally.failed} | {tally.errors} | {tally.skipped_text} |"
         )
     if not breakdown:
         lines.append("| *(no results)* | |" + (" |" if baseline else "") + " | | | |")

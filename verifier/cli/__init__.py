@@ -25,6 +25,7 @@ from verifier.cli.gate import gate_group
 from verifier.cli.import_ import import_group
 from verifier.cli.init import init_command
 from verifier.cli.mcp import mcp_command
+from verifier.cli.prompt_eval import prompt_eval_command
 from verifier.cli.purge import purge_command
 from verifier.cli.report import report_command
 from verifier.cli.run import run
@@ -65,6 +66,7 @@ for _command in (
     check,
     run,
     evaluate_command,
+    prompt_eval_command,
     audit,
     export_command,
     import_group,

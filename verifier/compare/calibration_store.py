@@ -184,7 +184,7 @@ def _stored(row: tuple[Any, ...]) -> StoredCalibration:
 def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] | None:
     """The ``prompt_sha`` and ``sampling_sha`` a claim's judge would be called with."""
     from verifier.contract.judge_template import TemplateError, load_template
-    from verifier.judge.prompt import judge_prompt_sha, verdict_kind
+    from verifier.judge.prompt import has_reference, judge_prompt_sha, verdict_kind
     from verifier.llm.providers.registry import sent_sampling
     from verifier.llm.triple import sampling_sha_of
 
@@ -193,7 +193,7 @@ def _judge_parts(loaded: LoadedContract, claim: JudgeClaim) -> tuple[str, str] |
         return None
     try:
         kind = verdict_kind(claim)
-        template = load_template(spec, loaded.files, kind)
+        template = load_template(spec, loaded.files, kind, reference=has_reference(claim))
         sampling = sent_sampling(spec.provider, spec.sampling)
     except (TemplateError, ValueError):
         return None  # the contract lint reports these

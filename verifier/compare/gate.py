@@ -3,7 +3,8 @@
 Two decisions, both on the gate's primary claim and metric (``gate_file``):
 
 - a single run (``verifier run --gate``): the claim's pass rate (passes over every row
-  of the claim; an error or a skipped row is not a pass) or mean score (an error or a
+  of the claim but those of cases it did not apply to; an error or a skipped row is
+  not a pass) or mean score (an error or a
   skipped row scores 0) against the gate's threshold: at least the threshold for
   ``not-worse``, above it for ``better``;
 - a comparison (``verifier compare --gate``): the paired test ``verifier compare`` uses
@@ -30,6 +31,7 @@ from verifier.compare.analysis import RunComparison
 from verifier.compare.gate_file import Gate, GateRefused
 from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
+from verifier.results import row_not_applicable
 
 __all__ = ["GateDecision", "decide_comparison", "decide_run"]
 
@@ -100,6 +102,8 @@ def _run_metrics(store: GapStore, run_id: str) -> dict[str, tuple[int, int, floa
     for row in store.iter_rows(run_id):
         body = orjson.loads(row.body)
         status, score = body.get("status"), body.get("score")
+        if row_not_applicable(body):
+            continue  # the claim did not apply to the case: not checked, not a row of it
         if status not in ("pass", "fail") or isinstance(score, bool):
             score = 0.0
         elif not isinstance(score, int | float):

@@ -4,9 +4,9 @@ Two runs of one contract over the same cases give, for each claim, one *pair* pe
 case: the claim's status in the baseline and in the candidate, matched on
 ``(case_id, claim_id)``. Only pass/fail pairs say anything about quality: a pair in
 which either row is ``error`` (no verdict could be had) or ``skipped`` (a gate before
-the claim failed) is counted and left out. Rows are read from the row bodies, the
-hash-chained truth that ``verifier audit`` checks, not from the index columns beside
-them.
+the claim failed, or the claim did not apply to the case) is counted and left out.
+Rows are read from the row bodies, the hash-chained truth that ``verifier audit``
+checks, not from the index columns beside them.
 
 Memory: the baseline's outcomes are held (two strings and a status per row) while the
 candidate's rows stream past them and are folded into counts at once.
@@ -33,6 +33,7 @@ from verifier.compare.run_checks import (
 from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
 from verifier.gaps.store import GapStore
+from verifier.results import row_not_applicable
 
 __all__ = ["CompareError", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
 
@@ -91,6 +92,11 @@ class PairedRuns:
     warnings: tuple[str, ...]
 
 
+_NOT_APPLICABLE = "not applicable"
+"""The status a row is paired under when its claim did not apply to the case."""
+
+_NOT_CHECKED = ("skipped", _NOT_APPLICABLE)
+
 OVERALL = "all claims"
 """Name of the whole-case outcome, which is no claim id (claim ids cannot hold spaces)."""
 
@@ -109,7 +115,7 @@ class _Tally:
         if baseline == "error" or candidate == "error":
             self.errors += 1
             return
-        if baseline == "skipped" or candidate == "skipped":
+        if baseline in _NOT_CHECKED or candidate in _NOT_CHECKED:
             self.skipped += 1
             return
         # cells: both pass, baseline only, candidate only, both fail
@@ -148,6 +154,8 @@ class _CaseTally:
     claims: int = 0
 
     def add(self, baseline: str, candidate: str) -> None:
+        if _NOT_APPLICABLE in (baseline, candidate):
+            return  # a claim that did not apply to the case says nothing of it
         self.claims += 1
         self.base_error = self.base_error or baseline == "error"
         self.cand_error = self.cand_error or candidate == "error"
@@ -160,6 +168,8 @@ def _outcome(body: dict[str, Any]) -> tuple[str, str, str, float]:
     status = body.get("status")
     if status not in ("pass", "fail", "error", "skipped"):
         status = "error"
+    if row_not_applicable(body):
+        status = _NOT_APPLICABLE
     score = body.get("score")
     if isinstance(score, bool) or not isinstance(score, int | float):
         score = 1.0 if status == "pass" else 0.0
@@ -273,6 +283,8 @@ def _overall(cases: Iterable[_CaseTally]) -> OutcomePairs:
     """Whole cases as pass/fail pairs, scored by the share of claims that passed."""
     tally = _Tally()
     for case in cases:
+        if not case.claims:
+            continue  # no shared claim applied to the case: nothing to pair
         base = "error" if case.base_error else "pass" if case.base_passed == case.claims else "fail"
         cand = "error" if case.cand_error else "pass" if case.cand_passed == case.claims else "fail"
         tally.add(base, cand, case.base_passed / case.claims, case.cand_passed / case.claims)

@@ -17,6 +17,7 @@ from verifier.contract.judge_template import validate_template
 from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope
 from verifier.llm.pinning import is_local_endpoint
+from verifier.llm.providers.openai_responses import refused_settings
 from verifier.llm.providers.registry import ProviderEntry, find_provider
 
 WARN_WITHIN_DAYS = 90
@@ -56,15 +57,19 @@ def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) 
     )
 
 
-def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[str]:
+def _judge_kinds(data: dict[str, Any], name: str) -> Iterator[tuple[str, bool]]:
+    """The verdict kinds a judge is asked for, each with whether its claims carry a
+    reference (which the template must then show)."""
     claims = data.get("claims")
     for claim in claims if isinstance(claims, list) else []:
         if not isinstance(claim, dict) or claim.get("judge") != name:
             continue
         if "compare" in claim:
-            yield "pairwise"
+            yield "pairwise", False
         else:
-            yield "scale" if claim.get("scale") is not None else "binary"
+            kinds = ("critique", "compliance", "scale")
+            kind = next((k for k in kinds if claim.get(k) is not None), "binary")
+            yield kind, claim.get("reference") is not None
 
 
 def lint_judges(
@@ -82,6 +87,7 @@ def lint_judges(
         # An unknown provider is the model validation's to report.
         entry = find_provider(spec.get("provider"))
         _lint_pinning(name, spec, report)
+        _lint_stored_prompt(name, spec, report)
         sampling = spec.get("sampling", {})
         if entry is not None and isinstance(sampling, dict):
             try:
@@ -121,8 +127,8 @@ def lint_judges(
                     f"judge {name!r}: cannot read prompt {prompt!r}: {named.quote(str(exc))}",
                 )
                 continue
-            for kind in sorted(set(_judge_kinds(data, name))):
-                for problem in validate_template(text, kind):  # type: ignore[arg-type]
+            for kind, reference in sorted(set(_judge_kinds(data, name))):
+                for problem in validate_template(text, kind, reference=reference):  # type: ignore[arg-type]
                     report(
                         ("judges", name, "prompt"),
                         f"judge {name!r}: prompt {prompt!r}: {named.quote(problem)}",
@@ -137,6 +143,52 @@ THINKING_REFUSAL = (
 
 def _thinks(thinking: Mapping[str, Any] | None) -> bool:
     return thinking is not None and thinking.get("type") != "disabled"
+
+
+STORED_PROMPT_PROVIDER = "openai"
+"""The provider whose stored prompts a judge can name (through its Responses API)."""
+
+
+def _lint_stored_prompt(name: str, spec: dict[str, Any], report: Report) -> None:
+    stored = spec.get("stored_prompt")
+    if not isinstance(stored, dict):
+        return  # absent, or the model validation's to report
+    where = ("judges", name, "stored_prompt")
+    if stored.get("version") in (None, ""):
+        prompt_id = stored.get("id")
+        report(
+            where,
+            f"judge {name!r}: stored prompt {prompt_id!r} has no version; pin one "
+            "(stored_prompt.version) so verdicts stay reproducible: without it the vendor "
+            "serves whichever version is current",
+            key=True,
+        )
+    provider = spec.get("provider")
+    if find_provider(provider) is not None and provider != STORED_PROMPT_PROVIDER:
+        report(
+            ("judges", name, "provider"),
+            f"judge {name!r}: stored_prompt names a prompt kept at OpenAI; "
+            f"set provider: {STORED_PROMPT_PROVIDER}",
+        )
+    if "prompt" in spec:
+        report(
+            ("judges", name, "prompt"),
+            f"judge {name!r}: a judge has a prompt template or a stored_prompt, not both",
+            key=True,
+        )
+    sampling = spec.get("sampling")
+    set_names = (
+        [k for k, v in sampling.items() if v not in (None, [])]
+        if isinstance(sampling, dict)
+        else []
+    )
+    for param in refused_settings(set_names):
+        report(
+            ("judges", name, "sampling", param),
+            f"judge {name!r}: sampling.{param}: the openai Responses API, which a stored "
+            "prompt is called through, takes no such parameter; remove it",
+            key=True,
+        )
 
 
 def _lint_pinning(name: str, spec: dict[str, Any], report: Report) -> None:

@@ -12,6 +12,10 @@ the dynamic part, sent as the user message, with placeholders:
   (``{{case.retrieved}}``, ``{{case.reference}}``, ``{{case.docs.*.text}}``), untrusted
   data fenced the same way; a value that is not a string is shown as canonical JSON.
   The path's segments are letters, digits, ``_``, ``-`` or ``*``.
+- ``{{reference}}``: what the claims compare the output with (``reference:`` of a
+  judge claim: the instructions given, an expected output, a known bad output and why
+  it is bad), each role in a block of its own fenced like the data; empty for claims
+  without a reference. A template judging reference-guided claims must show it.
 - ``{{assertions}}``: the claims to judge (ids, instructions, criteria) as JSON.
 - ``{{scale}}``: the score scale of each claim and its anchors (empty for pass/fail).
 
@@ -35,26 +39,51 @@ from verifier.llm.template import DYNAMIC_MARKER, split_at_marker
 from verifier.llm.triple import prompt_sha_of
 from verifier.llm.types import VerdictKind
 
-PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2", "assertions", "scale", "nonce")
-DATA_PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2")
+PLACEHOLDERS: Final = (
+    "input",
+    "output",
+    "output_1",
+    "output_2",
+    "reference",
+    "assertions",
+    "scale",
+    "nonce",
+)
+DATA_PLACEHOLDERS: Final = ("input", "output", "output_1", "output_2", "reference")
 CASE_PREFIX: Final = "case."
 """Placeholders ``{{case.PATH}}`` name a field of the case; they are data too."""
 BUILTIN_TEMPLATES: Final[dict[VerdictKind, str]] = {
     "binary": "assertions.md",
     "scale": "likert.md",
     "pairwise": "pairwise.md",
+    "critique": "critique.md",
+    "compliance": "compliance.md",
 }
+REFERENCE_TEMPLATES: Final[dict[VerdictKind, str]] = {
+    "binary": "assertions-reference.md",
+    "scale": "likert-reference.md",
+    # One template each, with or without a reference: it shows {{reference}}, which
+    # renders empty for a claim without one.
+    "critique": "critique.md",
+    "compliance": "compliance.md",
+}
+"""Built-in templates for claims with a ``reference:``, by kind; their instructions say
+how a reference is used (judged for meaning, never matched word for word)."""
 
 # Placeholders each kind needs, and the ones that have no value for it.
 _REQUIRED: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output",),
     "scale": ("output", "scale"),
     "pairwise": ("output_1", "output_2"),
+    "critique": ("output",),
+    "compliance": ("output", "reference"),
 }
 _UNAVAILABLE: Final[dict[VerdictKind, tuple[str, ...]]] = {
     "binary": ("output_1", "output_2"),
     "scale": ("output_1", "output_2"),
     "pairwise": ("output",),
+    "critique": ("output_1", "output_2"),
+    "compliance": ("output_1", "output_2"),
 }
 
 # Anything written like a placeholder; known names are checked separately so a typo
@@ -99,12 +128,15 @@ def _split(text: str) -> tuple[str, str] | int:
     return split if isinstance(split, int) else (split[0], split[1].strip())
 
 
-def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
+def validate_template(
+    text: str, kind: VerdictKind | None = None, *, reference: bool = False
+) -> list[str]:
     """Every problem of a template's text, one line each (empty when usable).
 
     Args:
         text: The template.
         kind: When given, also check the placeholders this kind of verdict needs.
+        reference: Whether it judges claims with a ``reference:`` (which it must show).
     """
     problems = [
         problem
@@ -145,6 +177,13 @@ def validate_template(text: str, kind: VerdictKind | None = None) -> list[str]:
             f"'{{{{{name}}}}}' has no value for a {kind} judge"
             for name in _UNAVAILABLE[kind]
             if name in used
+        )
+    # A kind that always needs it has said so above.
+    needed = _REQUIRED[kind] if kind is not None else ()
+    if reference and "reference" not in used and "reference" not in needed:
+        problems.append(
+            "claims with a reference need '{{reference}}' in the dynamic part (what the "
+            "output is compared with)"
         )
     return problems
 
@@ -187,7 +226,9 @@ def case_paths(template: Template) -> tuple[str, ...]:
     )
 
 
-def parse_template(data: bytes, *, source: str, kind: VerdictKind | None = None) -> Template:
+def parse_template(
+    data: bytes, *, source: str, kind: VerdictKind | None = None, reference: bool = False
+) -> Template:
     """Validates template bytes and splits them into static and dynamic parts.
 
     Raises:
@@ -199,7 +240,7 @@ def parse_template(data: bytes, *, source: str, kind: VerdictKind | None = None)
         raise TemplateError(
             source, [f"not UTF-8 text ({exc.reason} at byte {exc.start})"]
         ) from None
-    problems = validate_template(text, kind)
+    problems = validate_template(text, kind, reference=reference)
     split = _split(text)
     if problems or isinstance(split, int):
         raise TemplateError(source, problems)
@@ -209,16 +250,26 @@ def parse_template(data: bytes, *, source: str, kind: VerdictKind | None = None)
     )
 
 
-def builtin_template_bytes(kind: VerdictKind) -> bytes:
+def builtin_template_name(kind: VerdictKind, *, reference: bool = False) -> str:
+    """The file name of the built-in template for ``kind`` (with or without references)."""
+    if reference:
+        if kind not in REFERENCE_TEMPLATES:
+            raise TemplateError(
+                f"builtin:{BUILTIN_TEMPLATES[kind]}", [f"a {kind} claim cannot take a reference"]
+            )
+        return REFERENCE_TEMPLATES[kind]
+    return BUILTIN_TEMPLATES[kind]
+
+
+def builtin_template_bytes(kind: VerdictKind, *, reference: bool = False) -> bytes:
     """The bytes of the built-in template for ``kind``, read from the installed package."""
-    return (
-        resources.files("verifier.judge")
-        .joinpath("templates", BUILTIN_TEMPLATES[kind])
-        .read_bytes()
-    )
+    name = builtin_template_name(kind, reference=reference)
+    return resources.files("verifier.judge").joinpath("templates", name).read_bytes()
 
 
-def load_template(spec: JudgeSpec, base_dir: Path | FileScope, kind: VerdictKind) -> Template:
+def load_template(
+    spec: JudgeSpec, base_dir: Path | FileScope, kind: VerdictKind, *, reference: bool = False
+) -> Template:
     """The template a judge uses for one kind of verdict.
 
     Args:
@@ -227,13 +278,20 @@ def load_template(spec: JudgeSpec, base_dir: Path | FileScope, kind: VerdictKind
             must lie in its tree), or the contract's ``FileScope``.
         kind: The verdict kind, which picks the built-in template and the placeholders
             a custom one must have.
+        reference: Whether the template judges claims with a ``reference:`` (the
+            built-in reference-guided template; a custom one must show ``{{reference}}``).
 
     Raises:
         TemplateError: The file cannot be read or the template has problems.
     """
     if spec.prompt is None:
-        name = BUILTIN_TEMPLATES[kind]
-        return parse_template(builtin_template_bytes(kind), source=f"builtin:{name}", kind=kind)
+        name = builtin_template_name(kind, reference=reference)
+        return parse_template(
+            builtin_template_bytes(kind, reference=reference),
+            source=f"builtin:{name}",
+            kind=kind,
+            reference=reference,
+        )
     try:
         named = scope_of(base_dir).resolve(spec.prompt, f"prompt {spec.prompt!r}")
     except FileRefused as refused:
@@ -243,7 +301,7 @@ def load_template(spec: JudgeSpec, base_dir: Path | FileScope, kind: VerdictKind
         data = path.read_bytes()
     except OSError as exc:
         raise TemplateError(spec.prompt, [f"cannot read {path}: {exc.strerror}"]) from None
-    return parse_template(data, source=spec.prompt, kind=kind)
+    return parse_template(data, source=spec.prompt, kind=kind, reference=reference)
 
 
 def fill(dynamic: str, values: dict[str, str]) -> str:

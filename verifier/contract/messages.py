@@ -18,7 +18,9 @@ from verifier.contract.models import (
     ID_PATTERN,
     RUBRIC_CLAIM_MODELS,
     CompareClaim,
+    Compliance,
     Contract,
+    Critique,
     JudgeClaim,
     JudgeSpec,
     RecordSpec,
@@ -135,6 +137,13 @@ def _claim_model(claim: Any) -> type[BaseModel] | None:
     return JudgeClaim if "judge" in claim else None
 
 
+_VERDICT_KEYS: dict[Any, type[BaseModel]] = {
+    "scale": Scale,
+    "critique": Critique,
+    "compliance": Compliance,
+}
+
+
 def model_at(data: Any, path: Loc) -> type[BaseModel] | None:
     """The model the mapping at ``path`` of the document is validated as (``None``
     when it cannot be told)."""
@@ -150,8 +159,8 @@ def model_at(data: Any, path: Loc) -> type[BaseModel] | None:
         return entry.spec if entry is not None else None
     if last == "sampling":
         return Sampling
-    if last == "scale":
-        return Scale
+    if last in _VERDICT_KEYS:
+        return _VERDICT_KEYS[last]
     if parent == ("judges",):
         return JudgeSpec
     fixed: dict[Loc, type[BaseModel]] = {

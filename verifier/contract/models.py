@@ -17,6 +17,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -24,14 +25,16 @@ from pydantic import (
 
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract.sut_models import SutSpec
-from verifier.fieldpath import FieldPathError, compile_path
+from verifier.contract.sut_models import SutSpec, WhenPath, valid_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+
+_field_path = valid_path
 
 
 class ClaimCommon(_Frozen):
@@ -45,6 +48,12 @@ class ClaimCommon(_Frozen):
     after: tuple[str, ...] = Field(
         default=(),
         description="Claims that must pass first; when one does not, this claim is skipped.",
+    )
+    when: WhenPath | None = Field(
+        default=None,
+        description="A field path (`*` allowed): the claim applies only to cases where it "
+        "finds something (after parse_json and the system under test); elsewhere its row "
+        "is skipped as not applicable and weighs nothing in the case's score.",
     )
 
     @field_validator("after", mode="before")
@@ -75,6 +84,66 @@ class Scale(_Frozen):
         return self
 
 
+class Critique(_Frozen):
+    """A critique claim: the judge lists the weaknesses it finds, and their count scores.
+
+    ``points[n]`` are the points (0-100) for ``n`` weaknesses; the last entry counts for
+    that many or more. The claim's score is those points / 100; it passes at ``pass_at``
+    points or more (the default passes only when nothing is found).
+    """
+
+    points: tuple[int, ...] = Field(
+        default=(100, 75, 50, 25),
+        min_length=2,
+        description="Points for 0, 1, 2, ... weaknesses found (the last: that many or more); "
+        "descending integers 0-100.",
+    )
+    pass_at: int = Field(default=100, description="The claim passes at this many points or more.")
+
+    @model_validator(mode="after")
+    def _descending(self) -> Critique:
+        outside = [p for p in self.points if not 0 <= p <= 100]
+        if outside:
+            raise ValueError(f"critique points {outside} lie outside 0-100")
+        if any(a <= b for a, b in zip(self.points, self.points[1:], strict=False)):
+            raise ValueError(f"critique points {list(self.points)} must be strictly descending")
+        if not self.points[-1] <= self.pass_at <= self.points[0]:
+            raise ValueError(
+                f"pass_at ({self.pass_at}) must lie within the points "
+                f"[{self.points[-1]}, {self.points[0]}]"
+            )
+        return self
+
+
+class Compliance(_Frozen):
+    """A compliance claim: how well the output follows the instructions it was given.
+
+    The judge names the sections of the instructions followed well and poorly, with
+    evidence, and an overall compliance in [0, 1], which is the claim's score.
+    """
+
+    pass_at: Fraction = Field(
+        default=0.5, description="The claim passes at this overall compliance (0-1) or more."
+    )
+
+
+class StoredPrompt(_Frozen):
+    """A prompt kept at the vendor (an OpenAI stored prompt), named by id and version."""
+
+    id: str = Field(min_length=1, description="The vendor's prompt id (`pmpt_...`).")
+    version: str | None = Field(
+        default=None,
+        description="The pinned version of the prompt; required (`verifier check` refuses "
+        "a stored prompt without one, as the vendor would serve whatever version is current).",
+    )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        # The vendor numbers versions; YAML reads `version: 3` as an integer.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class JudgeSpec(_Frozen):
     """A pinned judge: provider, exact model, prompt template and sampling."""
 
@@ -83,6 +152,11 @@ class JudgeSpec(_Frozen):
     prompt: str | None = Field(
         default=None,
         description="Prompt template relative to the contract; default: the built-in one.",
+    )
+    stored_prompt: StoredPrompt | None = Field(
+        default=None,
+        description="A prompt kept at the vendor instead of a template (provider openai: "
+        "the Responses API with a stored prompt's id and version).",
     )
     sampling: Sampling = Field(default_factory=Sampling)
     samples: int = Field(
@@ -103,6 +177,45 @@ class JudgeSpec(_Frozen):
     )
 
 
+class Reference(_Frozen):
+    """Material from the case that a judge compares the output with, shown as fenced data.
+
+    A reference answer is judged, never string-compared: an expected output is one
+    acceptable answer, not the only one (ADR 0035).
+    """
+
+    expected: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of an expected (good) output."
+    )
+    bad: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of a known bad output the output must not resemble."
+    )
+    why: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of why the bad output is bad (with `bad`)."
+    )
+    instructions: Annotated[str, AfterValidator(_field_path)] | None = Field(
+        default=None, description="Field path of the instructions the output was meant to follow."
+    )
+
+    @model_validator(mode="after")
+    def _something_to_compare(self) -> Reference:
+        if self.expected is None and self.bad is None and self.instructions is None:
+            raise ValueError("a reference needs at least one of expected, bad or instructions")
+        if self.why is not None and self.bad is None:
+            raise ValueError("`why` explains a bad output: give `bad` too")
+        return self
+
+    def paths(self) -> dict[str, str]:
+        """The reference's roles and their field paths, in the order the judge reads them."""
+        roles = {
+            "instructions": self.instructions,
+            "expected": self.expected,
+            "bad": self.bad,
+            "why": self.why,
+        }
+        return {role: path for role, path in roles.items() if path is not None}
+
+
 class JudgeClaim(ClaimCommon):
     """A claim answered by a pinned LLM judge."""
 
@@ -113,6 +226,46 @@ class JudgeClaim(ClaimCommon):
     )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
     field: str = Field(default="output", description="The field judged.")
+    reference: Reference | None = Field(
+        default=None,
+        description="Case fields the judge compares the output with: an expected or known-bad "
+        "output, or the instructions given (reference-guided judging).",
+    )
+    # After `scale` and `reference`: fields validate in order, and these two's checks
+    # read those (so an error names the key the reader must change).
+    critique: Critique | None = Field(
+        default=None, description="List the weaknesses found instead; their count scores."
+    )
+    compliance: Compliance | None = Field(
+        default=None,
+        description="Score how well the output follows instructions instead "
+        "(needs `reference: {instructions: PATH}`).",
+    )
+
+    @field_validator("critique", "compliance")
+    @classmethod
+    def _one_verdict_kind(cls, value: Any, info: ValidationInfo) -> Any:
+        earlier = [k for k in ("scale", "critique") if info.data.get(k) is not None]
+        if value is not None and earlier:
+            raise ValueError(
+                f"a judge claim takes at most one of scale, critique, compliance; "
+                f"this claim also has {earlier[0]}"
+            )
+        return value
+
+    @field_validator("compliance")
+    @classmethod
+    def _shows_instructions(cls, value: Any, info: ValidationInfo) -> Any:
+        # A reference that failed validation is absent from info.data: reported already.
+        if value is None or "reference" not in info.data:
+            return value
+        reference = info.data["reference"]
+        if reference is None or reference.instructions is None:
+            raise ValueError(
+                "a compliance claim needs `reference: {instructions: PATH}`: the judge "
+                "must see the instructions the output was meant to follow"
+            )
+        return value
 
 
 class CompareClaim(ClaimCommon):
@@ -182,14 +335,6 @@ Claim = Annotated[
         custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
     ),
 ]
-
-
-def _field_path(path: str) -> str:
-    try:
-        compile_path(path)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return path
 
 
 class RecordSpec(_Frozen):

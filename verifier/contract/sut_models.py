@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, WithJsonSchema, field_validator, model_validator
+from pydantic import AfterValidator, Field, WithJsonSchema, field_validator, model_validator
 
 from verifier.contract._base import ProviderName, Sampling, _Frozen, provider_field
 from verifier.fieldpath import FieldPathError, compile_path
@@ -28,6 +28,19 @@ _COMMAND_SCHEMA: dict[str, Any] = {
         {"type": "string", "minLength": 1},
     ]
 }
+
+
+def valid_path(text: str) -> str:
+    """``text`` when it is a well-formed field path; a ``ValueError`` saying why not."""
+    try:
+        compile_path(text)
+    except FieldPathError as exc:
+        raise ValueError(str(exc)) from None
+    return text
+
+
+WhenPath = Annotated[str, AfterValidator(valid_path)]
+"""A ``when:`` field path: what a case must have for a claim (or the system) to apply."""
 
 
 class ExecSut(_Frozen):
@@ -121,6 +134,11 @@ class SutSpec(_Frozen):
         ge=1,
         le=100,
         description="Calls per case; every output goes to `runs` (for consistency claims).",
+    )
+    when: WhenPath | None = Field(
+        default=None,
+        description="A field path (`*` allowed): only cases where it finds something are "
+        "given to the system; the others reach the claims as they are, with no call.",
     )
 
     @field_validator("input", "output")

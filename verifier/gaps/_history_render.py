@@ -177,7 +177,7 @@ def _folded(drift: Sequence[DriftChange]) -> list[tuple[DriftChange, list[str]]]
 
 
 def _fold_key(change: DriftChange, judge: str | None) -> tuple[object, ...]:
-    return (change.contract_id, change.run_id, judge, change.before.triple, change.after.triple)
+    return (change.contract_id, change.run_id, judge, change.before.identity, change.after.identity)
 
 
 def _code(text: str) -> str:

@@ -10,7 +10,10 @@ Two subjects are followed, each within its contract: a judge (``evidence.judge_n
 per kind of verdict it gives: binary, scale and pairwise claims are asked with
 different templates, so one judge rightly holds one prompt sha per kind) and a claim
 (``claim_id``). A claim moved to another judge with the same triple has not drifted:
-its verdicts come from the same model, prompt and sampling.
+its verdicts come from the same model, prompt and sampling. A judge whose prompt is
+kept at the vendor has the same ``prompt_sha`` sentinel for every version of it, so
+the stored prompt its rows name (``evidence.stored_prompt``: id and version) counts
+as part of the triple here: a new version is judge drift.
 
 ``JudgeDriftObserver`` rides on the audit's single pass and keeps, per subject and
 run, each distinct triple with its first row: memory grows with runs x subjects (x the
@@ -44,6 +47,9 @@ __all__ = [
 
 DriftScope = Literal["judge", "claim"]
 Triple = tuple[str, str, str]
+StoredPromptRef = tuple[str, str]
+"""A prompt kept at the vendor: its id and version."""
+Identity = tuple[str, str, str, StoredPromptRef | None]
 
 _JUDGED_KINDS = frozenset({"judge", "comparative"})
 
@@ -57,10 +63,16 @@ class JudgeSetup:
     sampling_sha: str
     judge_name: str | None = None
     requested_model: str | None = None
+    stored_prompt: StoredPromptRef | None = None
 
     @property
     def triple(self) -> Triple:
         return (self.model_id, self.prompt_sha, self.sampling_sha)
+
+    @property
+    def identity(self) -> Identity:
+        """What drift compares: the triple, and the stored prompt it names, if any."""
+        return (*self.triple, self.stored_prompt)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +81,7 @@ class JudgeSetup:
             "sampling_sha": self.sampling_sha,
             "judge_name": self.judge_name,
             "requested_model": self.requested_model,
+            "stored_prompt": _stored_dict(self.stored_prompt),
         }
 
 
@@ -100,12 +113,12 @@ class DriftChange:
 
     @property
     def changed(self) -> tuple[str, ...]:
-        """The parts of the triple that differ (``model_id`` is the served model)."""
+        """The parts of the triple that differ (``model_id`` is the served model), and
+        ``stored_prompt`` when the vendor-kept prompt or its version did."""
+        parts = (*TRIPLE_PARTS, "stored_prompt")
         return tuple(
             part
-            for part, old, new in zip(
-                TRIPLE_PARTS, self.before.triple, self.after.triple, strict=True
-            )
+            for part, old, new in zip(parts, self.before.identity, self.after.identity, strict=True)
             if old != new
         )
 
@@ -127,6 +140,8 @@ class DriftChange:
             old, new = getattr(self.before, part), getattr(self.after, part)
             if part == "model_id":
                 parts.append(f"served model {old} -> {new}")
+            elif part == "stored_prompt":
+                parts.append(f"stored prompt {_stored_text(old)} -> {_stored_text(new)}")
             else:
                 parts.append(f"{part} {old[:12]} -> {new[:12]}")
         requested = self.before.requested_model, self.after.requested_model
@@ -203,21 +218,40 @@ class _Sighting:
     setup: JudgeSetup
 
 
-# (scope, contract_id, subject, verdict kind) -> run_id -> triple -> first row in that run
+# (scope, contract_id, subject, verdict kind) -> run_id -> identity -> first row in that run
 _Subject = tuple[DriftScope, str, str, str | None]
-_Seen = dict[_Subject, dict[str, dict[Triple, _Sighting]]]
+_Seen = dict[_Subject, dict[str, dict[Identity, _Sighting]]]
+
+
+def _stored_prompt(evidence: dict[str, Any]) -> StoredPromptRef | None:
+    stored = evidence.get("stored_prompt")
+    if type(stored) is not dict:
+        return None
+    return (str(stored.get("id")), str(stored.get("version")))
+
+
+def _stored_dict(stored: StoredPromptRef | None) -> dict[str, str] | None:
+    return None if stored is None else {"id": stored[0], "version": stored[1]}
+
+
+def _stored_text(stored: StoredPromptRef | None) -> str:
+    return "none" if stored is None else f"{stored[0]} version {stored[1]}"
 
 
 def verdict_kind(row_kind: str, evidence: dict[str, Any]) -> str | None:
     """The kind of verdict a judged row holds: recorded, or read from its verdict.
 
-    Rows recorded before ``verdict_kind`` was written tell it by their shape: a
+    A reference-guided verdict (``evidence.reference``) is a kind of its own
+    (``binary, reference-guided``): its template, so its ``prompt_sha``, differs from
+    the same judge's without a reference. Rows recorded before ``verdict_kind`` was
+    written tell it by their shape: a
     comparative judge row is pairwise, a ``verdict`` with ``pass`` is binary, one with
     ``score`` is on a scale. ``None`` when nothing says (an old error row).
     """
     recorded = evidence.get("verdict_kind")
     if type(recorded) is str:
-        return recorded
+        # Reference-guided claims are asked through templates of their own.
+        return f"{recorded}, reference-guided" if evidence.get("reference") else recorded
     if row_kind == "comparative":
         return "pairwise"
     verdict = evidence.get("verdict")
@@ -261,13 +295,14 @@ class JudgeDriftObserver:
                 get("prompt_sha"),
                 get("sampling_sha"),
                 verdict_kind(row.kind, evidence),
+                _stored_prompt(evidence),
             )
             if key not in known:
                 known.add(key)
                 self._note_row(key, row, evidence)
 
     def _note_row(self, key: tuple[Any, ...], row: StoredRow, evidence: dict[str, Any]) -> None:
-        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha, kind = key
+        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha, kind, stored = key
         if not all(type(p) is str and p.strip() for p in (model_id, prompt_sha, sampling_sha)):
             return
         contract_id = contract if type(contract) is str else "?"
@@ -279,13 +314,14 @@ class JudgeDriftObserver:
             sampling_sha,
             judge_name=judge_name,
             requested_model=requested if type(requested) is str else None,
+            stored_prompt=stored,
         )
         sighting = _Sighting(row.seq, row.recorded_at, setup)
         if setup.requested_model and setup.requested_model != model_id:
             self._note_mismatch(contract_id, judge_name, setup.requested_model, model_id, row)
-        self._note(("claim", contract_id, claim_id, None), run_id, setup.triple, sighting)
+        self._note(("claim", contract_id, claim_id, None), run_id, setup.identity, sighting)
         if judge_name is not None:
-            self._note(("judge", contract_id, judge_name, kind), run_id, setup.triple, sighting)
+            self._note(("judge", contract_id, judge_name, kind), run_id, setup.identity, sighting)
 
     def _note_mismatch(
         self, contract_id: str, name: str | None, requested: str, served: str, row: StoredRow
@@ -303,9 +339,9 @@ class JudgeDriftObserver:
         found = list(self._mismatches.values())
         return [m for m in found if run_id is None or run_id in m.runs]
 
-    def _note(self, subject: _Subject, run_id: str, triple: Triple, seen: _Sighting) -> None:
+    def _note(self, subject: _Subject, run_id: str, identity: Identity, seen: _Sighting) -> None:
         triples = self._seen.setdefault(subject, {}).setdefault(run_id, {})
-        triples.setdefault(triple, seen)
+        triples.setdefault(identity, seen)
 
     def changes(self, run_order: Sequence[str]) -> list[DriftChange]:
         """Every change of triple, judges first, each in history order.
@@ -328,7 +364,7 @@ class JudgeDriftObserver:
             previous: tuple[str, _Sighting] | None = None
             for run_id, triples in history:
                 for triple, sighting in triples.items():
-                    if previous is not None and previous[1].setup.triple != triple:
+                    if previous is not None and previous[1].setup.identity != triple:
                         found.append(
                             DriftChange(
                                 scope,

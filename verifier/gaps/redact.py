@@ -15,7 +15,9 @@ results before it becomes a row:
 * a judge's triple (``evidence.judge``: model, prompt and sampling hashes) and a
   prompt system's (``evidence.sut.triple``) are kept as they are, so the audit still
   checks and groups those rows; the rest of ``evidence.sut`` is kept, scrubbed, even
-  where the other evidence is replaced.
+  where the other evidence is replaced;
+* the mark of a claim that did not apply to the case (``evidence.not_applicable``, a
+  path of the contract) is kept, so the row still weighs nothing in the case's score.
 
 Redacting overshoots rather than undershoots: any text of a row that happens to share
 ``QUOTE_CHARS`` characters with a redacted value is replaced too.
@@ -28,7 +30,7 @@ from typing import Any
 
 from verifier.fieldpath import compile_path, paths_overlap
 from verifier.gaps.content import REDACTED_MARK, RecordPolicy
-from verifier.results import ClaimResult
+from verifier.results import NOT_APPLICABLE, ClaimResult
 
 __all__ = ["QUOTE_CHARS", "Redactor", "claim_paths"]
 
@@ -91,6 +93,8 @@ class _CaseScrub:
                     k: (v if k == triple or triple is None else self._value(v))
                     for k, v in value.items()
                 }
+            elif key == NOT_APPLICABLE:
+                evidence[key] = value
             elif not read:
                 evidence[key] = self._value(value)
         if read:

@@ -7,7 +7,9 @@ reports any column that disagrees with the hashed body as an integrity problem.
 
 A pass rate counts as the run report does (``ClaimTally.pass_rate``): passes over
 every result of the claim, errors and skips included, since a result that could not
-be had is not a pass. A claim is named by its contract and id: two contracts may
+be had is not a pass; only the rows of cases the claim did not apply to (its
+``when`` path missing) are left out, and a run or day where it applied to no case
+has no rate for it. A claim is named by its contract and id: two contracts may
 both have a claim ``tone``.
 
 Degradation rule (``degradation_alerts``): a run alerts for a claim when its pass rate
@@ -30,7 +32,10 @@ from typing import Any
 
 from verifier.gaps.audit import ObservedRows
 from verifier.gaps.store import RunRecord
-from verifier.results import ClaimTally
+from verifier.results import ClaimTally, row_not_applicable
+
+_NOT_APPLICABLE = "not applicable"
+"""The status a skipped row is counted under when its claim did not apply to the case."""
 
 __all__ = [
     "DEFAULT_WINDOW",
@@ -249,7 +254,10 @@ class PassRateObserver:
                         row.recorded_at,
                         contract if type(contract) is str else "?",
                     )
-            counts[run_id, row.claim_id, row.recorded_at[:10], row.status] += 1
+            status = row.status
+            if status == "skipped" and row_not_applicable(body):
+                status = _NOT_APPLICABLE
+            counts[run_id, row.claim_id, row.recorded_at[:10], status] += 1
         self._current_run = current
 
     def trends(self, records: Iterable[RunRecord]) -> PassRateTrends:
@@ -266,7 +274,11 @@ class PassRateObserver:
         # A run with judges off checked none of its judged claims: they have no pass
         # rate there (every row skipped), rather than a rate of 0 that would alert.
         off = {i for i, r in by_id.items() if (r.options or {}).get("judges") == "off"}
-        checked = {(r, c) for r, c, _, status in self._counts if r in off and status != "skipped"}
+        checked = {
+            (r, c)
+            for r, c, _, status in self._counts
+            if r in off and status not in ("skipped", _NOT_APPLICABLE)
+        }
         by_run: dict[ClaimKey, dict[str, ClaimTally]] = {}
         by_day: dict[ClaimKey, dict[str, ClaimTally]] = {}
         for (run_id, claim_id, day, status), count in self._counts.items():
@@ -277,12 +289,16 @@ class PassRateObserver:
             _add(by_day.setdefault(key, {}).setdefault(day, ClaimTally()), status, count)
         claims = []
         for key in sorted(by_run):
-            runs = sorted(by_run[key].items(), key=lambda item: position[item[0]])
+            applied = {r: t for r, t in by_run[key].items() if t.applicable}
+            days_applied = {d: t for d, t in by_day[key].items() if t.applicable}
+            if not applied:
+                continue  # the claim applied to no case of any run: no rate to follow
+            runs = sorted(applied.items(), key=lambda item: position[item[0]])
             claims.append(
                 ClaimTrend(
                     *key,
                     runs=tuple(RunRate(r, order[position[r]].started_at, t) for r, t in runs),
-                    days=tuple(DayRate(d, t) for d, t in sorted(by_day[key].items())),
+                    days=tuple(DayRate(d, t) for d, t in sorted(days_applied.items())),
                 )
             )
         return PassRateTrends(tuple(claims), tuple(order))
@@ -299,6 +315,8 @@ def _add(tally: ClaimTally, status: str, count: int) -> None:
         tally.errors += count
     else:
         tally.skipped += count
+        if status == _NOT_APPLICABLE:
+            tally.not_applicable += count
 
 
 def _order_runs(

@@ -35,7 +35,7 @@ from verifier.judge.prompt import MissingFieldError
 from verifier.llm.cache import CachedReply, entry_for
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 from verifier.logs import get_logger
-from verifier.runner import check_rubric, skip_reason
+from verifier.runner import check_rubric, skipped_result
 
 log = get_logger("verifier.batch")
 
@@ -119,7 +119,7 @@ def _requests_for(
         for p in phase.plan.model
         if isinstance(p.claim, JudgeClaim)
         and p.id not in unparsed
-        and skip_reason(p, rubric) is None
+        and skipped_result(p, rubric, line.case) is None
     ]
     out: list[tuple[str, ModelRequest]] = []
     for group in phase._groups(wanted, {}):

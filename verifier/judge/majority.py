@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem
+from verifier.llm.types import RequestKind
+
+MEDIAN_KINDS: Final[frozenset[RequestKind]] = frozenset({"critique", "compliance"})
+"""Kinds whose combined score is the median sample's, not the mean (see
+``combine_samples``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +26,8 @@ class CombinedVerdict:
     Attributes:
         status: ``pass``, ``fail``, or ``error`` when too few samples gave a verdict.
         score: Mean of the samples' scores (for a pass/fail claim, the share that
-            passed); ``None`` on error.
+            passed), or the lower median's for a critique or compliance claim;
+            ``None`` on error.
         agreement_rate: Share of the verdicts that side with the majority (0.5 on an
             even split); ``None`` when no sample gave a verdict.
         reason: One line: the majority's reasoning and the split.
@@ -52,7 +58,10 @@ def _summary(sample: ClaimVerdict | VerdictProblem) -> dict[str, Any]:
 
 
 def combine_samples(
-    verdicts: Sequence[ClaimVerdict | VerdictProblem], *, requested: int | None = None
+    verdicts: Sequence[ClaimVerdict | VerdictProblem],
+    *,
+    requested: int | None = None,
+    kind: RequestKind | None = None,
 ) -> CombinedVerdict:
     """Majority verdict over the samples of one claim.
 
@@ -67,10 +76,17 @@ def combine_samples(
           finding about a borderline output, not a failure to obtain one, and calling
           it an error would send people looking for a broken judge. (An odd ``samples``
           avoids the question.)
+        - A critique or compliance claim (``MEDIAN_KINDS``) scores the median sample:
+          the lower median of the verdicts' scores (so the median count of weaknesses,
+          rounded towards more, or the median compliance), and gives its reason. Such a
+          claim passes when its score reaches a mark, so that median passes exactly
+          when a majority passes, an even split included: status and score agree. A
+          mean of points would be a score no sample gave.
 
     Args:
         verdicts: The verdict or problem of each sample, all for the same claim.
         requested: How many samples the judge asked for (default: ``len(verdicts)``).
+        kind: The verdict kind of the samples (``MEDIAN_KINDS`` take the median).
 
     Raises:
         ValueError: No samples, or verdicts for different claims.
@@ -94,7 +110,8 @@ def combine_samples(
         return CombinedVerdict("error", None, agreement, reason, summaries)
     passes = [v for v in valid if v.status == "pass"]
     fails = [v for v in valid if v.status == "fail"]
-    score = sum(v.score for v in valid) / len(valid)
+    median = sorted(valid, key=lambda v: v.score)[(len(valid) - 1) // 2]
+    score = median.score if kind in MEDIAN_KINDS else sum(v.score for v in valid) / len(valid)
     agreement = _agreement(valid)
     if len(passes) == len(fails):
         reason = (
@@ -104,7 +121,7 @@ def combine_samples(
         return CombinedVerdict("fail", score, agreement, reason, summaries)
     majority = passes if len(passes) > len(fails) else fails
     status = majority[0].status
-    reason = majority[0].reason
+    reason = median.reason if kind in MEDIAN_KINDS else majority[0].reason
     if len(valid) > 1 or wanted > 1:
         reason = f"{reason} ({len(majority)} of {len(valid)} verdicts agree)"
     return CombinedVerdict(status, score, agreement, reason, summaries)

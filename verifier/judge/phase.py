@@ -22,8 +22,15 @@ from verifier.contract.judge_template import Template, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.majority import combine_samples
-from verifier.judge.prompt import MissingFieldError, group_key, render_request, verdict_kind
+from verifier.judge.prompt import (
+    MissingFieldError,
+    group_key,
+    has_reference,
+    render_request,
+    verdict_kind,
+)
 from verifier.judge.stats import JudgeStats
+from verifier.judge.stored_prompt import stored_prompt_evidence
 from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
@@ -33,7 +40,7 @@ from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
-from verifier.runner import skip_reason
+from verifier.runner import skipped_result
 
 JudgeMode = CallMode
 log = get_logger("verifier.judge")
@@ -101,17 +108,16 @@ class JudgePhase:
         self._limiter: Limiter | None = None
         self._put_lock = asyncio.Lock()
         self._waves = _levels(plan.model)
-        self._templates: dict[tuple[str, str], Template] = {}
+        self._templates: dict[tuple[str, str, bool], Template] = {}
         for planned in plan.model:
             claim = planned.claim
             if isinstance(claim, JudgeClaim) or (
                 isinstance(claim, CompareClaim) and claim.compare == "pairwise"
             ):
-                name = str(claim.judge)
-                kind = verdict_kind(claim)
-                if (name, kind) not in self._templates:
-                    self._templates[(name, kind)] = load_template(
-                        self.contract.judges[name], loaded.files, kind
+                key = (str(claim.judge), verdict_kind(claim), has_reference(claim))
+                if key not in self._templates:
+                    self._templates[key] = load_template(
+                        self.contract.judges[key[0]], loaded.files, key[1], reference=key[2]
                     )
 
     async def aclose(self) -> None:
@@ -142,14 +148,11 @@ class JudgePhase:
             for index, line in enumerate(chunk):
                 assert line.case is not None
                 for planned in wave:
-                    reason = skip_reason(planned, seen[index])
-                    if reason is not None:
-                        self._put(
-                            seen,
-                            out,
-                            index,
-                            ClaimResult(planned.id, planned.kind, "skipped", None, reason, {}),
-                        )
+                    # Before any request is made: a claim not checked on this case costs
+                    # no call (the groups below leave out every claim already decided).
+                    skipped = skipped_result(planned, seen[index], line.case)
+                    if skipped is not None:
+                        self._put(seen, out, index, skipped)
                     elif isinstance(planned.claim, CompareClaim):
                         if planned.claim.compare == "pairwise":
                             pairwise.append((index, planned))
@@ -217,7 +220,7 @@ class JudgePhase:
         name = str(claims[0].judge)
         spec = self.contract.judges[name]
         kind = verdict_kind(claims[0])
-        template = self._templates[(name, kind)]
+        template = self._templates[(name, kind, has_reference(claims[0]))]
         assert line.case is not None
         requests: list[ModelRequest] = []
         for sample in range(spec.samples):
@@ -337,7 +340,7 @@ class JudgePhase:
             return [ClaimResult(planned.id, "comparative", "fail", 0.0, why, {})]
         name = str(claim.judge)
         spec = self.contract.judges[name]
-        template = self._templates[(name, "pairwise")]
+        template = self._templates[(name, "pairwise", False)]
         a, b = outputs
         try:
             requests = [
@@ -376,6 +379,7 @@ class JudgePhase:
                 for shown, o in zip(("a", "b"), both, strict=True)
             ],
         }
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         failed = [o for o in both if o.winner is None or not names_model(o.reply)]
@@ -435,6 +439,12 @@ class JudgePhase:
             "provider": spec.provider,
             "verdict_kind": request.verdict,
         }
+        claim = planned.claim
+        if isinstance(claim, JudgeClaim) and claim.reference is not None:
+            # A reference-guided claim is asked through a template of its own: audit
+            # tells its judge identity apart from the same judge's without a reference.
+            evidence["reference"] = sorted(claim.reference.paths())
+        evidence.update(stored_prompt_evidence(spec))
         if mismatch := served_mismatch(spec.model, triple["model_id"]):
             evidence["served_mismatch"] = mismatch
         if reply is not None:
@@ -473,7 +483,7 @@ class JudgePhase:
             else:
                 problem = obtained.problem or "reply named no served model"
                 votes.append(VerdictProblem("malformed", problem, False, obtained.raw))
-        combined = combine_samples(votes, requested=len(samples))
+        combined = combine_samples(votes, requested=len(samples), kind=request.verdict)
         served = sorted({s.reply.served_model for s in usable if s.reply and s.reply.served_model})
         if len(served) > 1:
             evidence["served_models"] = served

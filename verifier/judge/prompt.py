@@ -2,9 +2,10 @@
 
 The static part of the template becomes the system prompt (marked for prompt caching
 when it is long enough to be cached); the dynamic part becomes the user message.
-Untrusted text (the case's input, the outputs judged, and any case field the template
-shows with ``{{case.PATH}}``) enters only inside blocks whose tags carry a random nonce
-fresh for each request, e.g. ``<output-3f9c...>...</output-3f9c...>`` or
+Untrusted text (the case's input, the outputs judged, a claim's reference material and
+any case field the template shows with ``{{case.PATH}}``) enters only inside blocks
+whose tags carry a random nonce fresh for each request, e.g.
+``<output-3f9c...>...</output-3f9c...>``, ``<expected-output-3f9c...>`` or
 ``<case.retrieved-3f9c...>``: the nonce is chosen to occur in none of that text, so
 the text cannot close its block or pose as instructions.
 """
@@ -28,6 +29,7 @@ from verifier.contract.judge_template import (
 )
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
+from verifier.judge.stored_prompt import stored_prompt_request
 from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.registry import sent_sampling
@@ -65,6 +67,14 @@ DATA_TAGS: Final = {
     "output_2": "response-2",
 }
 
+REFERENCE_BLOCKS: Final = {
+    "instructions": ("instructions", "The instructions the system was given:"),
+    "expected": ("expected-output", "An expected output (one acceptable answer):"),
+    "bad": ("bad-output", "A known bad output (a failure to avoid):"),
+    "why": ("why-bad", "Why that output is bad:"),
+}
+"""Each reference role's tag and the line that introduces its block, in reading order."""
+
 
 class MissingFieldError(LookupError):
     """The field a claim judges is absent from the case (a fail naming the path)."""
@@ -91,15 +101,32 @@ def verdict_kind(claim: JudgeClaim | CompareClaim) -> VerdictKind:
         if claim.compare != "pairwise":
             raise ValueError(f"claim {claim.id}: a {claim.compare} comparison has no judge")
         return "pairwise"
+    if claim.critique is not None:
+        return "critique"
+    if claim.compliance is not None:
+        return "compliance"
     return "scale" if claim.scale is not None else "binary"
 
 
-def group_key(claim: JudgeClaim | CompareClaim) -> tuple[str, VerdictKind, str]:
+def has_reference(claim: JudgeClaim | CompareClaim) -> bool:
+    """Whether the claim's judge compares the output with reference material."""
+    return isinstance(claim, JudgeClaim) and claim.reference is not None
+
+
+def _reference_paths(claim: JudgeClaim | CompareClaim) -> tuple[tuple[str, str], ...]:
+    reference = claim.reference if isinstance(claim, JudgeClaim) else None
+    return tuple(reference.paths().items()) if reference is not None else ()
+
+
+def group_key(
+    claim: JudgeClaim | CompareClaim,
+) -> tuple[str, VerdictKind, str, tuple[tuple[str, str], ...]]:
     """Claims that can share one ``group: case`` request have equal keys.
 
-    One request has one tool (so one verdict kind) and one judged field.
+    One request has one tool (so one verdict kind), one judged field and one set of
+    reference material.
     """
-    return (claim.judge or "", verdict_kind(claim), claim.field)
+    return (claim.judge or "", verdict_kind(claim), claim.field, _reference_paths(claim))
 
 
 def min_cacheable_tokens(model: str) -> int:
@@ -145,22 +172,24 @@ def render_request(
         kind: The verdict kind; every claim must ask for it.
         claims: One claim (``group: claim``) or several of one judge, kind and field
             (``group: case``; see ``group_key``). A pairwise request has one claim.
-        case: The case; its ``input``, each claim's ``field`` and every field the
-            template shows (``{{case.PATH}}``) are read from it.
+        case: The case; its ``input``, each claim's ``field``, its reference's fields
+            and every field the template shows (``{{case.PATH}}``) are read from it.
         outputs: For pairwise, the two outputs in the order shown (Response 1, then
             Response 2); when omitted, the claim's ``outputs`` paths are read from the case.
         custom_id: The request's id within the run.
 
     Raises:
-        MissingFieldError: The judged field, or a field the template shows, is absent
-            from the case.
+        MissingFieldError: The judged field, a reference's field or a field the
+            template shows is absent from the case.
         ValueError: The claims cannot share a request, or the template or sampling does
             not fit (the contract lint reports these before any run).
     """
     _check_claims(spec, template, kind, claims)
     data = _data(kind, claims, case, outputs)
     fields = {CASE_PREFIX + path: _field(path, case) for path in case_paths(template)}
+    references = {role: _field(path, case) for role, path in _reference_paths(claims[0])}
     texts = {name: as_text(value) for name, value in data.items()}
+    texts.update({f"reference.{role}": as_text(value) for role, value in references.items()})
     # Canonical JSON, so a field renders (and keys the cache) the same however the
     # case file spelled it.
     texts.update({name: _field_text(value) for name, value in fields.items()})
@@ -171,6 +200,16 @@ def render_request(
     for name, tag in tags.items():
         text = texts.get(name, "")
         values[name] = f"<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>"
+    values["reference"] = _reference_blocks(references, texts, nonce)
+    if spec.stored_prompt is not None:  # the vendor fills its own template
+        return stored_prompt_request(
+            spec=spec,
+            kind=kind,
+            values=values,
+            data={**data, **fields},
+            nonce=nonce,
+            custom_id=custom_id,
+        )
     user = fill(template.dynamic, values)
     tool = verdict_tool(kind)
     system = (SystemBlock(template.static, cache=worth_caching(template.static, tool, spec.model)),)
@@ -188,7 +227,7 @@ def render_request(
         user=user,
         nonce=nonce,
         tool=tool,
-        data={**data, **fields},
+        data={**data, **fields, **{f"reference.{k}": v for k, v in references.items()}},
     )
     return ModelRequest(
         provider=spec.provider,
@@ -221,7 +260,7 @@ def _check_claims(
     keys = {group_key(c) for c in claims}
     if len(keys) > 1 or next(iter(keys))[1] != kind:
         raise ValueError(f"claims {ids} do not all ask one judge for a {kind} verdict on one field")
-    problems = validate_template(template.text, kind)
+    problems = validate_template(template.text, kind, reference=has_reference(claims[0]))
     if problems:
         raise ValueError(f"judge template {template.source}: " + "; ".join(problems))
 
@@ -258,6 +297,17 @@ def _field(path: str, case: Mapping[str, Any]) -> Any:
     if value is MISSING:
         raise MissingFieldError(path)
     return value
+
+
+def _reference_blocks(references: Mapping[str, Any], texts: Mapping[str, str], nonce: str) -> str:
+    """The reference material, each role in its own fenced block after a line saying
+    what it is; empty for a claim without a reference."""
+    blocks = []
+    for role in references:
+        tag, heading = REFERENCE_BLOCKS[role]
+        text = texts[f"reference.{role}"]
+        blocks.append(f"{heading}\n<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>")
+    return "\n\n".join(blocks)
 
 
 def _field_text(value: Any) -> str:

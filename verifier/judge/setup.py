@@ -18,7 +18,7 @@ from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider
 from verifier.plan import Plan, build_plan
 from verifier.results import ClaimResult
-from verifier.runner import skip_reason
+from verifier.runner import skipped_result
 
 JUDGES_OFF = "skipped: judges are off for this run (--judges off); not in the score"
 """The reason of a row whose claim a run without judges did not check."""
@@ -68,12 +68,14 @@ class JudgesOff:
         for line, results in zip(chunk, prior, strict=True):
             merged = dict(results)
             for planned in self.plan.model:
-                gated = skip_reason(planned, merged)
-                if planned.id in self.off or gated is not None:
-                    reason = gated or JUDGES_OFF
-                    result = ClaimResult(planned.id, planned.kind, "skipped", None, reason, {})
+                case = line.case or {}
+                skipped = skipped_result(planned, merged, case)
+                if skipped is not None:
+                    result = skipped
+                elif planned.id in self.off:
+                    result = ClaimResult(planned.id, planned.kind, "skipped", None, JUDGES_OFF, {})
                 else:
-                    result = check_deterministic(planned.claim, line.case or {})
+                    result = check_deterministic(planned.claim, case)
                 merged[planned.id] = result
             out.append({p.id: merged[p.id] for p in self.plan.model})
         return out

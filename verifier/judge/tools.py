@@ -12,23 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import Field, StrictBool, field_validator
 
+from verifier.judge.finding_tools import COMPLIANCE_TOOL, CRITIQUE_TOOL
+from verifier.judge.tool_parts import CLAIM_ID as _ID
+from verifier.judge.tool_parts import REASONING as _REASONING
+from verifier.judge.tool_parts import TEXT as _TEXT
+from verifier.judge.tool_parts import ToolInput as _ToolInput
+from verifier.judge.tool_parts import object_schema as _object
 from verifier.llm.types import ToolSpec, VerdictKind
-
-
-def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
-
-
-_TEXT: Final = {"type": "string"}
-_ID: Final = {"type": "string", "description": "The claim id exactly as given."}
-_REASONING: Final = {"type": "string", "description": "One or two sentences of grounds."}
 
 _BINARY_SCHEMA: Final = _object(
     {
@@ -109,18 +101,14 @@ VERDICT_TOOLS: Final[dict[VerdictKind, ToolSpec]] = {
         description="Record which of the two responses better satisfies the instruction.",
         input_schema=_PAIRWISE_SCHEMA,
     ),
+    "critique": CRITIQUE_TOOL,
+    "compliance": COMPLIANCE_TOOL,
 }
 
 
 def verdict_tool(kind: VerdictKind) -> ToolSpec:
     """The tool a judge of this kind must answer through (forced with ``tool_choice``)."""
     return VERDICT_TOOLS[kind]
-
-
-class _ToolInput(BaseModel):
-    # Extra keys are ignored: a judge adding a note harms nothing, while a missing or
-    # mistyped key is a malformed verdict.
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class CriterionAnswer(_ToolInput):

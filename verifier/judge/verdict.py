@@ -17,6 +17,13 @@ from typing import Any, Final, Literal
 from pydantic import ValidationError
 
 from verifier.contract.models import CompareClaim, JudgeClaim, Scale
+from verifier.judge.finding_tools import (
+    ComplianceAnswer,
+    ComplianceResult,
+    CritiqueAnswer,
+    CritiqueResult,
+)
+from verifier.judge.findings import Finding, complied, critiqued
 from verifier.judge.tools import (
     AssertionAnswer,
     BinaryAnswer,
@@ -71,7 +78,9 @@ class ClaimVerdict:
     Attributes:
         claim_id: The claim.
         status: ``pass`` or ``fail`` (problems are ``VerdictProblem``, never a status here).
-        score: 1.0 or 0.0 for a binary claim; ``(score - min) / (max - min)`` on a scale.
+        score: 1.0 or 0.0 for a binary claim; ``(score - min) / (max - min)`` on a scale;
+            the points for the weaknesses found / 100 for a critique; the overall
+            compliance for a compliance claim.
         reason: The judge's reasoning, prefixed when the verdict overrode the judge.
         evidence: What the judge answered, for the gap row.
     """
@@ -89,7 +98,7 @@ class ParsedVerdict:
 
     Attributes:
         kind: The verdict kind.
-        claims: One verdict per claim in request order (binary and scale).
+        claims: One verdict per claim in request order (every kind but pairwise).
         winner: ``1``, ``2`` or ``tie`` (pairwise only; the caller knows which output
             it put in which position).
         reasoning: The judge's reasoning for a pairwise verdict.
@@ -146,8 +155,8 @@ def parse_verdict(
     """
     if kind == "generation":
         raise ValueError("a generation request asks for text, not a verdict")
-    if kind == "scale" and any(getattr(c, "scale", None) is None for c in claims):
-        raise ValueError("a scale verdict needs claims that have a scale")
+    if kind in _CONFIGURED and any(getattr(c, kind, None) is None for c in claims):
+        raise ValueError(f"a {kind} verdict needs claims that have a {kind}")
     if reply.stop_reason == "refusal":
         return _problem("refused", "the judge refused to answer", reply)
     if reply.stop_reason in _TRUNCATED:
@@ -174,6 +183,8 @@ def parse_verdict(
             verdict = _binary(claim, one)
             if isinstance(verdict, str):
                 return _problem("malformed", verdict, reply)
+        elif isinstance(one, CritiqueResult | ComplianceResult):
+            verdict = _found(claim, one)
         else:
             verdict = _scaled(claim, one)
             if isinstance(verdict, str):
@@ -182,19 +193,26 @@ def parse_verdict(
     return ParsedVerdict(kind, claims=tuple(verdicts), tool_input=reply.tool_input)
 
 
-def _validate(
-    kind: VerdictKind, tool_input: dict[str, Any]
-) -> BinaryAnswer | ScaleAnswer | PairwiseAnswer:
-    if kind == "binary":
-        return BinaryAnswer.model_validate(tool_input)
-    if kind == "scale":
-        return ScaleAnswer.model_validate(tool_input)
-    return PairwiseAnswer.model_validate(tool_input)
+_Answer = BinaryAnswer | ScaleAnswer | PairwiseAnswer | CritiqueAnswer | ComplianceAnswer
+_Result = AssertionAnswer | ScoreAnswer | CritiqueResult | ComplianceResult
+_ANSWERS: Final[dict[VerdictKind, type[_Answer]]] = {
+    "binary": BinaryAnswer,
+    "scale": ScaleAnswer,
+    "pairwise": PairwiseAnswer,
+    "critique": CritiqueAnswer,
+    "compliance": ComplianceAnswer,
+}
+# Kinds whose claims carry the key of the same name, which scores their verdicts.
+_CONFIGURED: Final = frozenset({"scale", "critique", "compliance"})
+
+
+def _validate(kind: VerdictKind, tool_input: dict[str, Any]) -> _Answer:
+    return _ANSWERS[kind].model_validate(tool_input)
 
 
 def _match_ids(
-    results: Sequence[AssertionAnswer | ScoreAnswer], claims: Sequence[JudgeClaim | CompareClaim]
-) -> tuple[dict[str, AssertionAnswer | ScoreAnswer], str]:
+    results: Sequence[_Result], claims: Sequence[JudgeClaim | CompareClaim]
+) -> tuple[dict[str, _Result], str]:
     asked = [c.id for c in claims]
     got = [r.id for r in results]
     unknown = sorted(set(got) - set(asked))
@@ -257,6 +275,23 @@ def _scaled(claim: JudgeClaim | CompareClaim, answer: ScoreAnswer) -> ClaimVerdi
         normalised_score(answer.score, scale),
         _one_line(answer.reasoning),
         {"verdict": {"score": answer.score, "reasoning": answer.reasoning}, "scale": _scale(scale)},
+    )
+
+
+def _found(
+    claim: JudgeClaim | CompareClaim, answer: CritiqueResult | ComplianceResult
+) -> ClaimVerdict:
+    finding: Finding | None = None
+    if isinstance(claim, JudgeClaim):
+        if isinstance(answer, CritiqueResult) and claim.critique is not None:
+            finding = critiqued(answer, claim.critique)
+        elif isinstance(answer, ComplianceResult) and claim.compliance is not None:
+            finding = complied(answer, claim.compliance)
+    if finding is None:  # parse_verdict refuses such claims up front
+        raise ValueError(f"claim {claim.id} does not ask for this kind of verdict")
+    status: Literal["pass", "fail"] = "pass" if finding.passed else "fail"
+    return ClaimVerdict(
+        claim.id, status, finding.score, _one_line(finding.reason), finding.evidence
     )
 
 

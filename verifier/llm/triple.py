@@ -41,6 +41,21 @@ def prompt_sha_of(template_bytes: bytes) -> str:
     return sha256_hex(template_bytes)
 
 
+def vendor_managed(vendor: str, endpoint: str) -> str:
+    """The ``prompt_sha`` of a prompt kept at a vendor: ``vendor-managed:<vendor>:<endpoint>``.
+
+    The prompt's text is the vendor's, not ours to hash; which prompt and version a
+    row used is recorded beside the triple (see ``verifier.judge.stored_prompt``).
+
+    Raises:
+        ValueError: ``vendor`` or ``endpoint`` would not make a valid sentinel.
+    """
+    sentinel = f"{VENDOR_MANAGED_PREFIX}{vendor}:{endpoint}"
+    if _VENDOR_MANAGED.fullmatch(sentinel) is None:
+        raise ValueError(f"{sentinel!r} is not {VENDOR_MANAGED_PREFIX}<vendor>:<endpoint>")
+    return sentinel
+
+
 def normalised_template(text: str) -> bytes:
     """A template's text as its identity: no BOM, ``\n`` line ends, no final newlines.
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-VerdictKind = Literal["binary", "scale", "pairwise"]
-RequestKind = Literal["binary", "scale", "pairwise", "generation"]
+VerdictKind = Literal["binary", "scale", "pairwise", "critique", "compliance"]
+RequestKind = Literal["binary", "scale", "pairwise", "critique", "compliance", "generation"]
 """What a request asks for: a verdict of a kind, or (``generation``) free text, as a
 prompt run as the system under test does."""
 
@@ -48,6 +48,26 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredPromptCall:
+    """A prompt kept at the vendor, as one call names it: the data go in as variables.
+
+    Attributes:
+        id: The vendor's prompt id.
+        version: The pinned version.
+        variables: Values for the prompt's variables, by name (untrusted data inside
+            nonce-fenced blocks, as in a rendered template).
+    """
+
+    id: str
+    version: str
+    variables: dict[str, str]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``prompt`` object of the request body."""
+        return {"id": self.id, "version": self.version, "variables": dict(self.variables)}
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     """One model call (a judge's, or a prompt system's), rendered and ready to send.
 
@@ -70,6 +90,8 @@ class ModelRequest:
             computed from the request with its nonce masked, so identical work hits
             the cache although every request carries a fresh nonce.
         nonce: The random delimiter nonce of this request.
+        stored_prompt: A prompt kept at the vendor that the call names instead of
+            sending ``system`` (then empty); ``user`` is then the prompt object as JSON.
     """
 
     provider: str
@@ -85,6 +107,7 @@ class ModelRequest:
     base_url: str | None = None
     cache_key: str = ""
     nonce: str = ""
+    stored_prompt: StoredPromptCall | None = None
 
 
 @dataclass(frozen=True, slots=True)

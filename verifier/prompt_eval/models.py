@@ -20,6 +20,7 @@ from verifier.prompt_eval.scoring import STRUCTURAL_CHECKS, Evaluation
 __all__ = [
     "EvaluateRequest",
     "EvaluateResponse",
+    "EvaluationReport",
     "NegativeExample",
     "TrainingExample",
     "response_for",
@@ -108,6 +109,15 @@ class EvaluateResponse(_Strict):
     strengths: list[str]
     weaknesses: list[str]
     suggestions: list[str]
+
+
+class EvaluationReport(EvaluateResponse):
+    """The tool's answer with what the record adds: the run holding every check, the
+    prompt-understanding analysis and the checks that could not be answered."""
+
+    run_id: str
+    understanding: dict[str, Any]
+    errors: list[str]
 
 
 def response_for(

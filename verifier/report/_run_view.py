@@ -26,7 +26,7 @@ from verifier.report._case_content import (
 )
 from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
 from verifier.report._spans import deciding_spans, evidence_paths
-from verifier.results import ClaimTally, JudgeNoise
+from verifier.results import ClaimTally, JudgeNoise, row_not_applicable
 
 __all__ = [
     "CONTENT_BUDGET",
@@ -223,11 +223,15 @@ def read_run(
             claim = claims[row.claim_id] = ClaimView(
                 row.claim_id, row.kind, note.description if note else None
             )
-        claim.tally.add(row.status)  # type: ignore[arg-type]
         judged = row.kind in _JUDGED_KINDS
         if row.status == "pass" and not judged:
+            claim.tally.add("pass")
             continue
         body = _body(row)
+        absent = row_not_applicable(body)
+        claim.tally.add(row.status, absent)  # type: ignore[arg-type]
+        if absent:
+            continue  # not checked, so not a result to look into
         if judged:
             _note_judge(claim, body)
         if row.status != "pass":

@@ -48,14 +48,14 @@ def bar_chart(tallies: Sequence[tuple[str, ClaimTally]]) -> Markup:
         for status, count in _segments(tally):
             if not count:
                 continue
-            w = _BAR_WIDTH * count / tally.total
+            w = _BAR_WIDTH * count / tally.applicable
             parts.append(
                 Markup(
                     '<rect class="seg-{}" x="{:.2f}" y="{}" width="{:.2f}" height="18" fill="{}"/>'
                 ).format(status, x, y + 2, w, STATUS_COLOURS[status])
             )
             x += w
-        if not tally.total:
+        if not tally.applicable:
             parts.append(
                 Markup('<rect x="{}" y="{}" width="{}" height="18" fill="#eee"/>').format(
                     _BAR_LEFT, y + 2, _BAR_WIDTH
@@ -137,14 +137,15 @@ def _segments(tally: ClaimTally) -> tuple[tuple[str, int], ...]:
         ("pass", tally.passed),
         ("fail", tally.failed),
         ("error", tally.errors),
-        ("skipped", tally.skipped),
+        # Results of cases the claim did not apply to are no part of its bar.
+        ("skipped", tally.skipped - tally.not_applicable),
     )
 
 
 def _tally_text(tally: ClaimTally) -> str:
     return (
         f"{tally.passed} pass, {tally.failed} fail, {tally.errors} error, "
-        f"{tally.skipped} skipped ({100 * tally.pass_rate:.1f}% pass)"
+        f"{tally.skipped_text} skipped ({100 * tally.pass_rate:.1f}% pass)"
     )
 
 

@@ -46,7 +46,7 @@ _WARN_RATE = 0.8
 
 def rate_style(tally: ClaimTally) -> str:
     """Returns the rich style of a claim's pass rate: green, yellow or red."""
-    if tally.total == 0:
+    if tally.applicable == 0:
         return "dim"
     if tally.pass_rate >= 1.0:
         return "green"
@@ -145,7 +145,7 @@ def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
             str(tally.passed),
             str(tally.failed),
             str(tally.errors),
-            str(tally.skipped),
+            tally.skipped_text,
         )
     return table
 

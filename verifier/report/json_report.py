@@ -117,6 +117,10 @@ def case_json(case: CaseResult) -> dict[str, Any]:
             for r in results
         ],
     }
+    if statuses.count("skipped"):
+        absent = len(results) - case.applicable
+        if absent:  # claims whose `when` path the case lacks: not checked, not in its score
+            entry["not_applicable"] = absent
     if case.content is not None and not case.passed:
         # What a failing case was about, as the store keeps it (redacted fields as
         # their marker). Only for cases that did not pass: a passing case's content

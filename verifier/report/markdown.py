@@ -100,7 +100,7 @@ def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
     for claim_id, tally in breakdown.items():
         lines.append(
             f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} | {tally.passed} "
-            f"| {tally.failed} | {tally.errors} | {tally.skipped} |"
+            f"| {tally.failed} | {tally.errors} | {tally.skipped_text} |"
         )
     if not breakdown:
         lines.append("| *(no results)* | | | | | |")

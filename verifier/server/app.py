@@ -29,6 +29,7 @@ from verifier.server.models import (
     RunState,
     ValidationProblem,
 )
+from verifier.server.prompt_eval_route import add_prompt_eval_route
 from verifier.server.routing import OrjsonRoute
 from verifier.server.runs import RunManager, TooManyRuns
 from verifier.server.settings import ServerSettings
@@ -124,6 +125,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
                 "unusable (see the server log)",
             ) from None
         return result.as_json()
+
+    add_prompt_eval_route(app, settings, common)
 
     @app.post(
         "/v1/runs",

@@ -130,6 +130,7 @@ class ClaimTally(_Body):
     failed: int
     errors: int
     skipped: int
+    not_applicable: int = 0
 
 
 class ClaimReport(_Body):

@@ -7,6 +7,8 @@ Calls run concurrently, at most ``concurrency`` at a time. A case whose input is
 missing, whose call failed, or whose output is not of the declared format becomes an
 unusable line: error rows for that case, naming the cause; the other cases go on.
 Every case the stage touched carries the provenance recorded in its rows' evidence.
+With ``sut.when``, a case where that path finds nothing is not given to the system:
+it reaches the claims as it is, its provenance saying the system did not run.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class SutStage:
         self.repeat = repeat
         self.concurrency = concurrency
         self.input_path = compile_path(spec.input)
+        self.when = compile_path(spec.when) if spec.when is not None else None
         self.identity = caller.describe()
         if variant is not None:
             self.identity["variant"] = variant
@@ -62,6 +65,8 @@ class SutStage:
     async def _produce(self, line: CaseLine) -> CaseLine:
         if line.case is None:
             return line
+        if self.when is not None and not self.when.find(line.case):
+            return CaseLine(line.line, line.case_id, line.case, None, self._not_run())
         value = self.input_path.get(line.case)
         if value is MISSING:
             reason = (
@@ -127,6 +132,20 @@ class SutStage:
             }
             if len(set(served)) > 1:
                 provenance["served_models"] = sorted(set(served))
+        return provenance
+
+    def _not_run(self) -> dict[str, Any]:
+        """The provenance of a case the system was not given: no ``kind``, so no row
+        of it claims an output of the system (nor needs a prompt's triple)."""
+        assert self.spec.when is not None
+        provenance: dict[str, Any] = {
+            "ran": False,
+            "when": self.spec.when,
+            "reason": f"not run: the case has no {self.spec.when}",
+            "system": self.caller.mask(self._name()),
+        }
+        if "variant" in self.identity:
+            provenance["variant"] = self.identity["variant"]
         return provenance
 
     def _name(self) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from verifier.llm.types import ProviderError
 
@@ -71,3 +72,22 @@ def status_error(
         retry_after=retry_after_seconds(headers),
         status=status,
     )
+
+
+def refuse_unsent(sampling: Mapping[str, Any], accepted: frozenset[str], api: str) -> None:
+    """Refuses sampling keys the API lacks, so a triple never names a parameter not sent.
+
+    Args:
+        sampling: The parameters a request would send.
+        accepted: The names the API takes.
+        api: The API and its verb, as the message says them (``chat completions take``).
+
+    Raises:
+        ProviderError: Not retryable, naming the keys ``api`` lacks.
+    """
+    unknown = sorted(set(sampling) - accepted)
+    if unknown:
+        raise ProviderError(
+            f"openai: {api} no {', '.join(unknown)} (remove it from the judge's sampling)",
+            retryable=False,
+        )

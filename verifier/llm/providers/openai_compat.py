@@ -1,4 +1,5 @@
-"""A judge provider for any OpenAI-compatible chat completions endpoint.
+"""A judge provider for any OpenAI-compatible chat completions endpoint (and OpenAI's
+Responses API, for a judge whose prompt is stored at OpenAI: ``openai_responses``).
 
 vLLM, llama.cpp's server, Ollama and OpenAI itself take ``POST {base_url}/chat/completions``
 with ``tools`` and a ``tool_choice`` forcing one function. Needs ``httpx`` (the
@@ -14,7 +15,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from verifier.llm.providers._errors import one_line, status_error
+from verifier.llm.providers import openai_responses
+from verifier.llm.providers._errors import one_line, refuse_unsent, status_error
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError, Usage
 
 if TYPE_CHECKING:
@@ -45,13 +47,7 @@ def chat_body(request: ModelRequest) -> dict[str, Any]:
     Raises:
         ProviderError: Not retryable, when ``sampling`` has a key this API lacks.
     """
-    unknown = sorted(set(request.sampling) - SAMPLING_PARAMS)
-    if unknown:
-        raise ProviderError(
-            f"openai: chat completions take no {', '.join(unknown)} "
-            "(remove it from the judge's sampling)",
-            retryable=False,
-        )
+    refuse_unsent(request.sampling, SAMPLING_PARAMS, "chat completions take")
     messages: list[dict[str, str]] = []
     if request.system:
         system = "\n\n".join(block.text for block in request.system)
@@ -150,15 +146,19 @@ class OpenAICompatProvider:
 
     def _url(self, request: ModelRequest) -> str:
         base = request.base_url or self.base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
-        return base.rstrip("/") + "/chat/completions"
+        # A judge whose prompt is stored at OpenAI names it through the Responses API.
+        path = openai_responses.ENDPOINT if request.stored_prompt else "chat/completions"
+        return base.rstrip("/") + "/" + path
 
     async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
-        """Sends ``request`` and maps the completion to a ``ModelReply``.
+        """Sends ``request`` and maps the completion (or, for a stored prompt, the
+        Responses API's response) to a ``ModelReply``.
 
         Raises:
             ProviderError: The call failed (status, timeout, connection, body not JSON).
         """
-        body = chat_body(request)
+        stored = request.stored_prompt is not None
+        body = openai_responses.responses_body(request) if stored else chat_body(request)
         client = self._http()
         import httpx
 
@@ -187,7 +187,8 @@ class OpenAICompatProvider:
         if not isinstance(data, dict):
             raise ProviderError("openai: the response body is not a JSON object", retryable=True)
         tool_name = request.tool.name if request.tool is not None else ""
-        return reply_from_completion(data, tool_name=tool_name, latency_ms=latency_ms)
+        read = openai_responses.reply_from_response if stored else reply_from_completion
+        return read(data, tool_name=tool_name, latency_ms=latency_ms)
 
     async def aclose(self) -> None:
         """Closes the HTTP client."""

@@ -1,0 +1,108 @@
+"""``verifier prompt-eval``: run a prompt on examples and score it, the evaluator's way."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from verifier.cli._options import EXIT_FAILED, EXIT_INVALID, EXIT_OK, STORE_OPTION, store_target
+
+
+@click.command("prompt-eval")
+@click.argument("requests", metavar="FILE [FILE2]", nargs=-1, required=True)
+@click.option(
+    "--judges",
+    "judge_mode",
+    type=click.Choice(["live", "replay", "record"]),
+    default=None,
+    help="How the target and judge models answer (default: live with a key, else replay).",
+)
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Recorded replies (default in replay: FILE's NAME.recordings.jsonl beside it).",
+)
+@STORE_OPTION
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the feedback; json: the evaluator's answer with the run id.",
+)
+def prompt_eval_command(
+    requests: tuple[str, ...],
+    judge_mode: str | None,
+    recordings: Path | None,
+    store: str | None,
+    fmt: str,
+) -> None:
+    """Evaluate the prompt in FILE (JSON: prompt, training_examples and/or
+    negative_examples, model, judge_model, batch_size, seed): run it on each example,
+    judge every check, score 50% empirical, 30% structural, 20% adversarial (pass at
+    70/100). Each evaluation is a run of gap rows. With FILE2, evaluate both prompts and
+    compare their example results pair by pair. Exit 0 when every prompt passed."""
+    from verifier._terminal import printable
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import redacted_target
+    from verifier.json_documents import read_document
+    from verifier.prompt_eval.models import EvaluateRequest
+    from verifier.prompt_eval.run import evaluate_prompt
+    from verifier.session import Judges
+
+    if len(requests) > 2:
+        raise click.UsageError("give one request file, or two to compare their prompts")
+    target = store_target(store)
+    evaluated = []
+    try:
+        for name in requests:
+            request = read_document(name, EvaluateRequest, "a prompt evaluation")
+            judges = Judges(mode=judge_mode, recordings=recordings)  # type: ignore[arg-type]
+            evaluated.append(
+                evaluate_prompt(
+                    request,
+                    store=target,
+                    judges=judges,
+                    contract_path=Path(name).with_suffix(".yaml"),
+                    note=lambda text: click.echo(f"note: {printable(text)}", err=True),
+                )
+            )
+    except VerifierError as exc:
+        for line in str(exc).splitlines():
+            click.echo(f"error: {printable(line)}", err=True)
+        sys.exit(EXIT_INVALID)
+    if fmt == "json":
+        documents = [e.report().model_dump(mode="json") for e in evaluated]
+        click.echo(json.dumps(documents[0] if len(documents) == 1 else documents, indent=2))
+    else:
+        for index, evaluation in enumerate(evaluated):
+            if len(evaluated) > 1:
+                click.echo(f"{'' if index == 0 else chr(10)}== {requests[index]} ==")
+            click.echo(evaluation.feedback())
+    for name, evaluation in zip(requests, evaluated, strict=True):
+        click.echo(
+            f"prompt-eval {evaluation.run_id} ({name}): {evaluation.response.score:.2f}, "
+            f"{'passed' if evaluation.passed else 'failed'}; gap rows in {redacted_target(target)}",
+            err=True,
+        )
+    if len(evaluated) == 2:
+        _compare(target, evaluated[0].run_id, evaluated[1].run_id, fmt)
+    sys.exit(EXIT_OK if all(e.passed for e in evaluated) else EXIT_FAILED)
+
+
+def _compare(target: str, first: str, second: str, fmt: str) -> None:
+    """The paired comparison of the two prompts' example results (the first as baseline)."""
+    from verifier.compare.analysis import compare_runs
+    from verifier.compare.report import write_report
+    from verifier.gaps.store import open_store
+
+    with open_store(target) as gap_store:
+        comparison = compare_runs(gap_store, first, second)
+    out = sys.stderr if fmt == "json" else sys.stdout
+    out.write("\nExample results, prompt 2 against prompt 1 (paired):\n")
+    write_report(comparison, "console", out)
