@@ -24,8 +24,10 @@ from pydantic import BaseModel, ValidationError
 
 from verifier import __version__
 from verifier.errors import VerifierError
+from verifier.mcp_server.evaluating import evaluate_tool
 from verifier.mcp_server.inputs import AuditInput, CheckInput, CheckOutput, RunInput, RunOutput
 from verifier.mcp_server.tools import Settings, audit_tool, check_tool, run_tool
+from verifier.prompt_eval import EvaluateRequest, EvaluateResponse
 
 __all__ = ["TOOLS", "ToolSpec", "build_server", "serve"]
 
@@ -113,6 +115,19 @@ TOOLS: dict[str, ToolSpec] = {
             _AUDIT_SCHEMA,
             audit_tool,
             read_only=True,
+        ),
+        ToolSpec(
+            "evaluate",
+            "Evaluate a prompt empirically: run it with the target model on training examples "
+            "(input, expected output) and negative ones (input, bad output, why it is bad), "
+            "have the judge model check each output, the prompt's structure and an "
+            "adversarial critique, and score it in code (50% empirical, 30% structural, 20% "
+            "adversarial; 70/100 passes). Models are exact, pinned ids. Every check is "
+            "stored as a gap row.",
+            EvaluateRequest,
+            EvaluateResponse.model_json_schema(),
+            evaluate_tool,
+            read_only=False,
         ),
     )
 }
