@@ -24,6 +24,7 @@ from verifier.cli.export import export_command
 from verifier.cli.gate import gate_group
 from verifier.cli.import_ import import_group
 from verifier.cli.init import init_command
+from verifier.cli.mcp import mcp_command
 from verifier.cli.prompt_eval import prompt_eval_command
 from verifier.cli.purge import purge_command
 from verifier.cli.report import report_command
@@ -77,5 +78,6 @@ for _command in (
     runs_command,
     show_command,
     serve_command,
+    mcp_command,
 ):
     main.add_command(_command)
