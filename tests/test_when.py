@@ -8,6 +8,7 @@ SDK against the local Messages API stand-in.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -19,6 +20,10 @@ import pytest
 from tests.judge.messages_server import MessagesServer
 from tests.sut._support import KEY, MODEL, model
 from tests.test_cli import verifier
+from verifier._pytest_messages import failure_message
+from verifier.cases import CaseLine
+from verifier.compare.gate import decide_run
+from verifier.compare.gate_file import Gate
 from verifier.compare.runs import pair_runs
 from verifier.compare.stats import PairedTable
 from verifier.contract.load import load_contract
@@ -414,3 +419,48 @@ claims:
     # Without `when` this case would be an error row: no input to give the system.
     assert given.claim("has_output").status == "pass"
     assert given.claim("has_output").evidence["sut"]["ran"] is False
+
+
+def test_a_gate_holds_the_pass_rate_of_the_cases_its_claim_applied_to(tmp_path: Path) -> None:
+    _, result = rubric_run(tmp_path)
+    gate = Gate(
+        contract_id="totals",
+        contract_sha256="",
+        cases_sha256="",
+        primary_claim="total_positive",
+        metric="pass_rate",
+        direction="not-worse",
+        threshold=1.0,
+        alpha=0.05,
+        verifier_version="test",
+        created_at="2026-11-26T00:00:00Z",
+    )
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        decision = decide_run(gate, store, result.run_id)
+    assert decision.passed, decision.line()
+
+
+def test_pytest_message_of_a_case_no_claim_applied_to(tmp_path: Path) -> None:
+    loaded, _ = rubric_run(tmp_path)
+    only = dataclasses.replace(
+        loaded,
+        contract=loaded.contract.model_copy(
+            update={"claims": [loaded.contract.claim("total_positive")]}
+        ),
+    )
+    line = CaseLine(4, "bare", {"id": "bare", "output": {}})
+    result = run_contract(only, [line], store=tmp_path / "bare.db")
+    (case,) = result.cases
+    message = failure_message(
+        loaded=only,
+        contract_shown="totals.yaml",
+        cases_shown="cases.jsonl",
+        line=line,
+        result=case,
+        threshold=1.0,
+        stored=None,
+    )
+    assert message.splitlines()[0] == (
+        "case bare (cases.jsonl:4) failed: no claim applies to it (every claim's `when` "
+        "path is missing) (0 of 0 claims passed)"
+    )
