@@ -22,10 +22,11 @@ from verifier._atomic import AtomicFile
 __all__ = ["content_security_policy", "environment", "write_atomically"]
 
 
-def environment() -> jinja2.Environment:
-    """The autoescaping environment over the package's ``templates`` folder."""
+def environment(package: str = "verifier.report") -> jinja2.Environment:
+    """The autoescaping environment over the ``templates`` folder of ``package``
+    (the reports', or the viewer's)."""
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("verifier.report", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -44,6 +44,7 @@ from verifier.server.prompt_eval_route import add_prompt_eval_route
 from verifier.server.routing import OrjsonRoute
 from verifier.server.runs import RunManager, TooManyRuns
 from verifier.server.settings import ServerSettings
+from verifier.viewer.app import viewer_router
 
 log = get_logger("verifier.server")
 
@@ -223,6 +224,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
         # megabytes, and it is the JSON report `verifier run` wrote.
         return state_with_report(entry.as_json(), report)
 
+    # The read-only pages over the same store, behind the same guard (ADR 0042).
+    app.include_router(viewer_router(settings.store))
     if settings.token is not None:
         _document_bearer(app)
     app.add_middleware(
