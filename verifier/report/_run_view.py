@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard
 
 import orjson
 
@@ -40,6 +40,7 @@ __all__ = [
     "ResultView",
     "RunView",
     "read_run",
+    "result_view",
 ]
 
 MAX_RESULTS = 2000
@@ -275,8 +276,30 @@ def _note_judge(claim: ClaimView, body: dict[str, Any]) -> None:
 
 def _result(row: StoredRow, body: dict[str, Any], note: ClaimNote | None) -> ResultView:
     reason = body.get("reason")
-    text = reason if isinstance(reason, str) else ""
-    evidence = body.get("evidence", {})
+    return result_view(
+        row, reason if isinstance(reason, str) else "", body.get("evidence", {}), note
+    )
+
+
+class ShownRow(Protocol):
+    """The columns of a row a result is shown with (a stored row, a browsed one)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def claim_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+
+
+def result_view(row: ShownRow, reason: str, evidence: Any, note: ClaimNote | None) -> ResultView:
+    """A result as shown, its reason and evidence cut to size (no case content yet)."""
     return ResultView(
         seq=row.seq,
         case_id=row.case_id,
@@ -284,7 +307,7 @@ def _result(row: StoredRow, body: dict[str, Any], note: ClaimNote | None) -> Res
         kind=row.kind,
         status=row.status,
         score=row.score,
-        reason=cut(text, REASON_CHARS),
+        reason=cut(reason, REASON_CHARS),
         evidence=cut(pretty_json(evidence), EVIDENCE_CHARS),
         scale=scale_verdict(evidence, row.score, note) if row.kind == "judge" else None,
     )

@@ -22,6 +22,7 @@ from typing import Final
 from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import RedirectResponse
 
+from verifier.viewer import pages
 from verifier.viewer.frame import (
     CONTENT_SECURITY_POLICY,
     VIEW_PREFIX,
@@ -42,7 +43,7 @@ _STATIC: Final = {
 viewer's own additions, and its script."""
 
 
-PAGES: Final[tuple[Registrar, ...]] = ()
+PAGES: Final[tuple[Registrar, ...]] = (pages.register,)
 """Every page module's ``register``, one line each."""
 
 

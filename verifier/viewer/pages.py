@@ -1,0 +1,221 @@
+"""The viewer's pages of runs, of a run, of a run's judges and of a case.
+
+- ``/view/runs``: the runs, newest first, filtered by contract and status, 50 a page,
+  with a picker of two runs for ``/view/diff?a=RUN&b=RUN``.
+- ``/view/runs/RUN``: the PASS/FAIL banner, each claim's pass rate with its 95% Wilson
+  interval, the judges' triples (for a run of up to ``INLINE_JUDGES_UP_TO`` results;
+  beyond, a link to the page of its judges), then its results filtered by claim,
+  status and text, a keyset page at a time, each with its case's fields marked.
+- ``/view/runs/RUN/judges``: the triples and noise of every judge claim (reads the run).
+- ``/view/runs/RUN/cases/CASE``: the case's content, every result it got, and the same
+  case in the contract's other runs.
+
+``RUN`` may be ``last`` or ``last~N``, as on the command line.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+
+from verifier.errors import VerifierError
+from verifier.gaps.browse import (
+    case_in_runs,
+    case_results,
+    contract_ids,
+    list_runs,
+    run_results,
+)
+from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
+from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
+from verifier.report._claim_notes import claim_notes
+from verifier.report._run_view import RunView, read_run
+from verifier.report._spans import deciding_spans
+from verifier.report.case_view import FIELD_CHARS
+from verifier.viewer._views import (
+    STATUSES,
+    BackTrail,
+    claim_lines,
+    query,
+    results_in_summary,
+    shown_result,
+)
+from verifier.viewer.frame import VIEW_PREFIX, Viewer
+
+__all__ = ["INLINE_JUDGES_UP_TO", "RESULTS_PER_PAGE", "RUNS_PER_PAGE", "register"]
+
+RUNS_PER_PAGE: Final = 50
+RESULTS_PER_PAGE: Final = 50
+INLINE_JUDGES_UP_TO: Final = 5_000
+"""Results of a run whose judges the run page shows itself (they are read from every
+row); a larger run's page links to its judges' page instead."""
+RUN_STATUSES: Final = ("running", "finished", "interrupted")
+
+
+class _Missing(Exception):
+    """What a page asked for is not in the store; the message is one line."""
+
+
+def register(router: APIRouter, viewer: Viewer) -> None:
+    """Adds the runs, run, judges and case pages to the viewer's ``router``."""
+
+    @router.get("/runs")
+    def runs_page(
+        contract: str = "", status: str = "", offset: int = Query(0, ge=0)
+    ) -> HTMLResponse:
+        if status and status not in RUN_STATUSES:
+            return viewer.problem(400, f"status {status!r}: one of {', '.join(RUN_STATUSES)}")
+        with viewer.store() as store:
+            page = list_runs(
+                store,
+                contract=contract or None,
+                status=status or None,
+                offset=offset,
+                limit=RUNS_PER_PAGE,
+            )
+            contracts = contract_ids(store)
+        filters = {"contract": contract, "status": status}
+        before = max(0, offset - RUNS_PER_PAGE)
+        context = {
+            "page": page,
+            "contracts": contracts,
+            "statuses": RUN_STATUSES,
+            "filters": filters,
+            "offset": offset,
+            "previous": query(**filters, offset=before or None) if offset else None,
+            "next": None if page.next_after is None else query(**filters, offset=page.next_after),
+        }
+        return viewer.page("runs.html.j2", "verifier runs", context)
+
+    @router.get("/runs/{run}")
+    def run_page(
+        run: str,
+        claim: str = "",
+        status: str = "",
+        q: str = "",
+        after: int | None = Query(None, ge=0),
+        back: str = "",
+    ) -> Response:
+        if status and status not in STATUSES:
+            return viewer.problem(400, f"status {status!r}: one of {', '.join(STATUSES)}")
+        with viewer.store() as store:
+            try:
+                record = _record(store, run)
+            except _Missing as exc:
+                return viewer.problem(404, str(exc))
+            if record.run_id != run:
+                return _canonical(f"runs/{record.run_id}", claim, status, q)
+            context = _run_context(store, record, claim, status, q, after, BackTrail.parse(back))
+        title = f"verifier run {record.run_id} ({record.contract_id})"
+        return viewer.page("run.html.j2", title, context)
+
+    @router.get("/runs/{run}/judges")
+    def judges_page(run: str) -> HTMLResponse:
+        with viewer.store() as store:
+            try:
+                record = _record(store, run)
+            except _Missing as exc:
+                return viewer.problem(404, str(exc))
+            judged = _judged(read_run(store, record, max_results=0, content_budget=0))
+        context = {"record": record, "judged": judged}
+        return viewer.page("judges.html.j2", f"judges of run {record.run_id}", context)
+
+    @router.get("/runs/{run}/cases/{case_id:path}")
+    def case_page(run: str, case_id: str) -> HTMLResponse:
+        with viewer.store() as store:
+            try:
+                record = _record(store, run)
+                context = _case_context(store, record, case_id)
+            except _Missing as exc:
+                return viewer.problem(404, str(exc))
+        return viewer.page("case.html.j2", f"case {case_id} of run {record.run_id}", context)
+
+
+def _record(store: GapStore, run: str) -> RunRecord:
+    try:
+        run_id = resolve_run_id(store, run)
+    except VerifierError as exc:
+        raise _Missing(str(exc).splitlines()[0]) from None
+    record = store.run(run_id)
+    if record is None:
+        raise _Missing(f"no run {run_id} in {store.location}")
+    return record
+
+
+def _canonical(path: str, claim: str, status: str, q: str) -> RedirectResponse:
+    """A redirect from ``last``/``last~N`` to the run's own address, so its links and
+    pages stay on that run when newer runs come."""
+    target = f"{VIEW_PREFIX}/{path}{query(claim=claim, status=status, q=q)}"
+    return RedirectResponse(target, status_code=303)
+
+
+def _run_context(
+    store: GapStore,
+    record: RunRecord,
+    claim: str,
+    status: str,
+    q: str,
+    after: int | None,
+    trail: BackTrail,
+) -> dict[str, Any]:
+    notes = claim_notes(store, record)
+    lines = claim_lines(record.summary, notes)
+    page = run_results(
+        store,
+        record.run_id,
+        claim=claim or None,
+        status=status or None,
+        text=q or None,
+        after=after,
+        limit=RESULTS_PER_PAGE,
+    )
+    contents = ContentReader(store)
+    results = [shown_result(row, contents, notes.get(row.claim_id)) for row in page.items]
+    count = results_in_summary(lines)
+    judged = None
+    if lines and count <= INLINE_JUDGES_UP_TO:
+        judged = _judged(read_run(store, record, max_results=0, content_budget=0))
+    filters = {"claim": claim, "status": status, "q": q}
+    back = trail.previous()
+    return {
+        "run": RunView(record, store.location, 0),
+        "claims": lines,
+        "results_count": count,
+        "claim_ids": [c.claim_id for c in lines] or sorted(notes),
+        "statuses": STATUSES,
+        "filters": filters,
+        "page": page,
+        "results": results,
+        "judged": judged,
+        "first": query(**filters) if after is not None else None,
+        "previous": None if back is None else query(**filters, after=back[0], back=back[1].text()),
+        "next": None
+        if page.next_after is None or not page.has_more
+        else query(**filters, after=page.next_after, back=trail.forward(after).text()),
+    }
+
+
+def _judged(view: RunView) -> list[Any]:
+    return [c for c in view.claims.values() if c.triples or c.missing_triple]
+
+
+def _case_context(store: GapStore, record: RunRecord, case_id: str) -> dict[str, Any]:
+    rows = case_results(store, record.run_id, case_id)
+    if not rows:
+        raise _Missing(f"case {case_id!r} is not in run {record.run_id}")
+    notes = claim_notes(store, record)
+    content = ContentReader(store).read(rows[0].content_sha256)
+    failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
+    case = content.case or {}
+    order = [*SHOWN_FIELDS, *(k for k in case if k not in SHOWN_FIELDS and k != "id")]
+    others = case_in_runs(store, record.contract_id, case_id)
+    return {
+        "record": record,
+        "case_id": case_id,
+        "content": content,
+        "fields": field_views(content, failing, FIELD_CHARS, order),
+        "results": [shown_result(r, None, notes.get(r.claim_id)) for r in rows],
+        "others": [o for o in others if o.run_id != record.run_id],
+    }
