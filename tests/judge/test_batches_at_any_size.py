@@ -209,3 +209,23 @@ def test_a_batch_run_whose_batch_expires_records_error_rows_naming_it(tmp_path: 
 
 def _environ() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CI"))}
+
+
+def test_a_batch_the_api_no_longer_knows_leaves_errors_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = write_cases(tmp_path, 2)
+    store = tmp_path / "gaps.db"
+    with BatchServer(default=brain) as first:
+        use(first, monkeypatch)
+        assert asyncio.run(prepass(CONTRACT, cases, str(store), "r1", BatchLimits())) == {}
+    ((_, batch_id, _, items),) = ledger_rows(store)
+    with BatchServer(default=brain) as other:  # knows no batch: 404 on every poll
+        use(other, monkeypatch)
+        errors = asyncio.run(prepass(CONTRACT, cases, str(store), "r1", BatchLimits()))
+        assert other.created() == []  # the recorded batch is not sent again
+    assert set(errors) == {item["cache_key"] for item in items.values()}
+    assert all(
+        reason.startswith(f"batch {batch_id} could not be collected: ")
+        for reason in errors.values()
+    )
