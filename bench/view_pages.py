@@ -25,7 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.view_first_page import BIG_RUN, build, store_path, timed  # noqa: E402
-
 from tests.server._support import running  # noqa: E402
 from verifier.server.settings import ServerSettings  # noqa: E402
 from verifier.server.view import create_view_app  # noqa: E402
