@@ -30,6 +30,7 @@ from verifier import __version__
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, open_store, redacted_target
 from verifier.report._html_page import environment
+from verifier.viewer import diff, panel, trends
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -92,10 +93,13 @@ class Viewer:
     Attributes:
         store_target: The gap store, as ``verifier run --store`` takes it.
         environment: The autoescaping environment over the viewer's templates.
+        frame_ancestors: Origins besides the viewer's own whose pages may frame the
+            evaluation panel (``--frame-ancestor``; see ``verifier.viewer.frame``).
     """
 
     store_target: str
     environment: jinja2.Environment = field(default_factory=lambda: environment("verifier.viewer"))
+    frame_ancestors: tuple[str, ...] = ()
 
     @contextmanager
     def store(self) -> Iterator[GapStore]:
@@ -139,11 +143,11 @@ class Viewer:
 Registrar = Callable[[APIRouter, Viewer], None]
 """A page module's ``register``: adds its ``GET`` routes to the viewer's router."""
 
-PAGES: Final[tuple[Registrar, ...]] = ()
+PAGES: Final[tuple[Registrar, ...]] = (diff.register, trends.register, panel.register)
 """Every page module's ``register``, one line each."""
 
 
-def viewer_router(store_target: str) -> APIRouter:
+def viewer_router(store_target: str, *, frame_ancestors: tuple[str, ...] = ()) -> APIRouter:
     """The viewer's routes, under ``/view``, reading the store ``store_target``.
 
     Include it in an application with ``app.include_router(viewer_router(target))``;
@@ -151,8 +155,9 @@ def viewer_router(store_target: str) -> APIRouter:
 
     Args:
         store_target: The gap store, as ``verifier run --store`` takes it.
+        frame_ancestors: Origins that may frame the evaluation panel.
     """
-    viewer = Viewer(store_target)
+    viewer = Viewer(store_target, frame_ancestors=frame_ancestors)
     router = APIRouter(prefix=VIEW_PREFIX, route_class=ViewerRoute, include_in_schema=False)
 
     @router.get("/")
