@@ -100,6 +100,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             ),
         ),
     ),
+    Migration(
+        4,
+        "the indexes browsing reads through: a run's rows by claim, status and case, runs by time",
+        # Each page of verifier.gaps.browse is a range read of one; rows_run_id (run_id,
+        # seq) serves a run's unfiltered pages.
+        (
+            "CREATE INDEX IF NOT EXISTS rows_run_claim ON rows (run_id, claim_id, seq)",
+            "CREATE INDEX IF NOT EXISTS rows_run_status ON rows (run_id, status, seq)",
+            "CREATE INDEX IF NOT EXISTS rows_run_case ON rows (run_id, case_id, seq)",
+            "CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at, ordinal)",
+            "CREATE INDEX IF NOT EXISTS runs_contract_started"
+            " ON runs (contract_id, started_at, ordinal)",
+        ),
+    ),
 )
 
 

@@ -19,7 +19,7 @@ from verifier.gaps.row_fields import rows_table_columns
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
 # recognised before anything is written to it.
 APPLICATION_ID = 0x76726679
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 PAGE_SIZE = 16384
 
 # Version 2: the content record. A content is stored under the SHA-256 of its bytes,
@@ -53,6 +53,19 @@ _SEALS_DDL = (
     " BEGIN SELECT RAISE(ABORT, 'seals are append-only'); END",
 )
 
+# Version 4: the indexes browsing reads through (``verifier.gaps.browse``): each page is
+# a range read of one. An index of a rowid table ends with the rowid, which is ``seq``
+# here: ``(run_id, claim_id)`` is already in seq order within a claim, so it serves
+# ``WHERE run_id = ? AND claim_id = ? AND seq > ? ORDER BY seq LIMIT n`` without a sort.
+# Each costs appends a little (one more B-tree insert per row).
+_BROWSE_DDL = (
+    "CREATE INDEX IF NOT EXISTS rows_run_claim ON rows (run_id, claim_id)",
+    "CREATE INDEX IF NOT EXISTS rows_run_status ON rows (run_id, status)",
+    "CREATE INDEX IF NOT EXISTS rows_run_case ON rows (run_id, case_id)",
+    "CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at)",
+    "CREATE INDEX IF NOT EXISTS runs_contract_started ON runs (contract_id, started_at)",
+)
+
 # Separate statements, not executescript(): that would commit the open transaction,
 # and two processes creating one store at once must each do it under the write lock.
 # The triggers refuse updates and deletes of rows, so nothing that goes through SQLite
@@ -77,6 +90,7 @@ _DDL = (
     " BEGIN SELECT RAISE(ABORT, 'gap rows are append-only'); END",
     *_CONTENTS_DDL,
     *_SEALS_DDL,
+    *_BROWSE_DDL,
 )
 
 
@@ -153,8 +167,12 @@ def _migrate(conn: sqlite3.Connection, statements: tuple[str, ...], version: int
 
 
 # (version a store is at, what brings it to the next): 2 adds the content record, 3 the
-# seal chain.
-_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _CONTENTS_DDL), (2, _SEALS_DDL))
+# seal chain, 4 the browsing indexes (built once, over every row already stored).
+_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (1, _CONTENTS_DDL),
+    (2, _SEALS_DDL),
+    (3, _BROWSE_DDL),
+)
 
 
 def content_key(sha256: str) -> int | None:

@@ -377,6 +377,11 @@ class PostgresStore(Closing):
         found = self._read(RUN_SEAL_QUERY.replace("?", "%s"), (run_id,))
         return StoredSeal(*found[0]) if found else None
 
+    def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Runs one read query (``%s`` placeholders) and returns its rows: how
+        ``verifier.gaps.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
+        return self._read(query, params)
+
     def _stream(self, query: str) -> Iterator[tuple[Any, ...]]:
         """A query's rows through a server-side cursor on a connection of its own."""
         self._check_open()

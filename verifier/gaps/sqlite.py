@@ -360,6 +360,12 @@ class SqliteStore(Closing):
             found = self._conn.execute(RUN_SEAL_QUERY, (run_id,)).fetchone()
         return StoredSeal(*found) if found else None
 
+    def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Runs one read query (``?`` placeholders) and returns its rows: how
+        ``verifier.gaps.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
+        with self._lock, sqlite_errors(self._path):
+            return self._conn.execute(query, params).fetchall()
+
     def _stream(self, select: str, table: str, order: str) -> Iterator[tuple[Any, ...]]:
         with sqlite_errors(self._path):
             cursor = self._conn.execute(f"{select} FROM {table} ORDER BY {order}")
