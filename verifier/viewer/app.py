@@ -94,7 +94,7 @@ class Viewer:
         store_target: The gap store, as ``verifier run --store`` takes it.
         environment: The autoescaping environment over the viewer's templates.
         frame_ancestors: Origins besides the viewer's own whose pages may frame the
-            evaluation panel (``--frame-ancestor``; see ``verifier.viewer.frame``).
+            evaluation panel (``--frame-ancestor``; see ``verifier.viewer.frame_ancestors``).
     """
 
     store_target: str

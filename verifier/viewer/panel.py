@@ -10,7 +10,7 @@ evaluation's case, else the run's first).
 Framing is refused everywhere but where it is meant to be: the response's content
 security policy says ``frame-ancestors 'self'`` plus the origins given to
 ``verifier view`` / ``verifier serve`` with ``--frame-ancestor ORIGIN``
-(``verifier.viewer.frame``). ``frame-ancestors`` works only as a header, never in
+(``verifier.viewer.frame_ancestors``). ``frame-ancestors`` works only as a header, never in
 a ``<meta>`` tag, so the policy is sent as one.
 """
 
@@ -25,7 +25,7 @@ from verifier.evaluate import CASE_ID, CONTRACT_ID
 from verifier.gaps import browse
 from verifier.gaps.store import GapStore, RunRecord, StoreError, resolve_run_id
 from verifier.viewer._page_host import PageHost
-from verifier.viewer.frame import frame_ancestors_policy
+from verifier.viewer.frame_ancestors import frame_ancestors_policy
 
 __all__ = ["PanelNotFound", "panel_context", "register"]
 
@@ -42,7 +42,7 @@ def _pick_case(store: GapStore, record: RunRecord, case_id: str | None) -> str:
     first = browse.run_results(store, record.run_id, limit=1).items
     if not first:
         raise PanelNotFound(f"run {record.run_id} has no results yet")
-    return first[0].case_id
+    return str(first[0].case_id)
 
 
 def _triple(evidence: dict[str, Any]) -> dict[str, str] | None:

@@ -33,7 +33,7 @@ def check_frame_ancestor(value: str) -> str:
         return "'self'"
     if not _SOURCE.fullmatch(value):
         raise ValueError(
-            f"--frame-ancestor {value[:80]!r} is not an origin: give 'self', a scheme such as "
+            f"{value[:80]!r} is not an origin: give 'self', a scheme such as "
             "https:, or scheme://host[:port] (a leading *. allowed), without a path"
         )
     return value
@@ -45,7 +45,7 @@ def _option_callback(
     try:
         return tuple(check_frame_ancestor(v) for v in values)
     except ValueError as exc:
-        raise click.BadParameter(str(exc).split(": ", 1)[1], ctx=ctx, param=param) from None
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
 FRAME_ANCESTOR_OPTION = click.option(
