@@ -3,7 +3,9 @@ diff, trends and panel pages."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -104,3 +106,10 @@ def tab(browser: Any, base: str, **context: Any) -> Iterator[Tab]:
         yield seen
     finally:
         opened.close()
+
+
+def problem(page: str) -> str:
+    """The one line a viewer page without content says (``problem.html.j2``)."""
+    found = re.search(r'<p id="problem" class="alert">(.*?)</p>', page, re.S)
+    assert found, page
+    return html.unescape(found.group(1))

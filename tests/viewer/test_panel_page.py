@@ -20,10 +20,9 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.report._chromium import chromium  # noqa: F401 (fixture)
 from tests.report._runs import INJECTED_CASE, INJECTED_REASON, plant_run
 from tests.test_cli import verifier
-from tests.viewer._diff_support import elements, tab, viewer
+from tests.viewer._diff_support import elements, problem, tab, viewer
 from verifier.gaps.sqlite import SqliteStore
 from verifier.viewer.frame_ancestors import check_frame_ancestor, frame_ancestors_policy
 
@@ -45,7 +44,10 @@ def _evaluate(where: Path, server: MessagesServer, request: Path) -> dict[str, A
         "--store",
         "gaps.db",
         cwd=where,
-        env={"ANTHROPIC_API_KEY": "sk-ant-api03-panel-test-key-0123456789", "ANTHROPIC_BASE_URL": server.base_url},
+        env={
+            "ANTHROPIC_API_KEY": "sk-ant-api03-panel-test-key-0123456789",
+            "ANTHROPIC_BASE_URL": server.base_url,
+        },
         clear_prefixes=("ANTHROPIC_", "VERIFIER_", "CI"),
         timeout=120,
     )
@@ -107,7 +109,9 @@ def test_the_panel_may_be_framed_by_the_configured_origins_only(
 ) -> None:
     run_id = store["pass"][0]
     panel = _get(url, run_id)
-    policy = dict(p.strip().split(" ", 1) for p in panel.headers["content-security-policy"].split(";"))
+    policy = dict(
+        p.strip().split(" ", 1) for p in panel.headers["content-security-policy"].split(";")
+    )
     assert policy["frame-ancestors"] == f"'self' {BUILDER}"
     assert policy["script-src"] == "'none'" and policy["default-src"] == "'none'"
     # The viewer's other pages still refuse every frame.
@@ -126,16 +130,21 @@ def test_the_case_and_the_run_can_be_named(store: dict[str, Any], url: str) -> N
     assert re.findall(r"<script\b", hostile.text) == []
     # A run of many cases shows its first case by default; it records no single verdict.
     first = _get(url, "hostile").text
-    assert '<code>c0</code>' in first and 'id="panel-verdict"' not in first
+    assert "<code>c0</code>" in first and 'id="panel-verdict"' not in first
     last = _get(url, "last")
     assert last.status_code == 200 and store["fail"][0] in last.text
-    assert _get(url, "nope").json() == {"detail": "no run nope in the store"}
-    assert _get(url, "hostile", case="c9").json() == {"detail": "run hostile has no case c9"}
+    unknown = _get(url, "nope")
+    assert unknown.status_code == 404 and problem(unknown.text) == "no run nope in the store"
+    assert "frame-ancestors 'self' http://localhost:*" in unknown.headers["content-security-policy"]
+    assert problem(_get(url, "hostile", case="c9").text) == "run hostile has no case c9"
 
 
 def test_frame_ancestors_are_origins_and_nothing_more() -> None:
     assert check_frame_ancestor("self") == "'self'"
-    assert check_frame_ancestor("https://builder.example.com:8443") == "https://builder.example.com:8443"
+    assert (
+        check_frame_ancestor("https://builder.example.com:8443")
+        == "https://builder.example.com:8443"
+    )
     assert check_frame_ancestor("https://*.example.com") == "https://*.example.com"
     assert check_frame_ancestor("https:") == "https:"
     for bad in ("https://x.com; script-src *", "'unsafe-inline'", "https://x.com/path", "a b", ""):
@@ -146,8 +155,11 @@ def test_frame_ancestors_are_origins_and_nothing_more() -> None:
     )
 
 
-def test_serve_refuses_a_bad_frame_ancestor_in_one_line(tmp_path: Path) -> None:
-    result = verifier("serve", "--frame-ancestor", "https://x.com; script-src *", cwd=tmp_path)
+@pytest.mark.parametrize("command", ["serve", "view"])
+def test_serve_and_view_refuse_a_bad_frame_ancestor_in_one_line(
+    tmp_path: Path, command: str
+) -> None:
+    result = verifier(command, "--frame-ancestor", "https://x.com; script-src *", cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1] == (
         "Error: Invalid value for '--frame-ancestor': 'https://x.com; script-src *' is not an "

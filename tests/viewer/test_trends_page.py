@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from tests.gaps._support import tamper
-from tests.report._chromium import chromium  # noqa: F401 (fixture)
 from tests.test_cli import verifier
 from tests.viewer._diff_support import elements, run, tab, viewer, write_cases
 from verifier.canonical import sha256_hex
@@ -87,7 +86,9 @@ def test_the_quick_view_has_the_audits_rates_and_alerts(store: dict[str, Any], u
         for t in audit["trends"]["claims"]
         if t["contract_id"] == "answers"
     }
-    rows = {r["data-claim"]: float(r["data-latest"] or "") for r in elements(page.text, "claim-trend")}
+    rows = {
+        r["data-claim"]: float(r["data-latest"] or "") for r in elements(page.text, "claim-trend")
+    }
     assert rows == pytest.approx(latest) and rows == {"cites": 0.5, "short": 1.0}
     # The run-by-run plot of cites has a point per run, the alert ringed.
     assert page.text.count('class="alert-marker"') == 1
@@ -106,7 +107,9 @@ def test_the_full_audit_is_verifier_audit_s_and_the_quick_view_reads_no_row(
         verdict = elements(full.text, "ok")
         assert any(v.get("data-ok") == "true" for v in verdict)
         assert 'id="no-drift"' in full.text
-        tamper(copy, ("UPDATE rows SET body = REPLACE(body, '\"pass\"', '\"fail\"') WHERE seq = 1", ()))
+        tamper(
+            copy, ("UPDATE rows SET body = REPLACE(body, '\"pass\"', '\"fail\"') WHERE seq = 1", ())
+        )
         broken = _get(base, contract="answers", audit="full")
         quick = _get(base, contract="answers")
     assert 'id="integrity-verdict" data-ok="false"' in broken.text

@@ -32,6 +32,7 @@ from verifier.cli.run import run
 from verifier.cli.runs import runs_command
 from verifier.cli.serve import serve_command
 from verifier.cli.show import show_command
+from verifier.cli.view import view_command
 
 __all__ = ["main"]
 
@@ -78,6 +79,7 @@ for _command in (
     runs_command,
     show_command,
     serve_command,
+    view_command,
     mcp_command,
 ):
     main.add_command(_command)

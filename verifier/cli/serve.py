@@ -18,9 +18,11 @@ from verifier.cli._options import (
     STORE_OPTION,
     fail,
     single_judge_options,
+    stacked,
     store_target,
 )
 from verifier.cli._types import FiniteFloatRange
+from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 
 
 def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
@@ -30,16 +32,42 @@ def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
     )
 
 
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option(
-    "--token",
-    envvar="VERIFIER_SERVE_TOKEN",
-    show_envvar=True,
-    default=None,
-    help="Bearer token every request must carry; required off loopback (prefer the variable).",
+LISTEN_OPTIONS = stacked(
+    click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind."),
+    click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True),
+    click.option(
+        "--token",
+        envvar="VERIFIER_SERVE_TOKEN",
+        show_envvar=True,
+        default=None,
+        help="Bearer token every request must carry; required off loopback (prefer the variable).",
+    ),
 )
+"""Where a server listens and the token it asks for (``verifier serve``, ``verifier view``)."""
+
+GUARD_OPTIONS = stacked(
+    click.option(
+        "--read-timeout",
+        type=FiniteFloatRange(min=0, min_open=True),
+        default=10.0,
+        show_default=True,
+        help="Seconds a connection has to send each whole request (headers and body); "
+        "a slower or silent client is disconnected.",
+    ),
+    click.option(
+        "--allowed-host",
+        "allowed_hosts",
+        multiple=True,
+        metavar="NAME[:PORT]",
+        help="Also answer requests whose Host header is this (a name behind a proxy); "
+        "repeatable. By default only loopback names and the bound address are answered.",
+    ),
+)
+"""How a server guards its connections (``verifier serve``, ``verifier view``)."""
+
+
+@click.command("serve")
+@LISTEN_OPTIONS
 @STORE_OPTION
 @click.option(
     "--contracts",
@@ -63,22 +91,7 @@ def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
     show_default=True,
     help="Runs (POST /v1/runs) going on at once; more are refused with 429.",
 )
-@click.option(
-    "--read-timeout",
-    type=FiniteFloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds a connection has to send each whole request (headers and body); "
-    "a slower or silent client is disconnected.",
-)
-@click.option(
-    "--allowed-host",
-    "allowed_hosts",
-    multiple=True,
-    metavar="NAME[:PORT]",
-    help="Also answer requests whose Host header is this (a name behind a proxy); "
-    "repeatable. By default only loopback names and the bound address are answered.",
-)
+@GUARD_OPTIONS
 @_limit_option(
     "--max-results",
     100_000,
@@ -98,6 +111,7 @@ def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
     "Bytes of finished runs' reports kept on disk, under $TMPDIR (oldest dropped first; "
     "the newest is kept whatever its size).",
 )
+@FRAME_ANCESTOR_OPTION
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
     judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""

@@ -22,11 +22,13 @@ from verifier._atomic import AtomicFile
 __all__ = ["content_security_policy", "environment", "write_atomically"]
 
 
-def environment(package: str = "verifier.report") -> jinja2.Environment:
-    """The autoescaping environment over the ``templates`` folder of ``package``
-    (the reports', or the viewer's)."""
+def environment(*packages: str) -> jinja2.Environment:
+    """The autoescaping environment over the ``templates`` folders of ``packages``,
+    the first holding a name winning (default: the reports' alone; the viewer's pages
+    find the reports' parts after their own)."""
+    loaders = [jinja2.PackageLoader(p, "templates") for p in packages or ("verifier.report",)]
     return jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader(loaders),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -228,13 +228,18 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
     if settings.token is not None:
         _document_bearer(app)
+    add_guard(app, settings)
+    return app
+
+
+def add_guard(app: FastAPI, settings: ServerSettings) -> None:
+    """Puts the guard (Host check, bearer token, body limit) in front of ``app``."""
     app.add_middleware(
         Guard,
         token=settings.token,
         max_body=settings.max_body,
         hosts=host_check(settings.host, settings.allowed_hosts),
     )
-    return app
 
 
 def _judge_or_503(settings: ServerSettings) -> JudgeChoice:

@@ -126,15 +126,22 @@ def bind(settings: ServerSettings) -> socket.socket:
     return sock
 
 
-def make_server(settings: ServerSettings) -> uvicorn.Server:
-    """The uvicorn server of the API (not yet running)."""
+def make_server(
+    settings: ServerSettings, factory: Callable[[ServerSettings], Any] | None = None
+) -> uvicorn.Server:
+    """The uvicorn server of the API (not yet running).
+
+    Args:
+        settings: Checked settings.
+        factory: Builds the application (default: the API's ``create_app``).
+    """
     import uvicorn
 
     from verifier.server.app import create_app
     from verifier.server.transport import protocol_with
 
     config = uvicorn.Config(
-        create_app(settings),
+        (factory or create_app)(settings),
         http=protocol_with(settings.read_timeout),
         log_config=None,
         server_header=False,
@@ -149,18 +156,25 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def serve(settings: ServerSettings, *, ready: Callable[[str], None]) -> None:
+def serve(
+    settings: ServerSettings,
+    *,
+    ready: Callable[[str], None],
+    factory: Callable[[ServerSettings], Any] | None = None,
+) -> None:
     """Serves until interrupted.
 
     Args:
         settings: Checked settings.
         ready: Receives the base URL once the socket is bound.
+        factory: Builds the application (default: the API's; ``verifier view`` passes
+            the viewer's).
 
     Raises:
         ServeError: The address cannot be bound.
     """
     sock = bind(settings)
-    server = make_server(settings)
+    server = make_server(settings, factory)
     ready(url_of(sock))
     with sock:
         server.run(sockets=[sock])

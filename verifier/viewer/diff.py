@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
 from verifier.compare.report import as_json, summary_line
@@ -27,7 +27,7 @@ from verifier.gaps.store import GapStore, resolve_run_id
 from verifier.report._case_content import ContentReader, FieldView, field_views
 from verifier.report._spans import deciding_spans
 from verifier.viewer._flips import DiffCache, Flip, RunDiff
-from verifier.viewer._page_host import PageHost
+from verifier.viewer.frame import Viewer
 
 __all__ = ["FLIPS_PER_PAGE", "FlipView", "SideView", "diff_context", "register"]
 
@@ -133,7 +133,7 @@ def diff_context(
     }
 
 
-def register(router: APIRouter, viewer: PageHost) -> None:
+def register(router: APIRouter, viewer: Viewer) -> None:
     """Adds ``GET /diff`` to the viewer's router."""
 
     @router.get("/diff")
@@ -151,5 +151,5 @@ def register(router: APIRouter, viewer: PageHost) -> None:
                     store, run_a, run_b, claim=claim or None, direction=direction, page=page
                 )
             except VerifierError as exc:
-                raise HTTPException(404, str(exc).splitlines()[0]) from None
+                return viewer.problem(404, str(exc).splitlines()[0])
         return viewer.page("diff.html.j2", f"diff {run_a} → {run_b}", context)

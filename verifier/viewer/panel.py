@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from verifier.evaluate import CASE_ID, CONTRACT_ID
 from verifier.gaps import browse
 from verifier.gaps.store import GapStore, RunRecord, StoreError, resolve_run_id
-from verifier.viewer._page_host import PageHost
+from verifier.viewer.frame import Viewer
 from verifier.viewer.frame_ancestors import frame_ancestors_policy
 
 __all__ = ["PanelNotFound", "panel_context", "register"]
@@ -86,7 +86,7 @@ def panel_context(store: GapStore, run_id: str, case_id: str | None = None) -> d
     }
 
 
-def register(router: APIRouter, viewer: PageHost) -> None:
+def register(router: APIRouter, viewer: Viewer) -> None:
     """Adds ``GET /panel/{run_id}`` to the viewer's router, framable by
     ``viewer.frame_ancestors``."""
     policy = frame_ancestors_policy(viewer.frame_ancestors)
@@ -98,7 +98,10 @@ def register(router: APIRouter, viewer: PageHost) -> None:
                 run_id = resolve_run_id(store, run_id)
                 context = panel_context(store, run_id, case or None)
             except (PanelNotFound, StoreError) as exc:
-                raise HTTPException(404, str(exc).splitlines()[0]) from None
-        response = viewer.page("panel.html.j2", f"panel {run_id}", context)
+                context = None
+                response = viewer.problem(404, str(exc).splitlines()[0])
+        if context is not None:
+            response = viewer.page("panel.html.j2", f"panel {run_id}", context)
+        # The panel's framer sees why there is no panel, too.
         response.headers["content-security-policy"] = policy
         return response

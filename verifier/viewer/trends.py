@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
 from verifier.errors import VerifierError
@@ -36,8 +36,8 @@ from verifier.gaps.trends import (
     RunRef,
 )
 from verifier.report.html_trend import MAX_PROBLEMS_SHOWN, ContractTrends, contract_trends
-from verifier.viewer._page_host import PageHost
 from verifier.viewer._run_trends import summary_trends
+from verifier.viewer.frame import Viewer
 
 __all__ = ["audit_context", "register", "trends_context"]
 
@@ -114,7 +114,7 @@ def audit_context(
     }
 
 
-def register(router: APIRouter, viewer: PageHost) -> None:
+def register(router: APIRouter, viewer: Viewer) -> None:
     """Adds ``GET /trends`` to the viewer's router."""
 
     @router.get("/trends")
@@ -133,5 +133,5 @@ def register(router: APIRouter, viewer: PageHost) -> None:
                 make = audit_context if audit == "full" else trends_context
                 context = make(store, contract, window=window)
             except VerifierError as exc:
-                raise HTTPException(503, str(exc).splitlines()[0]) from None
+                return viewer.problem(503, str(exc).splitlines()[0])
         return viewer.page("trends.html.j2", f"trends of {contract}", context)
