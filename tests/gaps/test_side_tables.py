@@ -72,18 +72,22 @@ def test_the_batch_ledger_records_replaces_and_marks_on_each_backend(
     items = {"j1": {"key": "k1"}}
     ledger = BatchLedger(store_backend.target)
     try:
-        assert ledger.find("run-1", "strict") is None
+        assert ledger.batches("run-1", "strict") == []
         ledger.record(BatchRecord("run-1", "msgbatch_1", "strict", items))
         ledger.record(BatchRecord("run-1", "msgbatch_2", "strict", items))
-        ledger.mark("run-1", "strict", "ended")
+        ledger.record(BatchRecord("run-1", "msgbatch_3", "strict", {"j2": {}}, seq=1))
+        ledger.mark(BatchRecord("run-1", "msgbatch_2", "strict", items), "ended")
     finally:
         ledger.close()
     again = BatchLedger(store_backend.target)  # a resumed run opens it anew
     try:
-        found = again.find("run-1", "strict")
+        found = again.batches("run-1", "strict")
     finally:
         again.close()
-    assert found == BatchRecord("run-1", "msgbatch_2", "strict", items)
+    assert found == [
+        BatchRecord("run-1", "msgbatch_2", "strict", items, 0, "ended"),
+        BatchRecord("run-1", "msgbatch_3", "strict", {"j2": {}}, 1, "submitted"),
+    ]
 
 
 def test_calibrate_then_check_against_a_postgresql_store(postgres_url: str, tmp_path: Path) -> None:

@@ -107,7 +107,8 @@ run_options = stacked(
     click.option(
         "--batch",
         is_flag=True,
-        help="Send every judge request of the run as one Message Batch (cheaper, slower).",
+        help="Send the run's judge requests as Message Batches, as many as the API's limits"
+        " need (cheaper, slower).",
     ),
     click.option("--batch-poll", type=FiniteFloatRange(min=0), default=10.0, hidden=True),
     click.option(

@@ -187,6 +187,19 @@ class SideTables(Closing):
                     self._conn.execute("BEGIN IMMEDIATE")
                     self._conn.executemany(sql, rows)
 
+    def execute_script(self, statements: Sequence[str]) -> None:
+        """Runs several statements (no parameters) in one transaction: all or none."""
+        with self._errors():
+            if self.postgres:
+                with self._conn.transaction():
+                    for statement in statements:
+                        self._conn.execute(statement)
+            else:
+                with self._conn:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    for statement in statements:
+                        self._conn.execute(statement)
+
     def execute_sealed(
         self, statement: str, params: Sequence[Any], *, kind: str, subject: str, payload: Any
     ) -> None:

@@ -126,9 +126,7 @@ class ExecCaller:
                 _exchange(process, stdin_bytes(value), token), self.timeout
             )
         except TimeoutError:
-            _kill_group(process)
-            sweep(token, spare=process.pid)
-            await process.wait()
+            await _reap(process, token)
             took = _ms(started)
             return Produced(
                 error=f"timed out after {self.timeout:g} s (killed)",
@@ -137,9 +135,8 @@ class ExecCaller:
         finally:
             # Whatever the call started dies with it: its group, and what left the
             # group (setsid, a daemon), even when the run is interrupted.
-            if process.returncode is None:
-                _kill_group(process)
-            sweep(token, spare=process.pid if process.returncode is None else None)
+            with contextlib.suppress(asyncio.CancelledError):
+                await _reap(process, token)
         call: dict[str, Any] = {"exit_code": process.returncode, "duration_ms": _ms(started)}
         if overflowed:
             call["stdout_overflow"] = True
@@ -167,6 +164,8 @@ class ExecCaller:
 MAX_STDOUT_BYTES = 16 * 1024 * 1024
 """Most a command may write on stdout for one case; past it the command is killed."""
 _STDERR_KEPT = 64 * 1024  # only the tail of stderr is ever shown
+_REAP_TRIES = 5
+_REAP_WAIT = 1.0  # seconds a killed group's exit and its pipes closing take, at most
 _READ = 64 * 1024
 
 
@@ -229,6 +228,22 @@ def _chomp(text: str) -> str:
     if text.endswith("\r\n"):
         return text[:-2]
     return text[:-1] if text.endswith("\n") else text
+
+
+async def _reap(process: asyncio.subprocess.Process, token: str) -> None:
+    """Kills the call's process group and whatever left it, then waits for the process
+    and its pipes, sweeping again while a leftover still holds them (one that left the
+    group just as it was killed). Its transport thus closes within the loop: left to
+    the garbage collector, an interrupted run's transports would be finalised after the
+    loop closed, each printing a traceback as verifier exits. Bounded: a leftover that
+    cannot be killed costs a few seconds, never the run."""
+    for _ in range(_REAP_TRIES):
+        if process.returncode is None:
+            _kill_group(process)
+        sweep(token, spare=process.pid if process.returncode is None else None)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), _REAP_WAIT)
+            return
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:

@@ -108,16 +108,18 @@ class AnthropicProvider:
         ids = [request.custom_id for request in requests]
         if not all(ids) or len(set(ids)) != len(ids):
             raise ValueError("every request of a batch needs its own non-empty custom_id")
-        items: list[Any] = [
-            {"custom_id": request.custom_id, "params": message_params(request)}
-            for request in requests
-        ]
+        items: list[Any] = [self.batch_item(request) for request in requests]
         client = self._client()
         try:
             batch = await client.messages.batches.create(requests=items, timeout=_BATCH_TIMEOUT)
         except Exception as exc:
             raise self._error(exc, _BATCH_TIMEOUT) from None
         return batch.id
+
+    def batch_item(self, request: ModelRequest) -> dict[str, Any]:
+        """``request`` as one item of a batch's ``requests`` (its size counts toward the
+        batch's byte limit)."""
+        return {"custom_id": request.custom_id, "params": message_params(request)}
 
     async def batch_status(self, batch_id: str) -> tuple[str, dict[str, int]]:
         """The batch's ``processing_status`` (``in_progress``, ``canceling``, ``ended``)
