@@ -21,15 +21,15 @@ from verifier.server.settings import ServerSettings
 from verifier.viewer.app import viewer_router
 
 
-def run(where: Path, contract: Path, cases: Path, *extra: str) -> str:
-    """``verifier run CONTRACT --cases CASES --store gaps.db`` in ``where``; the run id."""
+def run(where: Path, contract: Path, cases: Path, *extra: str, store: str = "gaps.db") -> str:
+    """``verifier run CONTRACT --cases CASES --store STORE`` in ``where``; the run id."""
     result = verifier(
         "run",
         str(contract),
         "--cases",
         str(cases),
         "--store",
-        "gaps.db",
+        store,
         "--format",
         "json",
         *extra,
@@ -47,7 +47,7 @@ def write_cases(path: Path, cases: list[dict[str, Any]]) -> Path:
 
 
 @contextmanager
-def viewer(store: Path, *, frame_ancestors: tuple[str, ...] = ()) -> Iterator[str]:
+def viewer(store: Path | str, *, frame_ancestors: tuple[str, ...] = ()) -> Iterator[str]:
     """The viewer alone over ``store``, served on a free loopback port; its base URL."""
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.include_router(viewer_router(str(store), frame_ancestors=frame_ancestors))

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.test_cli import verifier
 from tests.viewer._diff_support import elements, problem, run, tab, viewer, write_cases
 from verifier.viewer import diff
@@ -212,3 +213,32 @@ def test_the_diff_in_chromium(
         page.screenshot(path=str(tmp_path / "diff-page-2.png"), full_page=True)
     assert all(r.startswith(url) for r in seen.requests)
     assert not seen.errors
+
+
+def test_the_diff_and_the_trends_on_postgresql(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    postgres = request.getfixturevalue("postgres_url")
+    baseline = run(tmp_path, RUNS / "contract.yaml", RUNS / "baseline.jsonl", store=postgres)
+    candidate = run(tmp_path, RUNS / "contract.yaml", RUNS / "candidate.jsonl", store=postgres)
+    report = json.loads(
+        verifier(
+            "compare",
+            baseline,
+            candidate,
+            "--store",
+            postgres,
+            "--format",
+            "json",
+            cwd=tmp_path,
+        ).stdout
+    )
+    with viewer(postgres) as base:
+        page = _get(base, a=baseline, b=candidate, claim="cites_source", dir="regressed")
+        trends = httpx.get(f"{base}/view/trends", params={"contract": "support-answers"})
+    rows = {r["data-claim"]: r for r in elements(page.text, "claim-delta")}
+    for claim in report["claims"]:
+        assert float(rows[claim["claim"]]["data-p-value"] or "") == claim["p_value"]
+    assert len(elements(page.text, "flip")) == 14
+    latest = {r["data-claim"]: r["data-latest"] for r in elements(trends.text, "claim-trend")}
+    assert set(latest) == {c["claim"] for c in report["claims"]}
