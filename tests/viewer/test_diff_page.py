@@ -77,24 +77,20 @@ def url(store: dict[str, Any]) -> Iterator[str]:
         yield base
 
 
+def compare_json(where: Path, a: str, b: str, *, store: str = "gaps.db") -> dict[str, Any]:
+    """What ``verifier compare A B --format json`` prints."""
+    result = verifier("compare", a, b, "--store", store, "--format", "json", cwd=where)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
 def _get(url: str, **params: Any) -> httpx.Response:
     return httpx.get(f"{url}/view/diff", params=params, timeout=30)
 
 
 def test_the_stats_on_the_page_are_verifier_compare_s(store: dict[str, Any], url: str) -> None:
     baseline, candidate = store["fixture"]
-    report = json.loads(
-        verifier(
-            "compare",
-            baseline,
-            candidate,
-            "--store",
-            "gaps.db",
-            "--format",
-            "json",
-            cwd=store["where"],
-        ).stdout
-    )
+    report = compare_json(store["where"], baseline, candidate)
     page = _get(url, a=baseline, b=candidate)
     assert page.status_code == 200
     rows = {r["data-claim"]: r for r in elements(page.text, "claim-delta")}
@@ -221,18 +217,7 @@ def test_the_diff_and_the_trends_on_postgresql(
     postgres = request.getfixturevalue("postgres_url")
     baseline = run(tmp_path, RUNS / "contract.yaml", RUNS / "baseline.jsonl", store=postgres)
     candidate = run(tmp_path, RUNS / "contract.yaml", RUNS / "candidate.jsonl", store=postgres)
-    report = json.loads(
-        verifier(
-            "compare",
-            baseline,
-            candidate,
-            "--store",
-            postgres,
-            "--format",
-            "json",
-            cwd=tmp_path,
-        ).stdout
-    )
+    report = compare_json(tmp_path, baseline, candidate, store=postgres)
     with viewer(postgres) as base:
         page = _get(base, a=baseline, b=candidate, claim="cites_source", dir="regressed")
         trends = httpx.get(f"{base}/view/trends", params={"contract": "support-answers"})
