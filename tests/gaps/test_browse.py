@@ -259,3 +259,12 @@ def test_a_version_3_store_gains_the_browsing_indexes_and_keeps_its_chain(
         assert audit_store(store).ok
         assert [row.seq for row in run_results(store, "a", claim="claim-1").items] == [1, 7, 10]
     assert {name for (name,) in store_backend.query(indexes)} >= _BROWSE_INDEXES
+
+
+def test_text_with_characters_json_escapes_is_found_in_the_reason(store_backend: Backend) -> None:
+    with store_backend.open() as store:
+        begin(store, "a", started_at="2026-11-25T09:00:00Z")
+        reasons = ['the judge said "Yes"', "a back\\slash", "a tab\there", "plain words"]
+        store.append([draft(n, "a", reason=text) for n, text in enumerate(reasons, start=1)])
+        for needle, seq in (('said "yes', 1), ("back\\sl", 2), ("tab\th", 3), ("PLAIN", 4)):
+            assert [row.seq for row in run_results(store, "a", text=needle).items] == [seq]

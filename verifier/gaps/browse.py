@@ -32,7 +32,7 @@ T = TypeVar("T")
 MAX_LIMIT = 1000
 """The most items one page may ask for."""
 
-SCAN_WINDOW = 100_000
+SCAN_WINDOW = 50_000
 """How many seqs past ``after`` a page answered by a scan looks at, at most."""
 
 _RUN_COLUMNS = (
@@ -195,6 +195,11 @@ def run_results(
         fields = ("case_id", "claim_id", backend.REASON)
         where += " AND (" + " OR ".join(backend.contains(field) for field in fields) + ")"
         params += (needle, needle, needle)
+        if _written_as_is(needle):
+            # The body holds all three fields, so a row whose body lacks the text is
+            # passed over without parsing its JSON: a fifth of the cost per row.
+            where += " AND " + backend.contains("body")
+            params += (needle,)
     found = backend.select(
         store, f"SELECT {_ROW_COLUMNS} FROM rows{where} ORDER BY seq LIMIT ?", (*params, limit + 1)
     )
@@ -314,6 +319,11 @@ def _result(row: tuple[Any, ...]) -> ResultRow:
         evidence=evidence if isinstance(evidence, dict) else {},
         content_sha256=content if isinstance(content, str) else None,
     )
+
+
+def _written_as_is(text: str) -> bool:
+    """Whether canonical JSON writes ``text`` unescaped, so a body holds it verbatim."""
+    return '"' not in text and "\\" not in text and all(char >= " " for char in text)
 
 
 def _row_count(record: RunRecord) -> int | None:
