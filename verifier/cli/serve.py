@@ -22,6 +22,7 @@ from verifier.cli._options import (
     store_target,
 )
 from verifier.cli._types import FiniteFloatRange
+from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 
 
 def _limit_option(name: str, default: int, help: str) -> Callable[[Any], Any]:
@@ -110,6 +111,7 @@ GUARD_OPTIONS = stacked(
     "Bytes of finished runs' reports kept on disk, under $TMPDIR (oldest dropped first; "
     "the newest is kept whatever its size).",
 )
+@FRAME_ANCESTOR_OPTION
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
     judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""

@@ -13,12 +13,14 @@ import click
 from verifier._terminal import printable
 from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail
 from verifier.cli.serve import GUARD_OPTIONS, LISTEN_OPTIONS
+from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 
 
 @click.command("view")
 @STORE_OPTION
 @LISTEN_OPTIONS
 @GUARD_OPTIONS
+@FRAME_ANCESTOR_OPTION
 def view_command(store: str | None, **options: Any) -> None:
     """Browse a store's runs, results and cases in a browser, read-only: the pages
     under /view/ (also served by `verifier serve`). Off loopback it needs --token."""

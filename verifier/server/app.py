@@ -225,7 +225,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return state_with_report(entry.as_json(), report)
 
     # The read-only pages over the same store, behind the same guard (ADR 0042).
-    app.include_router(viewer_router(settings.store))
+    app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
     if settings.token is not None:
         _document_bearer(app)
     add_guard(app, settings)

@@ -43,6 +43,7 @@ def settings_from_options(
     max_assertions: int = ServerSettings.max_assertions,
     kept_runs: int = ServerSettings.kept_runs,
     kept_bytes: int = ServerSettings.kept_bytes,
+    frame_ancestors: tuple[str, ...] = (),
 ) -> tuple[ServerSettings, list[str]]:
     """Checked settings, and lines to show at start (a deprecated judge model, a judge
     that will replay for want of a key).
@@ -76,6 +77,7 @@ def settings_from_options(
         max_assertions=max_assertions,
         kept_runs=kept_runs,
         kept_bytes=kept_bytes,
+        frame_ancestors=frame_ancestors,
     )
     settings.check()
     notes = [f"warning: {w}" for w in (judge.warnings if judge else ())]

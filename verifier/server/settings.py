@@ -58,6 +58,8 @@ class ServerSettings:
             body) once it is ready for one; then it is closed.
         allowed_hosts: ``Host`` values served besides loopback names and ``host``
             (``NAME`` any port, ``NAME:PORT`` that port only), for a proxy in front.
+        frame_ancestors: Origins whose pages may frame the viewer's evaluation panel
+            (``--frame-ancestor``; ``verifier.viewer.frame_ancestors``).
     """
 
     host: str = DEFAULT_HOST
@@ -77,6 +79,7 @@ class ServerSettings:
     kept_bytes: int = DEFAULT_KEPT_BYTES
     read_timeout: float = DEFAULT_READ_TIMEOUT
     allowed_hosts: tuple[str, ...] = ()
+    frame_ancestors: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuses settings that would expose the API or cannot work.

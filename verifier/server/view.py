@@ -30,7 +30,7 @@ def create_view_app(settings: ServerSettings) -> FastAPI:
         redoc_url=None,
         openapi_url=None,
     )
-    app.include_router(viewer_router(settings.store))
+    app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
 
     @app.get("/", include_in_schema=False)
     def home() -> RedirectResponse:

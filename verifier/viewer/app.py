@@ -22,7 +22,7 @@ from typing import Final
 from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import RedirectResponse
 
-from verifier.viewer import pages
+from verifier.viewer import diff, pages, panel, trends
 from verifier.viewer.frame import (
     CONTENT_SECURITY_POLICY,
     VIEW_PREFIX,
@@ -43,11 +43,16 @@ _STATIC: Final = {
 viewer's own additions, and its script."""
 
 
-PAGES: Final[tuple[Registrar, ...]] = (pages.register,)
+PAGES: Final[tuple[Registrar, ...]] = (
+    pages.register,
+    diff.register,
+    trends.register,
+    panel.register,
+)
 """Every page module's ``register``, one line each."""
 
 
-def viewer_router(store_target: str) -> APIRouter:
+def viewer_router(store_target: str, *, frame_ancestors: tuple[str, ...] = ()) -> APIRouter:
     """The viewer's routes, under ``/view``, reading the store ``store_target``.
 
     Include it in an application with ``app.include_router(viewer_router(target))``;
@@ -55,8 +60,9 @@ def viewer_router(store_target: str) -> APIRouter:
 
     Args:
         store_target: The gap store, as ``verifier run --store`` takes it.
+        frame_ancestors: Origins whose pages may frame the evaluation panel.
     """
-    viewer = Viewer(store_target)
+    viewer = Viewer(store_target, frame_ancestors=frame_ancestors)
     router = APIRouter(prefix=VIEW_PREFIX, route_class=ViewerRoute, include_in_schema=False)
 
     @router.get("/")

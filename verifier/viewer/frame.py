@@ -72,12 +72,15 @@ class Viewer:
     Attributes:
         store_target: The gap store, as ``verifier run --store`` takes it.
         environment: The autoescaping environment over the viewer's templates.
+        frame_ancestors: Origins besides the viewer's own whose pages may frame the
+            evaluation panel (``--frame-ancestor``; ``verifier.viewer.frame_ancestors``).
     """
 
     store_target: str
     environment: jinja2.Environment = field(
         default_factory=lambda: environment("verifier.viewer", "verifier.report")
     )
+    frame_ancestors: tuple[str, ...] = ()
 
     @contextmanager
     def store(self) -> Iterator[GapStore]:

@@ -1,0 +1,148 @@
+"""The cases whose verdict on a claim flipped between two runs, and the comparison beside them.
+
+A flip is a pair ``verifier compare`` counts as discordant: the same ``(case_id,
+claim_id)`` passed in one run and failed in the other. Rows are paired as
+``verifier.compare.runs`` pairs them (from the row bodies, the first row of a
+repeated pair, errors, skips and claims that did not apply left out), so the flips
+of a claim are exactly its ``baseline_only + candidate_only`` pairs.
+
+Finding them walks both runs, as the comparison itself does. Runs that have ended
+do not change, so the comparison and its flips are kept for a few pairs of runs
+(``DiffCache``): paging through the flips of a large pair walks the runs once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from threading import Lock
+from typing import Literal
+
+import orjson
+
+from verifier.compare.analysis import RunComparison, compare_runs
+from verifier.gaps.store import GapStore
+from verifier.results import row_not_applicable
+
+__all__ = ["DiffCache", "Flip", "FlipDirection", "RunDiff", "find_flips"]
+
+FlipDirection = Literal["regressed", "fixed"]
+"""``regressed``: passed in run A, failed in run B; ``fixed``: the other way."""
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """One case whose verdict on one claim flipped.
+
+    Attributes:
+        claim_id: The claim.
+        case_id: The case.
+        direction: ``regressed`` (pass in A, fail in B) or ``fixed`` (fail in A, pass in B).
+        baseline_seq: The row of run A.
+        candidate_seq: The row of run B.
+    """
+
+    claim_id: str
+    case_id: str
+    direction: FlipDirection
+    baseline_seq: int
+    candidate_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunDiff:
+    """The paired statistics of two runs and their flips, regressions first per claim."""
+
+    comparison: RunComparison
+    flips: tuple[Flip, ...]
+
+    def select(self, claim: str | None, direction: str | None) -> list[Flip]:
+        """The flips of ``claim`` (every claim when ``None``) in ``direction`` (both when
+        ``None``)."""
+        return [
+            f
+            for f in self.flips
+            if (claim is None or f.claim_id == claim)
+            and (direction is None or f.direction == direction)
+        ]
+
+
+def _verdict(body: object) -> tuple[str, str, str | None]:
+    """``(case_id, claim_id, pass|fail|None)`` of a row body; ``None``: not a verdict."""
+    if not isinstance(body, dict):
+        return "", "", None
+    status = body.get("status")
+    verdict = status if status in ("pass", "fail") and not row_not_applicable(body) else None
+    return str(body.get("case_id")), str(body.get("claim_id")), verdict
+
+
+def find_flips(store: GapStore, baseline_id: str, candidate_id: str) -> list[Flip]:
+    """Every flip between two runs, ordered by claim (run A's order), regressions
+    first, then case id.
+
+    Memory: run A's verdicts (two ids and a seq a row) are held while run B streams.
+    """
+    held: dict[tuple[str, str], tuple[str | None, int]] = {}
+    claim_order: dict[str, int] = {}
+    for row in store.iter_rows(baseline_id):
+        case_id, claim_id, verdict = _verdict(orjson.loads(row.body))
+        claim_order.setdefault(claim_id, len(claim_order))
+        held.setdefault((case_id, claim_id), (verdict, row.seq))
+    seen: set[tuple[str, str]] = set()
+    flips: list[Flip] = []
+    for row in store.iter_rows(candidate_id):
+        case_id, claim_id, verdict = _verdict(orjson.loads(row.body))
+        key = (case_id, claim_id)
+        if key in seen:
+            continue  # compare pairs the first row of a repeated pair only
+        seen.add(key)
+        base = held.get(key)
+        if base is None or base[0] is None or verdict is None or base[0] == verdict:
+            continue
+        direction: FlipDirection = "regressed" if base[0] == "pass" else "fixed"
+        flips.append(Flip(claim_id, case_id, direction, base[1], row.seq))
+    flips.sort(key=lambda f: (claim_order[f.claim_id], f.direction != "regressed", f.case_id))
+    return flips
+
+
+class DiffCache:
+    """The last few diffs computed, by store and runs, reused while neither run changes.
+
+    A key holds each run's status and row count, so a run still being written (or
+    resumed) is diffed afresh on each request rather than served stale.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[object, ...], RunDiff] = OrderedDict()
+        self._lock = Lock()
+
+    def diff(self, store: GapStore, baseline_id: str, candidate_id: str) -> RunDiff:
+        """The diff of two runs of ``store``, from the cache when still current.
+
+        Raises:
+            CompareError: A run is unknown, or the runs cannot be compared.
+        """
+        key = (store.location, _state(store, baseline_id), _state(store, candidate_id))
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        comparison = compare_runs(store, baseline_id, candidate_id)
+        made = RunDiff(comparison, tuple(find_flips(store, baseline_id, candidate_id)))
+        if "running" in (comparison.paired.baseline.status, comparison.paired.candidate.status):
+            return made
+        with self._lock:
+            self._entries[key] = made
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return made
+
+
+def _state(store: GapStore, run_id: str) -> tuple[str, str | None, int | None]:
+    record = store.run(run_id)
+    if record is None:
+        return (run_id, None, None)
+    chain = record.chain_record
+    return (run_id, record.status, chain.rows if chain else None)
