@@ -82,8 +82,9 @@ def timed(call: Callable[[], Any], tries: int) -> tuple[float, float, Any]:
     return statistics.median(spent), max(spent), result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def prepared_store(description: str) -> tuple[Path, argparse.Namespace]:
+    """The bench store of ``--rows`` results, built unless cached, and the options."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--tries", type=int, default=7)
     parser.add_argument("--rebuild", action="store_true")
@@ -94,6 +95,11 @@ def main() -> None:
         print(f"built in {build(path, args.rows):.1f} s")
     else:
         print(f"reusing {path}")
+    return path, args
+
+
+def main() -> None:
+    path, args = prepared_store(__doc__.splitlines()[0])
     began = time.perf_counter()
     store = SqliteStore(path)
     print(f"open: {(time.perf_counter() - began) * 1000:.1f} ms")

@@ -14,7 +14,6 @@ under 300 ms.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -24,24 +23,14 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.view_first_page import BIG_RUN, build, store_path, timed  # noqa: E402
+from bench.view_first_page import BIG_RUN, prepared_store, timed  # noqa: E402
 from tests.server._support import running  # noqa: E402
 from verifier.server.settings import ServerSettings  # noqa: E402
 from verifier.server.view import create_view_app  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--tries", type=int, default=7)
-    parser.add_argument("--rebuild", action="store_true")
-    args = parser.parse_args()
-    path = store_path(args.rows)
-    if args.rebuild or not path.exists():
-        print(f"building {path} ({args.rows:,} results)...", flush=True)
-        print(f"built in {build(path, args.rows):.1f} s")
-    else:
-        print(f"reusing {path}")
+    path, args = prepared_store(__doc__.splitlines()[0])
     settings = ServerSettings(port=0, store=str(path))
     run = f"/view/runs/{BIG_RUN}"
     with running(settings, app=create_view_app(settings)) as url, httpx.Client() as client:
