@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     import psycopg
 
 STORE_MARKER = "verifier.gap-store"
-_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows", "contents", "seals")
+_OUR_TABLES: tuple[str, ...] = ("schema_version", "meta", "contracts", "runs", "rows", "contents")
+_OUR_TABLES += ("seals",)  # version 3
+_OUR_TABLES += ("run_shards",)  # version 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,16 @@ MIGRATIONS: tuple[Migration, ...] = (
                 " FOR EACH STATEMENT EXECUTE FUNCTION gap_seals_append_only()"
                 for op in ("UPDATE", "DELETE", "TRUNCATE")
             ),
+        ),
+    ),
+    Migration(
+        4,
+        "sharded runs: each shard's status and summary under its run",
+        (
+            "CREATE TABLE run_shards (run_id TEXT NOT NULL, shard INTEGER NOT NULL,"
+            " shards INTEGER NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+            " status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),"
+            " summary TEXT NOT NULL, PRIMARY KEY (run_id, shard))",
         ),
     ),
 )
