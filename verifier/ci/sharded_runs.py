@@ -69,18 +69,26 @@ def finish_sharded_run(
             f"began with verifier run CONTRACT --shard K/{count} --run-id {run_id}, resume "
             f"another with verifier run CONTRACT --resume {run_id} --shard K/{count}"
         )
+    summary = None
     with sharded.holding_run(run_id):
         record = store.run(run_id)
         if record is not None and record.status != "finished":
             summary = replay_stored_run(store, run_id, [])
             summary.judge_usage = _usage(sharded.shards(run_id))
+            summary.finished_at = _now()
             store.finish_run(
                 run_id,
                 status="finished",
-                finished_at=_now(),
+                finished_at=summary.finished_at,
                 summary=summary_record(summary),
             )
-    return replay_stored_run(store, run_id, list(sinks))
+    if summary is None or sinks:
+        # The report is made from the run as stored, ended: its head, its end time.
+        return replay_stored_run(store, run_id, list(sinks))
+    sealed = store.run_seal(run_id)
+    summary.head = sealed.seal_hash if sealed is not None else None
+    summary.interrupted = False
+    return summary
 
 
 def _usage(shards: list[ShardRecord]) -> dict[str, Any] | None:
