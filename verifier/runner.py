@@ -27,6 +27,7 @@ from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
 from verifier.gaps.row_fields import ROW_SCHEMA
+from verifier.gaps.shards import Shard
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.missing_fields import MissingFields
@@ -87,6 +88,8 @@ class RunOptions:
         options_record: What to record about the invocation in the runs table.
         record: How much of each case's content to keep (see ``verifier.gaps.content``);
             ``None``: as the contract's ``record:`` block says.
+        shard: The part of a sharded run this runner writes: a resumed shard reads
+            back only its own stored cases (the caller gives it only its own cases).
     """
 
     threshold: float | None = None
@@ -95,6 +98,7 @@ class RunOptions:
     resume: bool = False
     options_record: Mapping[str, Any] | None = None
     record: RecordPolicy | None = None
+    shard: Shard | None = None
 
 
 def new_run_id() -> str:
@@ -369,6 +373,8 @@ class Runner:
         if self.options.resume:
             # Nothing is read yet: stored cases are read back as the run reaches them.
             stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
+            if self.options.shard is not None:
+                stored = _of_shard(stored, self.options.shard)
             self._replay = StoredReplay(stored)
             log.info("run resumed", run_id=self.run_id)
         return summary
@@ -395,7 +401,7 @@ class Runner:
             self.run_id,
             status=status,
             finished_at=summary.finished_at,
-            summary=_summary_record(summary),
+            summary=summary_record(summary),
         )
         sealed = self.store.run_seal(self.run_id)
         summary.head = sealed.seal_hash if sealed else None
@@ -603,7 +609,18 @@ def gc_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _summary_record(summary: RunSummary) -> dict[str, Any]:
+def _of_shard(cases: Iterator[CaseResult], shard: Shard) -> Iterator[CaseResult]:
+    """The stored cases of ``shard``: the other shards' rows are in the same run."""
+    try:
+        yield from (case for case in cases if shard.holds(case.case_id))
+    finally:
+        close = getattr(cases, "close", None)
+        if close is not None:
+            close()
+
+
+def summary_record(summary: RunSummary) -> dict[str, Any]:
+    """The totals a store records when a run (or a shard of one) ends."""
     return {
         "total_cases": summary.total_cases,
         "passed_cases": summary.passed_cases,

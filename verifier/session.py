@@ -354,6 +354,7 @@ def assemble_run(
             resume=options.resume,
             options_record=record,
             record=options.record,
+            shard=options.shard,
         ),
     )
     return AssembledRun(runner, mode, notes, skipped)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from verifier.contract.load import check_contract_source
+from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
@@ -33,7 +35,6 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     Raises:
         StoredRunError: The run or its contract is not in the store.
     """
-    from verifier.contract.load import check_contract_source
     from verifier.plan import build_plan
     from verifier.stored_cases import stored_cases
 
@@ -47,6 +48,12 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     if loaded is None:
         problem = next(iter(diagnostics), None)
         raise StoredRunError(f"run {run_id}: its stored contract no longer loads: {problem}")
+    # Scored as the run was: on the claims it checked, judged claims out with judges off.
+    claims = record.options.get("claims")
+    if isinstance(claims, list):
+        loaded = choose_claims(loaded, [str(claim) for claim in claims])
+    if record.options.get("judges") == "off":
+        loaded = unscored(loaded, judged_claims(loaded))
     threshold = record.options.get("threshold", loaded.contract.threshold)
     plan = build_plan(loaded)
     summary = RunSummary(

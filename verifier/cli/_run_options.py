@@ -22,7 +22,7 @@ from verifier.cli._types import FiniteFloatRange
 from verifier.cli.gate import GATE_OPTION
 
 run_options = stacked(
-    click.argument("contract", type=click.Path(path_type=Path)),
+    click.argument("contract", type=click.Path(path_type=Path), required=False),
     click.option(
         "--cases",
         "cases_path",
@@ -125,6 +125,31 @@ run_options = stacked(
         metavar="RUN_ID",
         help="Finish an interrupted run: stored cases are kept, only the rest are checked "
         "(last, last~N: counted among this contract's runs).",
+    ),
+    click.option(
+        "--shard",
+        "shard_text",
+        default=None,
+        metavar="K/N",
+        help="Check only part K of N of the cases (by case id hash) into the run --run-id "
+        "names, which N processes write together (PostgreSQL store); the last to finish "
+        "ends the run. Judge limits (--rpm, --tpm, --concurrency) are per shard.",
+    ),
+    click.option(
+        "--run-id",
+        "run_id_option",
+        default=None,
+        metavar="RUN_ID",
+        help="With --shard: the id of the run every shard writes into.",
+    ),
+    click.option(
+        "--finish",
+        "finish_id",
+        type=RUN_ID,
+        default=None,
+        metavar="RUN_ID",
+        help="End a sharded run once every shard has finished (no CONTRACT) and write its "
+        "report, --pr-comment and step summary; fails naming any shard missing.",
     ),
     click.option(
         "--sample",

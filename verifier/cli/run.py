@@ -22,7 +22,7 @@ from verifier.cli._run_options import run_options
 @click.command("run")
 @run_options
 def run(
-    contract: Path,
+    contract: Path | None,
     cases_path: Path | None,
     store: str | None,
     fmt: str,
@@ -42,6 +42,9 @@ def run(
     batch_poll: float,
     baseline: Path | None,
     resume_id: str | None,
+    shard_text: str | None,
+    run_id_option: str | None,
+    finish_id: str | None,
     sample: float | None,
     seed: int | None,
     annotations: str,
@@ -71,11 +74,18 @@ def run(
         same_choice,
         scope_lines,
     )
+    from verifier.cli._run_shards import (
+        begin_shard,
+        check_shard,
+        end_shard,
+        finish_command,
+        in_shard,
+    )
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
     from verifier.compare.gate import decide_run
     from verifier.errors import VerifierError
-    from verifier.gaps.store import open_store, resolve_run_id
+    from verifier.gaps.store import is_postgres_url, open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
     from verifier.report.console import ProgressReporter
@@ -84,6 +94,26 @@ def run(
     from verifier.stoppable import Terminated
     from verifier.sut import masked_description
 
+    if finish_id is not None:
+        if contract is not None:
+            fail("--finish reads the run's contract from the store; give no CONTRACT")
+        try:
+            finish_target = new_store_target(store)
+        except VerifierError as exc:
+            fail(str(exc))
+        finish_command(
+            finish_id, finish_target, fmt=fmt, out=out, pr_comment=pr_comment, against=against
+        )
+    if contract is None:
+        fail("give CONTRACT (or --finish RUN_ID to end a sharded run)")
+    shard = check_shard(
+        shard_text,
+        run_id_option,
+        resume_id,
+        sample=sample,
+        variants=bool(variant_options),
+        gate=gate_path is not None,
+    )
     inputs = check_inputs(
         contract,
         cases_path,
@@ -105,6 +135,8 @@ def run(
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
+        if shard is not None:
+            stream = in_shard(stream, shard)
         if sample is not None and seed is not None:
             stream = sample_cases(stream, sample, seed)
         return join_baseline(stream, baseline) if baseline is not None else stream
@@ -113,6 +145,8 @@ def run(
         target = new_store_target(store)
     except VerifierError as exc:
         fail(str(exc))
+    if shard is not None and not is_postgres_url(target):
+        fail(f"--shard needs a PostgreSQL store (--store postgresql://...), not {target}")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
@@ -171,8 +205,11 @@ def run(
                     err=True,
                 )
             # A sample's size is known only once read; the bar then counts without a total.
-            total = count_lines(cases_path) if progress.enabled and sample is None else None
-            run_id = resume_id or new_run_id()
+            whole = sample is None and shard is None
+            total = count_lines(cases_path) if progress.enabled and whole else None
+            run_id = resume_id or run_id_option or new_run_id()
+            if shard is not None:
+                begin_shard(gap_store, shard, run_id, resume=bool(resume_id))
             limits = CallLimits(
                 concurrency=concurrency,
                 requests_per_minute=rpm,
@@ -195,6 +232,7 @@ def run(
                 resume=bool(resume_id),
                 options_record=record,
                 record=inputs.record_policy,
+                shard=shard,
             )
             try:
                 if sut_plan.variants:
@@ -245,6 +283,12 @@ def run(
                 rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
                 click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
                 sys.exit(143 if isinstance(stop, Terminated) else 130)
+            if shard is not None:
+                completed = True
+                for written in (out_file, comment_file):
+                    if written is not None:
+                        written.commit()
+                end_shard(gap_store, shard, summary)
             decision = decide_run(gate, gap_store, summary.run_id) if gate else None
             if decision is not None:
                 write_gate(decision, fmt, stream, writer)

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     import psycopg
 
 STORE_MARKER = "verifier.gap-store"
-_OUR_TABLES = ("schema_version", "meta", "contracts", "runs", "rows", "contents", "seals")
+_OUR_TABLES: tuple[str, ...] = ("schema_version", "meta", "contracts", "runs", "rows", "contents")
+_OUR_TABLES += ("seals",)  # version 3
+_OUR_TABLES += ("run_shards",)  # version 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,16 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at, ordinal)",
             "CREATE INDEX IF NOT EXISTS runs_contract_started"
             " ON runs (contract_id, started_at, ordinal)",
+        ),
+    ),
+    Migration(
+        5,
+        "sharded runs: each shard's status and summary under its run",
+        (
+            "CREATE TABLE run_shards (run_id TEXT NOT NULL, shard INTEGER NOT NULL,"
+            " shards INTEGER NOT NULL, started_at TEXT NOT NULL, finished_at TEXT,"
+            " status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),"
+            " summary TEXT NOT NULL, PRIMARY KEY (run_id, shard))",
         ),
     ),
 )

@@ -20,11 +20,22 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from verifier._closing import Closing
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._postgres_conn import PostgresTarget, lock_key
 from verifier.gaps._postgres_schema import prepare_store
+from verifier.gaps._postgres_shards import (
+    SHARD_COLUMNS,
+    begin_shard,
+    check_writer,
+    end_shard,
+    read_shards,
+    sharded_options,
+)
 from verifier.gaps._postgres_snapshot import PostgresSnapshot
+from verifier.gaps._run_lock import still_written
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.records import (
     DuplicateRowId,
@@ -45,6 +56,7 @@ from verifier.gaps.seals import (
     append_payload,
     append_seal,
 )
+from verifier.gaps.shards import Shard, ShardRecord
 from verifier.gaps.sqlite import _RUN_COLUMNS, _begun, _run_record
 
 if TYPE_CHECKING:
@@ -95,6 +107,7 @@ class PostgresStore(Closing):
             self._chain_lock = lock_key(schema, "chain")
             self._schema = schema
             self._writing: set[str] = set()
+            self._shard: Shard | None = None
             self._snapshot: PostgresSnapshot | None = None
         except BaseException:
             self._conn.close()
@@ -133,7 +146,8 @@ class PostgresStore(Closing):
                 "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
             )
         check_run_id(run_id)
-        options_json = canonical_json(dict(options)).decode("utf-8")
+        shard = self._shard
+        options_json = canonical_json(sharded_options(options, shard)).decode("utf-8")
         with self._holding_run(run_id), self._write() as cur:
             cur.execute(
                 "INSERT INTO contracts (sha256, path, source) VALUES (%s, %s, %s)"
@@ -155,6 +169,10 @@ class PostgresStore(Closing):
             elif existing[1] == "finished":
                 raise StoreError(f"run {run_id} has already finished")
             else:
+                recorded = cur.execute(
+                    "SELECT options FROM runs WHERE run_id = %s", (run_id,)
+                ).fetchone()
+                check_writer(run_id, orjson.loads(recorded[0]) if recorded else {}, shard)
                 cur.execute(
                     "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = %s",
                     (run_id,),
@@ -165,7 +183,47 @@ class PostgresStore(Closing):
                 (run_id,),
             ).fetchone()
             assert begun is not None  # inserted or found above, under the chain lock
+            if shard is not None:
+                begin_shard(cur.execute, run_id, shard, started_at)
             append_seal(cur.execute, "%s", "begin", run_id, _begun(contract_sha256, begun))
+
+    def write_as_shard(self, shard: Shard | None) -> None:
+        """Makes the runs this store writes from now on be written as ``shard`` of a
+        sharded run (``None``: whole runs again).
+
+        As a shard, ``begin_run`` records the shard under the run (creating the run
+        with ``shards`` in its options if it is new) and refuses a run of another
+        shard count or a shard that has already finished; the shard holds the run's
+        lock shared and its own exclusively, so shards write side by side and a
+        whole-run writer is refused meanwhile. ``finish_run`` records the shard's end
+        and summary, not the run's: the run ends once every shard has (ADR 0043).
+        """
+        self._shard = shard
+
+    def shards(self, run_id: str) -> list[ShardRecord]:
+        """The shard records of a run, by shard (none for an unsharded run)."""
+        found = self._read(
+            f"SELECT {SHARD_COLUMNS} FROM run_shards WHERE run_id = %s ORDER BY shard", (run_id,)
+        )
+        return read_shards(found, run_id)
+
+    @contextmanager
+    def holding_run(self, run_id: str) -> Iterator[None]:
+        """The run's writer lock, held exclusively for what follows (finishing a
+        sharded run: no shard may write it meanwhile).
+
+        Raises:
+            StoreError: A shard or another writer is writing the run.
+        """
+        shard, self._shard = self._shard, None
+        try:
+            self._hold_run(run_id)
+            try:
+                yield
+            finally:
+                self._let_run_go(run_id)
+        finally:
+            self._shard = shard
 
     @contextmanager
     def _holding_run(self, run_id: str) -> Iterator[None]:
@@ -178,23 +236,42 @@ class PostgresStore(Closing):
             raise
 
     def _hold_run(self, run_id: str) -> None:
-        from verifier.gaps._run_lock import still_written
-
         if run_id in self._writing:
             return
         key = self._run_key(run_id)
-        (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (key,), session=True)[0]
+        shard = self._shard
+        if shard is None:
+            (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (key,), session=True)[0]
+        else:
+            # Shards share the run and each holds its own part alone.
+            (held,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
+            if held:
+                part = self._shard_key(run_id, shard)
+                (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (part,), session=True)[0]
+                if not held:
+                    self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
         if not held:
-            raise still_written(run_id)
+            raise still_written(run_id if shard is None else f"{run_id} (shard {shard.label})")
         self._writing.add(run_id)
 
     def _let_run_go(self, run_id: str) -> None:
         if run_id in self._writing and not self._closed:
             self._writing.discard(run_id)
-            self._read("SELECT pg_advisory_unlock(%s)", (self._run_key(run_id),), session=True)
+            key = self._run_key(run_id)
+            if self._shard is None:
+                self._read("SELECT pg_advisory_unlock(%s)", (key,), session=True)
+            else:
+                self._read(
+                    "SELECT pg_advisory_unlock_shared(%s), pg_advisory_unlock(%s)",
+                    (key, self._shard_key(run_id, self._shard)),
+                    session=True,
+                )
 
     def _run_key(self, run_id: str) -> int:
         return lock_key(self._schema, "run", run_id)
+
+    def _shard_key(self, run_id: str, shard: Shard) -> int:
+        return lock_key(self._schema, "shard", run_id, shard.label)
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
@@ -274,9 +351,24 @@ class PostgresStore(Closing):
             StoreError: The run has not begun.
         """
         with self._write() as cur:
-            record_run_end(
-                cur.execute, "%s", run_id, status=status, finished_at=finished_at, summary=summary
-            )
+            if self._shard is not None and run_id in self._writing:
+                end_shard(
+                    cur.execute,
+                    run_id,
+                    self._shard,
+                    status=status,
+                    finished_at=finished_at,
+                    summary=summary,
+                )
+            else:
+                record_run_end(
+                    cur.execute,
+                    "%s",
+                    run_id,
+                    status=status,
+                    finished_at=finished_at,
+                    summary=summary,
+                )
         self._let_run_go(run_id)
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
@@ -334,11 +426,16 @@ class PostgresStore(Closing):
         if run_id in self._writing:
             return True
         key = self._run_key(run_id)
-        # A shared lock is refused only while a writer holds the exclusive one.
-        (free,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
-        if free:
-            self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
-        return not free
+        # Held by a whole-run writer (exclusively) or by shards (shared): the server's
+        # list of locks says either, and reading it takes no lock a writer could meet.
+        (written,) = self._read(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 1 AND granted)",
+            ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+            session=True,
+        )[0]
+        return bool(written)
 
     def contract(self, sha256: str) -> StoredContract | None:
         """Returns the contract source recorded under this hash, or ``None``."""
