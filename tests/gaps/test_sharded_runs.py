@@ -255,7 +255,8 @@ def test_shard_options_that_cannot_work_are_refused_in_one_line(
             "--shard needs a PostgreSQL store",
         ("--shard", "1/2", "--store", postgres_url): "give --run-id RUN",
         ("--shard", "3/2", "--run-id", "R", "--store", postgres_url): "--shard '3/2'",
-        ("--run-id", "R", "--store", postgres_url): "give --shard K/N too",
+        ("--run-id", "R", "--resume", "R", "--store", postgres_url):
+            "--resume names the run already",
         ("--shard", "1/2", "--run-id", "R", "--sample", "0.5", "--store", postgres_url):
             "--sample cannot be combined with --shard",
     }  # fmt: skip
@@ -281,3 +282,16 @@ def test_shard_options_that_cannot_work_are_refused_in_one_line(
     assert not_sharded.returncode == 2 and "is not a sharded run" in not_sharded.stderr
     no_contract = cli(tmp_path, "run", "--store", postgres_url)
     assert no_contract.returncode == 2 and "give CONTRACT" in no_contract.stderr
+
+
+def test_run_id_names_an_unsharded_run_once(tmp_path: Path, postgres_url: str) -> None:
+    # A run to compare a sharded one against can be named the same way.
+    contract, cases = write_inputs(tmp_path, 10)
+    run = ("run", str(contract), "--cases", str(cases), "--store", postgres_url)
+    named = cli(tmp_path, *run, "--run-id", "whole")
+    assert named.returncode == 1 and "run whole: 7/10 cases passed" in named.stderr
+    rows = sql(postgres_url, "SELECT count(*) FROM rows WHERE run_id = 'whole'")
+    again = cli(tmp_path, *run, "--run-id", "whole")
+    assert again.returncode == 2 and "run whole has already finished" in again.stderr
+    assert again.stderr.count("\n") == 1, again.stderr
+    assert sql(postgres_url, "SELECT count(*) FROM rows WHERE run_id = 'whole'") == rows

@@ -140,7 +140,8 @@ run_options = stacked(
         "run_id_option",
         default=None,
         metavar="RUN_ID",
-        help="With --shard: the id of the run every shard writes into.",
+        help="The id of the new run (instead of a fresh one); with --shard, the id of the "
+        "run every shard writes into.",
     ),
     click.option(
         "--finish",

@@ -43,9 +43,9 @@ def check_shard(
 ) -> Shard | None:
     """The shard asked for, after checking the options that go with it; exits 2 on
     the first problem."""
+    if run_id is not None and resume_id is not None:
+        fail("--resume names the run already: give --resume RUN without --run-id")
     if shard_text is None:
-        if run_id is not None:
-            fail("--run-id names the run of a shard; give --shard K/N too")
         return None
     try:
         shard = Shard.parse(shard_text)
@@ -53,8 +53,6 @@ def check_shard(
         fail(f"--shard {exc}")
     if run_id is None and resume_id is None:
         fail("--shard writes into a run every shard names: give --run-id RUN (the same for all)")
-    if run_id is not None and resume_id is not None:
-        fail("--resume names the run already: give --resume RUN --shard K/N without --run-id")
     conflicts = (("--sample", sample is not None), ("--variant", variants), ("--gate", gate))
     for flag, given in conflicts:
         if given:
