@@ -3,6 +3,11 @@
 Every log line, ours or one from a library through :mod:`logging`, passes the
 :func:`redact_secrets` processor before it is rendered, so API keys and bearer
 tokens never reach stderr or a CI log, whatever a caller binds to an event.
+
+structlog is imported when the first logger is made or the first standard-library
+record is formatted, not by :func:`configure_logging`: importing it costs a tenth of
+a second (its development console and rich come with it), which a command that logs
+nothing, such as ``verifier check``, need not pay.
 """
 
 from __future__ import annotations
@@ -14,18 +19,19 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any, Literal, TextIO, cast
-
-import structlog
-from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
 from verifier._terminal import printable
+
+if TYPE_CHECKING:
+    from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
 
 __all__ = [
     "REDACTED",
     "LogFormat",
     "configure_logging",
     "get_logger",
+    "is_configured",
     "is_secret_key",
     "redact",
     "redact_secrets",
@@ -146,22 +152,41 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
     Raises:
         ValueError: ``fmt`` or ``level`` is not one of the names above.
     """
+    global _pending
     level_no = _level_number(level)
-    renderer = _renderer(_resolve_format(fmt))
-    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    resolved = _resolve_format(fmt)
+    _route_stdlib_logging(level_no, resolved)
+    _pending = (resolved, level_no)
+    if "structlog" in sys.modules:
+        _apply_pending()
+
+
+# What configure_logging asked for, until structlog is imported to apply it.
+_pending: tuple[Literal["console", "json"], int] | None = None
+
+
+def _apply_pending() -> None:
+    global _pending
+    if _pending is None:
+        return
+    # Deferred: see the module's docstring.
+    import structlog
+
+    resolved, level_no = _pending
+    _pending = None
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             _logger_key,
-            timestamper,
+            _timestamper(),
             structlog.processors.StackInfoRenderer(),
             # Tracebacks become text before redaction, and ConsoleRenderer then
             # prints that text instead of a rich traceback whose locals could
             # show a key.
             structlog.processors.format_exc_info,
             redact_secrets,
-            renderer,
+            _renderer(resolved),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
         logger_factory=structlog.WriteLoggerFactory(file=_current_stderr()),
@@ -169,7 +194,18 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
         # module-level loggers that have already logged.
         cache_logger_on_first_use=False,
     )
-    _route_stdlib_logging(level_no, renderer, timestamper)
+
+
+def is_configured() -> bool:
+    """Returns whether structlog is configured, or :func:`configure_logging` has been
+    called and its configuration waits for structlog's first use."""
+    if _pending is not None:
+        return True
+    if "structlog" not in sys.modules:
+        return False
+    import structlog
+
+    return structlog.is_configured()
 
 
 def route_to_standard_logging() -> None:
@@ -179,6 +215,11 @@ def route_to_standard_logging() -> None:
     Handlers and levels stay the host's: under pytest its log capture shows the lines
     beside a failing test, and ``--log-level`` / ``log_cli`` choose how many.
     """
+    global _pending
+    # Deferred: see the module's docstring.
+    import structlog
+
+    _pending = None
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -204,6 +245,10 @@ def get_logger(name: str) -> FilteringBoundLogger:
     The logger binds lazily, so a module-level ``log = get_logger(__name__)`` obeys
     a :func:`configure_logging` call made later.
     """
+    # Deferred: see the module's docstring.
+    import structlog
+
+    _apply_pending()
     # ``logger`` is a parameter of structlog.get_logger itself, so the name travels
     # as ``logger_name`` and _logger_key renames it for the output.
     logger: FilteringBoundLogger = structlog.get_logger(logger_name=name)
@@ -241,22 +286,9 @@ class _VerifierHandler(logging.StreamHandler[TextIO]):
     """The root handler installed by :func:`configure_logging` (found again by type)."""
 
 
-def _route_stdlib_logging(level_no: int, renderer: Processor, timestamper: Processor) -> None:
-    formatter = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[
-            structlog.stdlib.add_log_level,
-            structlog.stdlib.add_logger_name,
-            timestamper,
-        ],
-        processors=[
-            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-            structlog.processors.format_exc_info,
-            redact_secrets,
-            renderer,
-        ],
-    )
+def _route_stdlib_logging(level_no: int, fmt: Literal["console", "json"]) -> None:
     handler = _VerifierHandler(_current_stderr())
-    handler.setFormatter(formatter)
+    handler.setFormatter(_DeferredFormatter(fmt))
     root = logging.getLogger()
     for old in [h for h in root.handlers if isinstance(h, _VerifierHandler)]:
         root.removeHandler(old)
@@ -264,6 +296,46 @@ def _route_stdlib_logging(level_no: int, renderer: Processor, timestamper: Proce
     root.setLevel(level_no)
     for name in _QUIET_LIBRARIES:
         logging.getLogger(name).setLevel(max(level_no, logging.WARNING))
+
+
+class _DeferredFormatter(logging.Formatter):
+    """structlog's ProcessorFormatter for standard-library records, built for the first."""
+
+    def __init__(self, fmt: Literal["console", "json"]) -> None:
+        super().__init__()
+        self._fmt_name = fmt
+        self._formatter: logging.Formatter | None = None
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self._formatter is None:
+            self._formatter = _processor_formatter(self._fmt_name)
+        return self._formatter.format(record)
+
+
+def _processor_formatter(fmt: Literal["console", "json"]) -> logging.Formatter:
+    # Deferred: see the module's docstring.
+    import structlog
+
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            _timestamper(),
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            redact_secrets,
+            _renderer(fmt),
+        ],
+    )
+
+
+def _timestamper() -> Processor:
+    # Deferred: see the module's docstring.
+    import structlog
+
+    return structlog.processors.TimeStamper(fmt="iso", utc=True)
 
 
 def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
@@ -276,6 +348,9 @@ def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
 
 
 def _renderer(fmt: Literal["console", "json"]) -> Processor:
+    # Deferred: see the module's docstring.
+    import structlog
+
     if fmt == "json":
         return structlog.processors.JSONRenderer()
     colors = sys.stderr.isatty() and "NO_COLOR" not in os.environ
