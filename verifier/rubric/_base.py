@@ -24,7 +24,7 @@ class PredicateSpec(BaseModel):
     are frozen and reject unknown keys, so a typo in a contract is an error.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class _OutcomeFields(NamedTuple):
