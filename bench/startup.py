@@ -108,10 +108,26 @@ def _command(*args: str) -> list[str]:
     ]
 
 
-def _to_exit(tree: Path, *args: str) -> Sample:
+def _check_source(tree: Path, work: Path) -> None:
+    """Refuses to measure when the children would not import ``verifier`` from ``tree``."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import verifier; print(verifier.__file__)"],
+        cwd=work,
+        env=_environment(tree),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(found).is_relative_to(tree):
+        raise SystemExit(f"verifier imports from {found}, not from {tree}")
+
+
+def _to_exit(tree: Path, work: Path, *args: str) -> Sample:
     start = time.monotonic()
     process = subprocess.Popen(
         _command(*args),
+        # Not this tree's folder: `python -c` puts the working folder first on the path.
+        cwd=work,
         env=_environment(tree),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -141,7 +157,12 @@ def _to_first_call(tree: Path, server: MessagesServer, first: FirstCall, work: P
     ]
     start = time.monotonic()
     process = subprocess.Popen(
-        _command(*args), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        _command(*args),
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     first.watch(process.pid)
     _, stderr = process.communicate(timeout=120)
@@ -177,14 +198,15 @@ def main() -> None:
         first = FirstCall()
         with MessagesServer(default=first) as server:
             measures: dict[str, Callable[[Path], Sample]] = {
-                "verifier --help": lambda tree: _to_exit(tree, "--help"),
+                "verifier --help": lambda tree: _to_exit(tree, work, "--help"),
                 f"verifier check {EXAMPLE.name}": lambda tree: _to_exit(
-                    tree, "check", str(EXAMPLE)
+                    tree, work, "check", str(EXAMPLE)
                 ),
                 "judge run: first call": lambda tree: _to_first_call(tree, server, first, work),
             }
             samples = {(m, t): [] for m in measures for t in trees}
             for tree in trees.values():  # untimed: writes bytecode, warms the file cache
+                _check_source(tree, work)
                 for measure in measures.values():
                     measure(tree)
             for _ in range(options.tries):
