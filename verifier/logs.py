@@ -61,14 +61,19 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
     global _pending
     level_no = _level_number(level)
     resolved = _resolve_format(fmt)
-    _route_stdlib_logging(level_no, resolved)
-    _pending = (resolved, level_no)
+    # Decided now: by the first event, a progress bar may stand in for stderr.
+    look = (resolved, sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    _route_stdlib_logging(level_no, look)
+    _pending = (look, level_no)
     if "structlog" in sys.modules:
         _apply_pending()
 
 
+# How lines look: JSON or console, and whether console lines have colours.
+_Look = tuple[Literal["console", "json"], bool]
+
 # What configure_logging asked for, until structlog is imported to apply it.
-_pending: tuple[Literal["console", "json"], int] | None = None
+_pending: tuple[_Look, int] | None = None
 
 
 def _apply_pending() -> None:
@@ -78,7 +83,7 @@ def _apply_pending() -> None:
     # Deferred: see the module's docstring.
     import structlog
 
-    resolved, level_no = _pending
+    look, level_no = _pending
     _pending = None
     structlog.configure(
         processors=[
@@ -92,7 +97,7 @@ def _apply_pending() -> None:
             # show a key.
             structlog.processors.format_exc_info,
             redact_secrets,
-            _renderer(resolved),
+            _renderer(look),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
         logger_factory=structlog.WriteLoggerFactory(file=_current_stderr()),
@@ -235,9 +240,9 @@ class _VerifierHandler(logging.StreamHandler[TextIO]):
     """The root handler installed by :func:`configure_logging` (found again by type)."""
 
 
-def _route_stdlib_logging(level_no: int, fmt: Literal["console", "json"]) -> None:
+def _route_stdlib_logging(level_no: int, look: _Look) -> None:
     handler = _VerifierHandler(_current_stderr())
-    handler.setFormatter(_DeferredFormatter(fmt))
+    handler.setFormatter(_DeferredFormatter(look))
     root = logging.getLogger()
     for old in [h for h in root.handlers if isinstance(h, _VerifierHandler)]:
         root.removeHandler(old)
@@ -250,18 +255,18 @@ def _route_stdlib_logging(level_no: int, fmt: Literal["console", "json"]) -> Non
 class _DeferredFormatter(logging.Formatter):
     """structlog's ProcessorFormatter for standard-library records, built for the first."""
 
-    def __init__(self, fmt: Literal["console", "json"]) -> None:
+    def __init__(self, look: _Look) -> None:
         super().__init__()
-        self._fmt_name = fmt
+        self._look = look
         self._formatter: logging.Formatter | None = None
 
     def format(self, record: logging.LogRecord) -> str:
         if self._formatter is None:
-            self._formatter = _processor_formatter(self._fmt_name)
+            self._formatter = _processor_formatter(self._look)
         return self._formatter.format(record)
 
 
-def _processor_formatter(fmt: Literal["console", "json"]) -> logging.Formatter:
+def _processor_formatter(look: _Look) -> logging.Formatter:
     # Deferred: see the module's docstring.
     import structlog
 
@@ -275,7 +280,7 @@ def _processor_formatter(fmt: Literal["console", "json"]) -> logging.Formatter:
             structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
             redact_secrets,
-            _renderer(fmt),
+            _renderer(look),
         ],
     )
 
@@ -296,13 +301,13 @@ def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
     raise ValueError(f"unknown log format {fmt!r}; expected auto, console or json")
 
 
-def _renderer(fmt: Literal["console", "json"]) -> Processor:
+def _renderer(look: _Look) -> Processor:
     # Deferred: see the module's docstring.
     import structlog
 
+    fmt, colors = look
     if fmt == "json":
         return structlog.processors.JSONRenderer()
-    colors = sys.stderr.isatty() and "NO_COLOR" not in os.environ
     console = structlog.dev.ConsoleRenderer(colors=colors)
 
     def render(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> Any:
