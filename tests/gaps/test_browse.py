@@ -252,7 +252,10 @@ def test_a_version_3_store_gains_the_browsing_indexes_and_keeps_its_chain(
         store_backend.tamper(*drops, "UPDATE meta SET value = '3' WHERE key = 'schema_version'")
         indexes = "SELECT name FROM sqlite_master WHERE type = 'index'"
     else:
-        store_backend.tamper(*drops, "DELETE FROM schema_version WHERE version > 3")
+        # ... nor the table of sharded runs, which came after it.
+        store_backend.tamper(
+            *drops, "DROP TABLE run_shards", "DELETE FROM schema_version WHERE version > 3"
+        )
         indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
     assert not _BROWSE_INDEXES & {name for (name,) in store_backend.query(indexes)}
     with store_backend.open() as store:
