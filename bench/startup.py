@@ -11,7 +11,9 @@ is printed with the CPU seconds the process used (user + system):
   to the first request received by a local Messages API stand-in
   (``tests/judge/messages_server.py``) in this process, which the real Anthropic SDK
   reaches through ``ANTHROPIC_BASE_URL`` with a dummy key; the CPU seconds are the
-  child's at that moment.
+  child's at that moment;
+- ``python -c "import anthropic"``: the SDK's own import, which the first call cannot
+  do without, whatever the tree.
 
 Targets (issue 18): ``verifier check`` <= 0.15 s, the first judge call <= 0.3 s.
 
@@ -122,10 +124,10 @@ def _check_source(tree: Path, work: Path) -> None:
         raise SystemExit(f"verifier imports from {found}, not from {tree}")
 
 
-def _to_exit(tree: Path, work: Path, *args: str) -> Sample:
+def _to_exit(tree: Path, work: Path, *args: str, python: bool = False) -> Sample:
     start = time.monotonic()
     process = subprocess.Popen(
-        _command(*args),
+        [sys.executable, *args] if python else _command(*args),
         # Not this tree's folder: `python -c` puts the working folder first on the path.
         cwd=work,
         env=_environment(tree),
@@ -203,6 +205,9 @@ def main() -> None:
                     tree, work, "check", str(EXAMPLE)
                 ),
                 "judge run: first call": lambda tree: _to_first_call(tree, server, first, work),
+                "import anthropic (the SDK alone)": lambda tree: _to_exit(
+                    tree, work, "-c", "import anthropic", python=True
+                ),
             }
             samples = {(m, t): [] for m in measures for t in trees}
             for tree in trees.values():  # untimed: writes bytecode, warms the file cache
