@@ -19,7 +19,7 @@ from tests.judge.messages_server import MessagesServer
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.gaps.sqlite import SqliteStore
-from verifier.report.console import ProgressReporter
+from verifier.report.progress import ProgressReporter
 from verifier.session import Judges, assemble_run
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"

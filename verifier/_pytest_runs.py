@@ -133,13 +133,11 @@ class PytestRuns:
         return self._store
 
     def _begin(self, loaded: LoadedContract, cases: Path) -> _ContractRun:
-        import structlog
-
-        from verifier.logs import route_to_standard_logging
+        from verifier.logs import is_configured, route_to_standard_logging
         from verifier.runner import RunOptions
         from verifier.session import Judges, assemble_run, declared_sut
 
-        if not self._runs and not structlog.is_configured():
+        if not self._runs and not is_configured():
             # Unconfigured, structlog prints to stdout; pytest's log capture is the
             # place for a run's log lines. Undone when the session ends.
             route_to_standard_logging()

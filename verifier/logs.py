@@ -1,31 +1,38 @@
 """Structured logging for verifier: readable on a terminal, JSON lines in CI.
 
 Every log line, ours or one from a library through :mod:`logging`, passes the
-:func:`redact_secrets` processor before it is rendered, so API keys and bearer
-tokens never reach stderr or a CI log, whatever a caller binds to an event.
+:func:`redact_secrets` processor (``verifier.redaction``) before it is rendered, so
+API keys and bearer tokens never reach stderr or a CI log, whatever a caller binds to
+an event.
+
+structlog is imported when the first event is logged at a level that is shown, or
+the first standard-library record is formatted, not by :func:`configure_logging` nor
+by :func:`get_logger`: importing it costs a tenth of
+a second (its development console and rich come with it), which a command that logs
+nothing, such as ``verifier check``, need not pay.
 """
 
 from __future__ import annotations
 
 import io
-import itertools
 import logging
 import os
-import re
 import sys
-from collections.abc import Mapping
-from typing import Any, Literal, TextIO, cast
-
-import structlog
-from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
 from verifier._terminal import printable
+from verifier.redaction import REDACTED, is_secret_key, redact, redact_secrets, redact_text
+
+if TYPE_CHECKING:
+    from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
 
 __all__ = [
     "REDACTED",
     "LogFormat",
+    "Logger",
     "configure_logging",
     "get_logger",
+    "is_configured",
     "is_secret_key",
     "redact",
     "redact_secrets",
@@ -35,103 +42,8 @@ __all__ = [
 
 LogFormat = Literal["auto", "console", "json"]
 
-REDACTED = "[REDACTED]"
-
-# Key names are split into words (snake, kebab and camel case) and matched word by
-# word, so ``access_token`` and ``OPENAI_API_KEY`` are secrets but the ubiquitous
-# ``max_tokens`` / ``input_tokens`` usage counts are not.
-_SECRET_WORDS = frozenset(
-    {
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "authorization",
-        "apikey",
-        "auth",
-        "credential",
-        "credentials",
-        "cookie",
-    }
-)
-_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key")})
-_CAMEL_BOUNDARY = re.compile(r"([a-z0-9])([A-Z])")
-_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
-
-# Shapes of credentials inside free text. Anthropic keys are matched at any length
-# (their prefix is unambiguous); other ``sk-`` strings from 20 characters on, which
-# covers OpenAI's ``sk-...``, ``sk-proj-...`` and ``sk-svcacct-...``.
-_KEY_SHAPES = re.compile(r"sk-ant-[A-Za-z0-9_\-]+|sk-[A-Za-z0-9_\-]{20,}")
-_BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]+")
-# ``api_key=...`` / ``"token": "..."`` / ``x-api-key: ...`` written inside a string,
-# e.g. a URL query or a dumped header block in an exception message.
-_ASSIGNED = re.compile(
-    r"(?i)(?<![A-Za-z0-9])((?:x-)?api[_-]?key|token|secret|password|passwd|authorization)"
-    r"""(["']?\s*[:=]\s*["']?)([^\s"',;&}]+)"""
-)
-
-# Nesting deeper than this is not worth walking; it is replaced, never passed through.
-_MAX_DEPTH = 12
-
-# structlog's own bookkeeping keys (ProcessorFormatter) must survive untouched.
-_PASSTHROUGH_KEYS = frozenset({"_record", "_from_structlog"})
-
 # Chatty libraries whose INFO lines (one per HTTP request) drown a run's own logs.
 _QUIET_LIBRARIES = ("httpx", "httpcore")
-
-
-def is_secret_key(key: object) -> bool:
-    """Returns whether a mapping key names a credential (``api_key``, ``Authorization``...)."""
-    name = _CAMEL_BOUNDARY.sub(r"\1_\2", str(key)).lower()
-    words = [w for w in _WORD_SPLIT.split(name) if w]
-    if any(w in _SECRET_WORDS for w in words):
-        return True
-    return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(words))
-
-
-def redact_text(text: str) -> str:
-    """Returns ``text`` with API keys, bearer tokens and assigned secrets masked."""
-    text = _KEY_SHAPES.sub(REDACTED, text)
-    text = _BEARER.sub(rf"\1 {REDACTED}", text)
-    return _ASSIGNED.sub(rf"\1\2{REDACTED}", text)
-
-
-def redact(value: Any, _depth: int = 0) -> Any:
-    """Returns a copy of ``value`` safe to log.
-
-    Values under secret-looking keys are masked whole; strings anywhere, including
-    nested in dicts, lists and tuples, have credential shapes masked; any other
-    object is logged as its masked ``repr``, since its ``repr`` could hold a key.
-    """
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, str):
-        return redact_text(value)
-    if _depth >= _MAX_DEPTH:
-        return "[...]"
-    if isinstance(value, Mapping):
-        return {
-            k: REDACTED if is_secret_key(k) else redact(v, _depth + 1) for k, v in value.items()
-        }
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [redact(v, _depth + 1) for v in value]
-    if isinstance(value, (bytes, bytearray)):
-        return redact_text(value.decode("utf-8", "replace"))
-    return redact_text(repr(value))
-
-
-def redact_secrets(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
-    """structlog processor: masks secrets in every key and value of an event.
-
-    Runs after exceptions are formatted to text, so tracebacks are masked too.
-    """
-    return {key: _redact_entry(key, value) for key, value in event_dict.items()}
-
-
-def _redact_entry(key: str, value: Any) -> Any:
-    if key in _PASSTHROUGH_KEYS:
-        return value
-    return REDACTED if is_secret_key(key) else redact(value)
 
 
 def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
@@ -146,22 +58,46 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
     Raises:
         ValueError: ``fmt`` or ``level`` is not one of the names above.
     """
+    global _pending
     level_no = _level_number(level)
-    renderer = _renderer(_resolve_format(fmt))
-    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    resolved = _resolve_format(fmt)
+    # Decided now: by the first event, a progress bar may stand in for stderr.
+    look = (resolved, sys.stderr.isatty() and "NO_COLOR" not in os.environ)
+    _route_stdlib_logging(level_no, look)
+    _pending = (look, level_no)
+    if "structlog" in sys.modules:
+        _apply_pending()
+
+
+# How lines look: JSON or console, and whether console lines have colours.
+_Look = tuple[Literal["console", "json"], bool]
+
+# What configure_logging asked for, until structlog is imported to apply it.
+_pending: tuple[_Look, int] | None = None
+
+
+def _apply_pending() -> None:
+    global _pending
+    if _pending is None:
+        return
+    # Deferred: see the module's docstring.
+    import structlog
+
+    look, level_no = _pending
+    _pending = None
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             _logger_key,
-            timestamper,
+            _timestamper(),
             structlog.processors.StackInfoRenderer(),
             # Tracebacks become text before redaction, and ConsoleRenderer then
             # prints that text instead of a rich traceback whose locals could
             # show a key.
             structlog.processors.format_exc_info,
             redact_secrets,
-            renderer,
+            _renderer(look),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
         logger_factory=structlog.WriteLoggerFactory(file=_current_stderr()),
@@ -169,7 +105,18 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "info") -> None:
         # module-level loggers that have already logged.
         cache_logger_on_first_use=False,
     )
-    _route_stdlib_logging(level_no, renderer, timestamper)
+
+
+def is_configured() -> bool:
+    """Returns whether structlog is configured, or :func:`configure_logging` has been
+    called and its configuration waits for structlog's first use."""
+    if _pending is not None:
+        return True
+    if "structlog" not in sys.modules:
+        return False
+    import structlog
+
+    return structlog.is_configured()
 
 
 def route_to_standard_logging() -> None:
@@ -179,6 +126,11 @@ def route_to_standard_logging() -> None:
     Handlers and levels stay the host's: under pytest its log capture shows the lines
     beside a failing test, and ``--log-level`` / ``log_cli`` choose how many.
     """
+    global _pending
+    # Deferred: see the module's docstring.
+    import structlog
+
+    _pending = None
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -187,7 +139,8 @@ def route_to_standard_logging() -> None:
             _event_line,
         ],
         wrapper_class=structlog.stdlib.BoundLogger,
-        logger_factory=structlog.stdlib.LoggerFactory(),
+        # Named after the module that logged, not after Logger's frames here.
+        logger_factory=structlog.stdlib.LoggerFactory(ignore_frame_names=[__name__]),
         cache_logger_on_first_use=False,
     )
 
@@ -198,16 +151,62 @@ def _event_line(logger: WrappedLogger, method_name: str, event_dict: EventDict) 
     return " ".join([str(event), *(f"{k}={v}" for k, v in event_dict.items())])
 
 
-def get_logger(name: str) -> FilteringBoundLogger:
-    """Returns a structlog logger whose events carry ``logger=name``.
+def get_logger(name: str) -> Logger:
+    """Returns a logger whose events carry ``logger=name``.
 
     The logger binds lazily, so a module-level ``log = get_logger(__name__)`` obeys
     a :func:`configure_logging` call made later.
     """
-    # ``logger`` is a parameter of structlog.get_logger itself, so the name travels
-    # as ``logger_name`` and _logger_key renames it for the output.
-    logger: FilteringBoundLogger = structlog.get_logger(logger_name=name)
-    return logger
+    return Logger(name)
+
+
+class Logger:
+    """A structlog logger made at its first event, so a module that makes one at import
+    does not import structlog (see the module's docstring).
+
+    Until structlog is imported, an event below the level :func:`configure_logging`
+    set is dropped here, as structlog's filtering logger would drop it.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._logger: FilteringBoundLogger | None = None
+
+    def _bound(self) -> FilteringBoundLogger:
+        if self._logger is None:
+            # Deferred: see the module's docstring.
+            import structlog
+
+            _apply_pending()
+            # ``logger`` is a parameter of structlog.get_logger itself, so the name
+            # travels as ``logger_name`` and _logger_key renames it for the output.
+            self._logger = structlog.get_logger(logger_name=self.name)
+        return self._logger
+
+    def _log(self, level: int, method: str, event: str, fields: dict[str, Any]) -> None:
+        if self._logger is None and _pending is not None and level < _pending[1]:
+            return
+        getattr(self._bound(), method)(event, **fields)
+
+    def debug(self, event: str, **fields: Any) -> None:
+        """Logs ``event`` at DEBUG with ``fields``."""
+        self._log(logging.DEBUG, "debug", event, fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        """Logs ``event`` at INFO with ``fields``."""
+        self._log(logging.INFO, "info", event, fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        """Logs ``event`` at WARNING with ``fields``."""
+        self._log(logging.WARNING, "warning", event, fields)
+
+    def error(self, event: str, **fields: Any) -> None:
+        """Logs ``event`` at ERROR with ``fields``."""
+        self._log(logging.ERROR, "error", event, fields)
+
+    def exception(self, event: str, **fields: Any) -> None:
+        """Logs ``event`` at ERROR with ``fields`` and the exception being handled."""
+        self._log(logging.ERROR, "exception", event, fields)
 
 
 def _logger_key(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
@@ -241,22 +240,9 @@ class _VerifierHandler(logging.StreamHandler[TextIO]):
     """The root handler installed by :func:`configure_logging` (found again by type)."""
 
 
-def _route_stdlib_logging(level_no: int, renderer: Processor, timestamper: Processor) -> None:
-    formatter = structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[
-            structlog.stdlib.add_log_level,
-            structlog.stdlib.add_logger_name,
-            timestamper,
-        ],
-        processors=[
-            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-            structlog.processors.format_exc_info,
-            redact_secrets,
-            renderer,
-        ],
-    )
+def _route_stdlib_logging(level_no: int, look: _Look) -> None:
     handler = _VerifierHandler(_current_stderr())
-    handler.setFormatter(formatter)
+    handler.setFormatter(_DeferredFormatter(look))
     root = logging.getLogger()
     for old in [h for h in root.handlers if isinstance(h, _VerifierHandler)]:
         root.removeHandler(old)
@@ -264,6 +250,46 @@ def _route_stdlib_logging(level_no: int, renderer: Processor, timestamper: Proce
     root.setLevel(level_no)
     for name in _QUIET_LIBRARIES:
         logging.getLogger(name).setLevel(max(level_no, logging.WARNING))
+
+
+class _DeferredFormatter(logging.Formatter):
+    """structlog's ProcessorFormatter for standard-library records, built for the first."""
+
+    def __init__(self, look: _Look) -> None:
+        super().__init__()
+        self._look = look
+        self._formatter: logging.Formatter | None = None
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self._formatter is None:
+            self._formatter = _processor_formatter(self._look)
+        return self._formatter.format(record)
+
+
+def _processor_formatter(look: _Look) -> logging.Formatter:
+    # Deferred: see the module's docstring.
+    import structlog
+
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
+            _timestamper(),
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            redact_secrets,
+            _renderer(look),
+        ],
+    )
+
+
+def _timestamper() -> Processor:
+    # Deferred: see the module's docstring.
+    import structlog
+
+    return structlog.processors.TimeStamper(fmt="iso", utc=True)
 
 
 def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
@@ -275,10 +301,13 @@ def _resolve_format(fmt: LogFormat) -> Literal["console", "json"]:
     raise ValueError(f"unknown log format {fmt!r}; expected auto, console or json")
 
 
-def _renderer(fmt: Literal["console", "json"]) -> Processor:
+def _renderer(look: _Look) -> Processor:
+    # Deferred: see the module's docstring.
+    import structlog
+
+    fmt, colors = look
     if fmt == "json":
         return structlog.processors.JSONRenderer()
-    colors = sys.stderr.isatty() and "NO_COLOR" not in os.environ
     console = structlog.dev.ConsoleRenderer(colors=colors)
 
     def render(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> Any:

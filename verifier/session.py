@@ -32,6 +32,7 @@ from verifier.judge.setup import JudgesOff, default_mode, make_judge_phase, unse
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import recordings_beside
+from verifier.logs import is_configured as logs_configured
 from verifier.logs import route_to_standard_logging
 from verifier.plan import build_plan
 from verifier.results import CaseResult, RunSummary
@@ -441,9 +442,7 @@ def run_contract(
             before anything is written. A failure of one case or one call is a
             result, not an exception.
     """
-    import structlog
-
-    if not structlog.is_configured():
+    if not logs_configured():
         # A library speaks through its host's logging (silent unless the host asks);
         # unconfigured, structlog would print every event to stdout.
         route_to_standard_logging()

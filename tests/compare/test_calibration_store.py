@@ -10,8 +10,9 @@ import pytest
 
 from tests.conftest import FIXTURES
 from verifier.compare.calibrate import Confusion
+from verifier.compare.calibration_check import CalibrationCheck
 from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
-from verifier.compare.calibration_store import CalibrationCheck, CalibrationStore
+from verifier.compare.calibration_store import CalibrationStore
 from verifier.contract.judge_template import builtin_template_bytes, parse_template
 from verifier.contract.load import load_contract
 from verifier.gaps.side_tables import sqlite_path

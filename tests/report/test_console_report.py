@@ -10,7 +10,8 @@ import pytest
 from rich.console import Console
 
 from verifier.report import REPORT_FORMATS, make_writer
-from verifier.report.console import ConsoleReportWriter, ProgressReporter, rate_style
+from verifier.report.console import ConsoleReportWriter, rate_style
+from verifier.report.progress import ProgressReporter
 from verifier.results import CaseResult, ClaimResult, ClaimTally, RunSummary
 
 

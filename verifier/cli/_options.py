@@ -17,7 +17,7 @@ import click
 from verifier.cli._output import fail_line
 from verifier.cli._types import ProviderChoice
 from verifier.gaps.run_refs import parse_reference
-from verifier.gaps.target import DEFAULT_STORE, store_target
+from verifier.gaps.target import DEFAULT_STORE, sqlite_path, store_target
 
 __all__ = [
     "ALLOW_OUTSIDE_OPTION",
@@ -221,8 +221,6 @@ def existing_store(store: str | None) -> str:
     new store), is refused before anything opens it: an audit or report of a mistyped
     path must fail rather than report an empty record as fine.
     """
-    from verifier.gaps.side_tables import sqlite_path
-
     target = store_target(store)
     path = sqlite_path(target)
     if path is not None:

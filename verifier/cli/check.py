@@ -43,7 +43,7 @@ def check(
     top-level `contract:` key (other YAML files, such as judges files, are skipped,
     and so are hidden directories).
     """
-    from verifier.compare.calibration_store import CalibrationCheck
+    from verifier.compare.calibration_check import CalibrationCheck
     from verifier.contract.load import check_contract
 
     calibrations = CalibrationCheck(

@@ -88,7 +88,7 @@ def run(
     from verifier.gaps.store import is_postgres_url, open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
-    from verifier.report.console import ProgressReporter
+    from verifier.report.progress import ProgressReporter
     from verifier.runner import RunOptions, new_run_id, run_sync
     from verifier.session import Judges, Sut, assemble_run
     from verifier.stoppable import Terminated

@@ -24,6 +24,10 @@ The power of an exact test is not monotone in ``n`` (it saw-tooths as the attain
 p-values jump), so the sample size is the smallest ``n`` whose power reaches the
 target, found by trying every ``n`` from the first that can reject; a few larger ``n``
 may fall just short of it again.
+
+numpy and scipy are imported by the functions that compute, not with the module: they
+take most of a second to import, which every ``verifier run`` (whose gate modules
+import this one) would pay without ever estimating a power.
 """
 
 from __future__ import annotations
@@ -31,10 +35,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
-from scipy.stats import binom
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "MAX_CASES",
@@ -78,6 +82,10 @@ def _rejection(limit: int, share: float, alpha: float) -> np.ndarray:
 
     ``share`` is the probability that a discordant pair is a regression.
     """
+    # Deferred: see the module's docstring.
+    import numpy as np
+    from scipy.stats import binom
+
     d = np.arange(limit + 1)
     # Smallest k with P(Bin(d, 1/2) <= k) >= alpha/2; the critical k(d) is one below it
     # unless that probability is exactly alpha/2.
@@ -96,6 +104,8 @@ def _powers(
         yield from (0.0 for _ in range(limit + 1))
         return
     reject = _rejection(limit, min(1.0, baseline_only_rate / discordant), alpha)
+    import numpy as np  # deferred: see the module's docstring
+
     # pmf[d] = P(D = d) at the current n, updated one case at a time:
     # P_{n+1}(d) = (1 - psi) P_n(d) + psi P_n(d - 1).
     pmf = np.zeros(limit + 1)
@@ -126,6 +136,10 @@ def mcnemar_power(
     discordant = baseline_only_rate + candidate_only_rate
     if discordant <= 0.0:
         return 0.0
+    # Deferred: see the module's docstring.
+    import numpy as np
+    from scipy.stats import binom
+
     reject = _rejection(pairs, min(1.0, baseline_only_rate / discordant), alpha)
     law = binom.pmf(np.arange(pairs + 1), pairs, min(1.0, discordant))
     return float(law @ reject)

@@ -22,6 +22,7 @@ from typing import Any
 
 from verifier._closing import Closing
 from verifier.gaps.store import is_postgres_url
+from verifier.gaps.target import sqlite_path
 
 __all__ = ["SideTables", "TableSpec", "sqlite_path"]
 
@@ -59,15 +60,6 @@ class TableSpec:
                 *extra,
             ),
         )
-
-
-def sqlite_path(target: str) -> str | None:
-    """The file of a SQLite store target (a path or ``sqlite:///...``), else ``None``."""
-    if "://" not in target:
-        return target
-    if target.startswith("sqlite:///"):
-        return target.removeprefix("sqlite:///")
-    return None
 
 
 class SideTables(Closing):

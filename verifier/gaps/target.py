@@ -44,3 +44,12 @@ def new_store_target(store: str | os.PathLike[str] | None) -> str:
             "(create it, or pick another --store)"
         )
     return target
+
+
+def sqlite_path(target: str) -> str | None:
+    """The file of a SQLite store target (a path or ``sqlite:///...``), else ``None``."""
+    if "://" not in target:
+        return target
+    if target.startswith("sqlite:///"):
+        return target.removeprefix("sqlite:///")
+    return None

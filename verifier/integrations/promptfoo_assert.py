@@ -58,12 +58,10 @@ def get_assert(output: Any, context: Mapping[str, Any]) -> dict[str, Any]:
         A GradingResult: ``pass``, ``score``, ``reason``, ``componentResults`` (one per
         claim) and ``namedScores``.
     """
-    import structlog
-
     from verifier.errors import VerifierError
-    from verifier.logs import route_to_standard_logging
+    from verifier.logs import is_configured, route_to_standard_logging
 
-    if not structlog.is_configured():
+    if not is_configured():
         # Unconfigured, structlog prints every run's start and end to stdout; in
         # promptfoo's worker they belong to the host's logging (warnings and up by
         # default), as under pytest.

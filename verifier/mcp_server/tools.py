@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier.compare.calibration_store import CalibrationCheck
+from verifier.compare.calibration_check import CalibrationCheck
 from verifier.contract.load import check_contract, load_contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.gaps.history import audit_history
-from verifier.gaps.side_tables import sqlite_path
 from verifier.gaps.store import open_store, resolve_run_id
+from verifier.gaps.target import sqlite_path
 from verifier.judge.phase import JudgeMode
 from verifier.mcp_server.inputs import (
     MAX_FAILURES,

@@ -11,8 +11,6 @@ from collections.abc import Iterable, Sequence
 
 import click
 
-from verifier.report._html_page import content_security_policy
-
 __all__ = ["FRAME_ANCESTOR_OPTION", "check_frame_ancestor", "frame_ancestors_policy"]
 
 _SOURCE = re.compile(
@@ -64,5 +62,9 @@ a tuple of checked sources (``frame_ancestors``) for ``frame_ancestors_policy``.
 def frame_ancestors_policy(origins: Iterable[str]) -> str:
     """The panel's whole content security policy: the static pages' (no script, no
     fetch) with ``frame-ancestors 'self'`` and ``origins``."""
+    # Deferred: the page module brings jinja2, which `verifier --help` (listing the
+    # commands that offer this option) need not import.
+    from verifier.report._html_page import content_security_policy
+
     sources = list(dict.fromkeys(["'self'", *(check_frame_ancestor(o) for o in origins)]))
     return f"{content_security_policy(None)}; frame-ancestors {' '.join(sources)}"

@@ -1,0 +1,94 @@
+"""A command imports what it uses: the guard of start-up time that does not time anything.
+
+Each test runs one command in a fresh interpreter and looks at the modules it left
+loaded. A module that became an eager import again (an SDK, structlog, scipy, jinja2)
+fails here, whatever the machine's speed; ``bench/startup.py`` measures the time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import EXAMPLES, FIXTURES, ROOT
+from tests.judge.judge_brain import brain
+from tests.judge.messages_server import MessagesServer
+
+# Runs the console script's function, then writes the names of the loaded modules.
+_PROBE = """\
+import json, sys
+from verifier.cli import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump(sorted(sys.modules), out)
+"""
+
+# Costly to import and needed by none of the commands below, unless said otherwise.
+HEAVY = ("anthropic", "openai", "httpx", "structlog", "rich", "scipy", "numpy", "jinja2")
+
+
+def loaded_by(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    """The top-level packages loaded by ``verifier ARGS`` run in a fresh interpreter."""
+    listing = tmp_path / "modules.json"
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(listing), *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    modules = json.loads(listing.read_text(encoding="utf-8"))
+    return {name.partition(".")[0] for name in modules}
+
+
+def test_help_loads_no_heavy_package_nor_the_contract_models(tmp_path: Path) -> None:
+    loaded = loaded_by(tmp_path, "--help")
+    assert "verifier" in loaded
+    assert loaded.isdisjoint({*HEAVY, "pydantic", "yaml"}), loaded & {*HEAVY, "pydantic", "yaml"}
+
+
+def test_check_of_a_rubric_contract_loads_no_sdk_logging_or_statistics(tmp_path: Path) -> None:
+    loaded = loaded_by(tmp_path, "check", str(EXAMPLES / "data-extraction.yaml"))
+    assert "pydantic" in loaded  # the contract was validated
+    assert loaded.isdisjoint({*HEAVY, "sqlite3"}), loaded & {*HEAVY, "sqlite3"}
+
+
+def test_a_rubric_run_loads_no_sdk_statistics_nor_structlog(tmp_path: Path) -> None:
+    loaded = loaded_by(
+        tmp_path,
+        "run",
+        str(EXAMPLES / "data-extraction.yaml"),
+        "--cases",
+        str(EXAMPLES / "data-extraction.cases.jsonl"),
+        "--store",
+        str(tmp_path / "gaps.db"),
+    )
+    assert (tmp_path / "gaps.db").exists()
+    unused = set(HEAVY) - {"rich"}  # rich draws the report
+    assert loaded.isdisjoint(unused), loaded & unused
+
+
+def test_a_judge_run_loads_its_provider_sdk_alone(tmp_path: Path) -> None:
+    with MessagesServer(default=brain) as server:
+        loaded = loaded_by(
+            tmp_path,
+            "run",
+            str(FIXTURES / "judge_run" / "briefs.yaml"),
+            "--cases",
+            str(FIXTURES / "judge_run" / "briefs.cases.jsonl"),
+            "--store",
+            str(tmp_path / "gaps.db"),
+            env={"ANTHROPIC_API_KEY": "sk-ant-startup-test", "ANTHROPIC_BASE_URL": server.base_url},
+        )
+        assert server.model_calls()  # the judge was called
+    assert "anthropic" in loaded
+    unused = {"openai", "scipy", "numpy", "jinja2"}
+    assert loaded.isdisjoint(unused), loaded & unused
