@@ -353,10 +353,17 @@ class RunSummary:
             self.passed_cases += 1
         else:
             self.failed_cases += 1
+        breakdown = self.breakdown
         for result in case.results:
-            self.breakdown.setdefault(result.claim_id, ClaimTally()).add(
-                result.status, is_not_applicable(result.status, result.evidence)
-            )
+            # Looked up before made: this runs for every claim of every case.
+            tally = breakdown.get(result.claim_id)
+            if tally is None:
+                tally = breakdown[result.claim_id] = ClaimTally()
+            status = result.status
+            if status == "pass":
+                tally.passed += 1
+            else:
+                tally.add(status, is_not_applicable(status, result.evidence))
             # A judged result carries its judge's triple; a rubric or deterministic
             # comparison has none and no noise to measure.
             if "judge" in result.evidence:
