@@ -143,9 +143,44 @@ def write_cases(path: Path, n: int) -> Path:
     return path
 
 
-def run_cli(
-    contract: Path, cases: Path, store: Path, report: Path
+def timed(
+    command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> tuple[float, float, int, int]:
+    """Runs ``command``: its wall and CPU seconds (user + system), peak RSS bytes and
+    exit code (one other than 0 or 1 stops the bench)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        stderr = process.stderr.read().decode() if process.stderr else ""
+        raise SystemExit(f"{' '.join(command[2:4])} failed ({code}): {stderr}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, code
+
+
+def contenders(ref: Path | None) -> dict[str, dict[str, str]]:
+    """The environment that runs this checkout's verifier, and ``ref``'s when given
+    (``--ref``: a checkout of another version, to compare in the same run)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTHONPATH")}
+    found = {"verifier": {**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}}
+    if ref is not None:
+        found["ref"] = {**env, "PYTHONPATH": str(ref.resolve())}
+    return found
+
+
+def run_cli(
+    contract: Path,
+    cases: Path,
+    store: Path,
+    report: Path,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> tuple[float, float, int, int]:
+    """``verifier run`` with a JSON report: as ``timed``. ``cwd``: better outside any
+    checkout, as ``python -m`` puts it first on the path (``env`` picks the code)."""
     command = [
         sys.executable,
         "-m",
@@ -161,17 +196,9 @@ def run_cli(
         "--out",
         str(report),
     ]
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    stderr = process.stderr.read().decode() if process.stderr else ""
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"verifier run failed ({process.returncode}): {stderr}")
-    cpu = usage.ru_utime + usage.ru_stime
-    return elapsed, cpu, usage.ru_maxrss * 1024, process.returncode
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "CI"}
+    return timed(command, env, cwd)
 
 
 def main(sizes: list[int]) -> None:

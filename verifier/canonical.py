@@ -15,7 +15,8 @@ from typing import Any
 
 import orjson
 
-_ORJSON_OPTS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+CANONICAL_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+"""The orjson options of ``canonical_json``, for a hot loop that calls orjson itself."""
 
 
 def canonical_json(value: Any) -> bytes:
@@ -25,7 +26,7 @@ def canonical_json(value: Any) -> bytes:
     64 bits), so any JSON-compatible value can be made canonical.
     """
     try:
-        return orjson.dumps(value, option=_ORJSON_OPTS)
+        return orjson.dumps(value, option=CANONICAL_OPTIONS)
     except (orjson.JSONEncodeError, TypeError):
         return json.dumps(
             value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str

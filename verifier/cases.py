@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -17,6 +18,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from verifier._json_words import json_kind
+from verifier._seen_ids import SeenIds
 from verifier.canonical import loads_exact
 from verifier.errors import CasesError
 from verifier.fieldpath import FieldPath
@@ -117,17 +119,20 @@ def _open_cases(path: Path) -> BinaryIO:
         raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
 
 
-def read_cases(path: Path) -> Iterator[CaseLine]:
+def read_cases(path: Path, *, seen: SeenIds | None = None) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
+
+    Args:
+        path: The JSONL file.
+        seen: Where the ids taken so far are kept (a fresh ``SeenIds`` when not given;
+            it is closed when the reading ends either way).
 
     Raises:
         CasesError: The file cannot be opened at all.
     """
     handle = _open_cases(path)
-    # Only 8-byte digests of ids are kept, so duplicate detection costs a few
-    # megabytes at a million cases rather than the ids themselves.
-    seen: set[bytes] = set()
-    with handle:
+    seen = SeenIds() if seen is None else seen
+    with handle, closing(seen):
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
@@ -143,15 +148,14 @@ def read_cases(path: Path) -> Iterator[CaseLine]:
             yield checked_case(number, value, seen)
 
 
-def checked_case(number: int, value: Any, seen: set[bytes], where: str = "line") -> CaseLine:
+def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") -> CaseLine:
     """Case ``number`` as the runner takes it: ``value`` when it is an object with a
     usable id not in ``seen`` (which it joins), else an unusable line saying why.
 
     Args:
         number: The case's 1-based position (its line in a file).
         value: The decoded case.
-        seen: Digests of the ids taken so far (8 bytes each, so a million cases cost a
-            few megabytes rather than their ids).
+        seen: The ids taken so far (exactly, in flat memory).
         where: What ``number`` counts in messages (``line`` of a file, ``case`` of a list).
     """
     fallback = f"line-{number}"
@@ -161,24 +165,22 @@ def checked_case(number: int, value: Any, seen: set[bytes], where: str = "line")
     case_id = _id_of(value.get("id"))
     if case_id is None or "\x00" in case_id:
         return CaseLine(number, fallback, None, _id_problem(where, number, case_id))
-    digest = hashlib.blake2b(case_id.encode("utf-8"), digest_size=8).digest()
-    if digest in seen:
+    if not seen.add(case_id):
         what = f"{where} {number}: duplicate case id {case_id!r}"
         return CaseLine(number, f"{case_id}@line-{number}", None, what)
-    seen.add(digest)
     return CaseLine(number, case_id, value)
 
 
 def case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseLine]:
     """Cases given in memory, checked as a file's lines are (``CaseLine`` passes as is)."""
-    seen: set[bytes] = set()
-    for number, value in enumerate(values, start=1):
-        if isinstance(value, CaseLine):
-            yield value
-        else:
-            yield checked_case(
-                number, dict(value) if isinstance(value, Mapping) else value, seen, "case"
-            )
+    with closing(SeenIds()) as seen:
+        for number, value in enumerate(values, start=1):
+            if isinstance(value, CaseLine):
+                yield value
+            else:
+                yield checked_case(
+                    number, dict(value) if isinstance(value, Mapping) else value, seen, "case"
+                )
 
 
 def join_baseline(cases: Iterator[CaseLine], baseline: Path) -> Iterator[CaseLine]:

@@ -28,6 +28,36 @@ class ClaimResult:
     evidence: dict[str, Any]
 
 
+_new_object = object.__new__
+# The slots' own setters: a frozen dataclass's __init__ goes through
+# object.__setattr__ for each field, which costs twice as much.
+_SET_RESULT = tuple(
+    ClaimResult.__dict__[name].__set__
+    for name in ("claim_id", "kind", "status", "score", "reason", "evidence")
+)
+
+
+def claim_result(
+    claim_id: str,
+    kind: RowKind,
+    status: RowStatus,
+    score: float | None,
+    reason: str,
+    evidence: dict[str, Any],
+) -> ClaimResult:
+    """``ClaimResult(claim_id, kind, status, score, reason, evidence)``, built at half
+    the cost: the runner makes one for every claim of every case."""
+    result = _new_object(ClaimResult)
+    set_id, set_kind, set_status, set_score, set_reason, set_evidence = _SET_RESULT
+    set_id(result, claim_id)
+    set_kind(result, kind)
+    set_status(result, status)
+    set_score(result, score)
+    set_reason(result, reason)
+    set_evidence(result, evidence)
+    return result
+
+
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """Every claim of the contract checked against one case.
@@ -323,10 +353,17 @@ class RunSummary:
             self.passed_cases += 1
         else:
             self.failed_cases += 1
+        breakdown = self.breakdown
         for result in case.results:
-            self.breakdown.setdefault(result.claim_id, ClaimTally()).add(
-                result.status, is_not_applicable(result.status, result.evidence)
-            )
+            # Looked up before made: this runs for every claim of every case.
+            tally = breakdown.get(result.claim_id)
+            if tally is None:
+                tally = breakdown[result.claim_id] = ClaimTally()
+            status = result.status
+            if status == "pass":
+                tally.passed += 1
+            else:
+                tally.add(status, is_not_applicable(status, result.evidence))
             # A judged result carries its judge's triple; a rubric or deterministic
             # comparison has none and no noise to measure.
             if "judge" in result.evidence:

@@ -32,7 +32,7 @@ from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.missing_fields import MissingFields
 from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
-from verifier.results import CaseResult, ClaimResult, RunSummary
+from verifier.results import CaseResult, ClaimResult, RunSummary, claim_result
 from verifier.rubric._base import Check
 from verifier.stoppable import run_stoppable
 from verifier.stored_cases import StoredReplay, stored_cases
@@ -205,7 +205,7 @@ def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict
         # Outcome.resolved_score, inlined: this runs once per claim per case.
         if score is None and status != "error":
             score = 1.0 if status == "pass" else 0.0
-        results[claim_id] = ClaimResult(claim_id, "rubric", status, score, reason, evidence)
+        results[claim_id] = claim_result(claim_id, "rubric", status, score, reason, evidence)
     return results
 
 

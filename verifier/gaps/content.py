@@ -113,14 +113,24 @@ def _build(case: Mapping[str, Any], policy: RecordPolicy) -> tuple[str, bytes] |
         return None
     if mode == "hashes" or policy.plain:
         body = canonical_json({"case": case})
-        return content_sha256(body), (b"" if mode == "hashes" else body)
+        return content_sha256(body), (b"" if mode == "hashes" else _held(body))
     withheld: dict[str, dict[str, Any]] = {}
     kept = _withhold(case, policy, withheld)
     envelope: dict[str, Any] = {"case": kept}
     if withheld:
         envelope["withheld"] = withheld
     body = canonical_json(envelope)
-    return content_sha256(body), body
+    return content_sha256(body), _held(body)
+
+
+def _held(body: bytes) -> bytes:
+    """``body`` copied to an exact-size object, as a run holds a chunk's contents.
+
+    orjson's output keeps the allocation it was written into; holding a chunk of
+    them makes the allocator grow (and later trim) the heap for every one, about three
+    times the cost of the copy (measured: 4 µs against 1 a case, see ADR 0046).
+    """
+    return bytes(memoryview(body))
 
 
 def content_hash_of(body: str) -> str | None:

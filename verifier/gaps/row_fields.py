@@ -176,6 +176,10 @@ CHAIN_FIELDS: tuple[str, ...] = tuple(f.name for f in ROW_FIELDS if f.chain)
 DRAFT_FIELDS: frozenset[str] = frozenset(f.name for f in ROW_FIELDS if not f.chain)
 """Keys of a draft: every gap-row field except those the chain assigns."""
 
+DRAFT_ORDER: tuple[str, ...] = tuple(f.name for f in ROW_FIELDS if not f.chain)
+"""``DRAFT_FIELDS`` in the order of the JSON Schema, the order the runner writes them
+(sealing checks a draft in this order first: it is the cheaper comparison)."""
+
 LEGACY_DRAFT_FIELDS: frozenset[str] = DRAFT_FIELDS - {
     f.name for f in ROW_FIELDS if f.legacy_optional
 }

@@ -17,7 +17,7 @@ published earlier must still be in the chain, at the position its body names.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 import orjson
@@ -140,7 +140,12 @@ def begin_payload(
 
 def append_payload(drafts: list[Mapping[str, Any]], count: int) -> dict[str, Any]:
     """What an ``append`` seal commits to besides the rows: how many, of which runs."""
-    return {"count": count, "runs": sorted({str(d.get("run_id")) for d in drafts})}
+    return runs_payload({d.get("run_id") for d in drafts}, count)
+
+
+def runs_payload(run_ids: Iterable[object], count: int) -> dict[str, Any]:
+    """``append_payload`` given the drafts' run ids (a store that has them already)."""
+    return {"count": count, "runs": sorted({str(run_id) for run_id in run_ids})}
 
 
 def end_payload(status: str, finished_at: str, summary: Mapping[str, Any]) -> dict[str, Any]:

@@ -46,10 +46,10 @@ from verifier.gaps.seals import (
     RUN_SEAL_QUERY,
     SEAL_COLUMNS,
     StoredSeal,
-    append_payload,
     append_seal,
     begin_payload,
     head_of,
+    runs_payload,
 )
 
 _FETCH = 2000
@@ -193,8 +193,9 @@ class SqliteStore(Closing):
         batch = drafts if isinstance(drafts, list) else list(drafts)
         if not batch and not contents:
             return 0
+        run_ids = {draft.get("run_id") for draft in batch}
         with self._write() as conn:
-            for run_id in {draft.get("run_id") for draft in batch}:
+            for run_id in run_ids:
                 found = conn.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,))
                 status = found.fetchone()
                 if status is None or status[0] != "running":
@@ -213,7 +214,7 @@ class SqliteStore(Closing):
                     "?",
                     "append",
                     "",
-                    append_payload(batch, len(sealed)),
+                    runs_payload(run_ids, len(sealed)),
                     rows=(sealed[-1].seq, sealed[-1].row_hash),
                 )
         self._checkpoint_soon()
