@@ -1,18 +1,26 @@
 """Judge scheduling: wall time of the judge phase against the ideal, per concurrency.
 
-Runs ``Runner`` with the judge phase in-process against the local Messages API test
-server (``tests/judge/messages_server.py``) answering every call after a fixed
-latency (300 ms by default). The suite is 50 cases with 4 judge claims each, one
-judge. Prints:
+Runs ``Runner`` with the judge phase against the local Messages API test server
+(``tests/judge/messages_server.py``), which runs in a process of its own
+(``bench/messages_process.py``: its CPU is not billed to the scheduler) and answers
+every call after a fixed latency (300 ms by default). The suite is 50 cases with 4
+judge claims each, one judge. Every measurement is a fresh child process. Prints:
 
 - for each concurrency (1, 8 and 32 by default), with ``group: claim`` (200 calls):
-  the wall time, the ideal ``ceil(calls / concurrency) x latency`` and their ratio;
+  the wall time, the CPU seconds of the process running the judge phase, the ideal
+  ``ceil(calls / concurrency) x latency`` and the ratio of wall to ideal;
 - as a diagnostic, the same with the provider replaced by a stub that only sleeps the
   latency: the phase's own scheduling, without HTTP, the SDK or the server;
 - the calls made with ``group: case`` (one per case and judge) versus ``group: claim``;
 - the calls and wall time of a rerun with nothing changed (every verdict cached).
 
-    python bench/judge_scheduling.py [--latency 0.3] [--concurrency 1 8 32]
+With ``--ref DIR`` (a checkout of other code, e.g. ``git worktree add DIR main``)
+every measurement is made twice, alternately with DIR's code and this checkout's, so
+both meet the same load on a shared machine; with ``--repeat N`` each is made N times
+and the run of median wall time is shown.
+
+    python bench/judge_scheduling.py [--latency 0.3] [--concurrency 1 8 32] [--ref DIR]
+        [--repeat 1]
 
 The Anthropic SDK is imported before any timing: the provider imports it on its first
 call, a one-off cost of a second or more that says nothing about scheduling.
@@ -25,19 +33,24 @@ import asyncio
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# The code measured: this checkout, or the one a ``--ref`` child is told to load.
+CODE = Path(os.environ.get("BENCH_CODE_ROOT") or ROOT)
+sys.path.insert(0, str(CODE))
+sys.path.insert(1, str(ROOT / "bench"))
 
 import anthropic  # noqa: E402, F401  (warm import, see the module docstring)
+from messages_process import ServerProcess  # noqa: E402
 
 from tests.judge.judge_brain import brain  # noqa: E402
-from tests.judge.messages_server import MessagesServer  # noqa: E402
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
 from verifier.gaps.sqlite import SqliteStore  # noqa: E402
@@ -50,7 +63,10 @@ from verifier.runner import Runner, RunOptions, new_run_id, run_sync  # noqa: E4
 
 CASES = 50
 CLAIMS_PER_CASE = 4
-HEADER = f"{'concurrency':>11} {'calls':>6} {'wall s':>8} {'ideal s':>8} {'ratio':>6}"
+HEADER = (
+    f"{'code':>6} {'concurrency':>11} {'calls':>6} {'wall s':>8} {'cpu s':>6} {'ideal s':>8}"
+    f" {'ratio':>6}"
+)
 
 
 def contract_text(group: str) -> str:
@@ -115,21 +131,17 @@ class Timed:
     calls: int
     cached: int
     wall: float
+    cpu: float
 
 
 def run_once(
-    server: MessagesServer,
-    contract: Path,
-    cases: Path,
-    db: Path,
-    concurrency: int,
-    *,
-    stub: SleepingProvider | None = None,
+    contract: Path, cases: Path, db: Path, concurrency: int, *, stub: float | None
 ) -> Timed:
-    """One run into a store at ``db`` (whose judge cache a later run may reuse)."""
+    """One run into a store at ``db`` (whose judge cache a later run may reuse), in
+    this process; ``stub`` is the latency of a ``SleepingProvider`` to use instead of
+    the server."""
     loaded = load_contract(contract)
     run_id = new_run_id()
-    before = len(server.model_calls())
     with SqliteStore(db) as store:
         phase = make_judge_phase(
             loaded,
@@ -140,20 +152,75 @@ def run_once(
             run_id=run_id,
         )
         if stub is not None:
-            phase.providers = {"strict": stub}
+            phase.providers = {"strict": SleepingProvider(stub)}
         runner = Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id))
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         run_sync(runner, read_cases(cases))
-        wall = time.perf_counter() - started
-    calls = phase.stats.calls if stub is not None else len(server.model_calls()) - before
-    return Timed(calls, phase.stats.cached, wall)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return Timed(phase.stats.calls, phase.stats.cached, wall, cpu)
 
 
-def ratio_line(concurrency: int, timed: Timed, latency: float) -> str:
+class Measure:
+    """Runs ``run_once`` in a fresh child process with one tree's code."""
+
+    def __init__(self, server: ServerProcess, folder: Path, trees: dict[str, Path]) -> None:
+        self.server = server
+        self.folder = folder
+        self.trees = trees
+        self.peak = 0
+
+    def __call__(
+        self, tree: str, contract: Path, db: str, concurrency: int, *, stub: float | None = None
+    ) -> Timed:
+        job = {
+            "contract": str(contract),
+            "cases": str(self.folder / "cases.jsonl"),
+            "db": str(self.folder / f"{tree}-{db}.db"),
+            "concurrency": concurrency,
+            "stub": stub,
+        }
+        env = {**os.environ, "BENCH_CODE_ROOT": str(self.trees[tree])}
+        env["ANTHROPIC_BASE_URL"] = self.server.base_url
+        env["ANTHROPIC_API_KEY"] = "sk-ant-bench-not-a-real-key"
+        before, _ = self.server.stats()
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", json.dumps(job)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        timed = Timed(**json.loads(out))
+        after, self.peak = self.server.stats()
+        return (
+            timed
+            if stub is not None
+            else Timed(after - before, timed.cached, timed.wall, timed.cpu)
+        )
+
+
+def child(job: dict[str, Any]) -> None:
+    configure_logging(level="error")
+    timed = run_once(
+        Path(job["contract"]),
+        Path(job["cases"]),
+        Path(job["db"]),
+        int(job["concurrency"]),
+        stub=job["stub"],
+    )
+    print(json.dumps(asdict(timed)))
+
+
+def median(runs: list[Timed]) -> Timed:
+    """The run of median wall time (its own CPU seconds beside it)."""
+    return sorted(runs, key=lambda timed: timed.wall)[len(runs) // 2]
+
+
+def ratio_line(label: str, concurrency: int, timed: Timed, latency: float) -> str:
     ideal = math.ceil(timed.calls / concurrency) * latency
     return (
-        f"{concurrency:>11} {timed.calls:>6} {timed.wall:>8.2f} {ideal:>8.2f} "
-        f"{timed.wall / ideal:>6.2f}"
+        f"{label:>6} {concurrency:>11} {timed.calls:>6} {timed.wall:>8.2f} {timed.cpu:>6.2f}"
+        f" {ideal:>8.2f} {timed.wall / ideal:>6.2f}"
     )
 
 
@@ -161,49 +228,66 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--ref", type=Path, help="a checkout of other code to compare with")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each, median shown")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    configure_logging(level="error")
-    os.environ["ANTHROPIC_API_KEY"] = "sk-ant-bench-not-a-real-key"
+    if args.child:
+        child(json.loads(args.child))
+        return
     latency: float = args.latency
+    trees = {"ref": args.ref.resolve()} if args.ref else {}
+    trees["this"] = ROOT
     print(f"{CASES} cases x {CLAIMS_PER_CASE} judge claims, server latency {latency * 1000:.0f} ms")
-    with (
-        MessagesServer(default=brain, latency=latency) as server,
-        tempfile.TemporaryDirectory() as tmp,
-    ):
-        os.environ["ANTHROPIC_BASE_URL"] = server.base_url
+    print(f"load average {os.getloadavg()[0]:.1f}; cpu s: the judging process's CPU seconds")
+    with ServerProcess(latency) as server, tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        claim_contract, cases = write_suite(folder, "claim")
+        claim_contract, _ = write_suite(folder, "claim")
         case_contract, _ = write_suite(folder, "case")
+        measure = Measure(server, folder, trees)
 
-        print("\ngroup: claim, fresh cache, through the test server")
+        print(f"\ngroup: claim, fresh cache, through the test server (median of {args.repeat})")
         print(f"{HEADER} {'peak in flight':>15}")
         for concurrency in args.concurrency:
-            server.max_in_flight = 0
-            db = folder / f"claim-{concurrency}.db"
-            timed = run_once(server, claim_contract, cases, db, concurrency)
-            print(f"{ratio_line(concurrency, timed, latency)} {server.max_in_flight:>15}")
+            runs: dict[str, list[Timed]] = {tree: [] for tree in trees}
+            peaks: dict[str, int] = dict.fromkeys(trees, 0)
+            for n in range(args.repeat):
+                for tree in trees:
+                    db = f"claim-{concurrency}-{n}"
+                    runs[tree].append(measure(tree, claim_contract, db, concurrency))
+                    peaks[tree] = max(peaks[tree], measure.peak)
+            for tree in trees:
+                timed = median(runs[tree])
+                print(f"{ratio_line(tree, concurrency, timed, latency)} {peaks[tree]:>15}")
 
         print("\nthe same, provider stubbed (asyncio.sleep(latency); no HTTP, SDK or server)")
         print(HEADER)
         for concurrency in args.concurrency:
-            db = folder / f"stub-{concurrency}.db"
-            stub = SleepingProvider(latency)
-            timed = run_once(server, claim_contract, cases, db, concurrency, stub=stub)
-            print(ratio_line(concurrency, timed, latency))
+            runs = {tree: [] for tree in trees}
+            for n in range(args.repeat):
+                for tree in trees:
+                    db = f"stub-{concurrency}-{n}"
+                    runs[tree].append(measure(tree, claim_contract, db, concurrency, stub=latency))
+            for tree in trees:
+                print(ratio_line(tree, concurrency, median(runs[tree]), latency))
 
         concurrency = max(args.concurrency)
-        grouped = run_once(server, case_contract, cases, folder / "case.db", concurrency)
-        per_claim = run_once(server, claim_contract, cases, folder / "rerun.db", concurrency)
         print(f"\ncalls at concurrency {concurrency}")
-        for group, timed in (("case", grouped), ("claim", per_claim)):
-            print(
-                f"  group: {group:<6} {timed.calls:>4} calls "
-                f"({timed.calls / CASES:g} per case), wall {timed.wall:.2f} s"
-            )
+        for tree in trees:
+            for group, contract in (("case", case_contract), ("claim", claim_contract)):
+                timed = measure(tree, contract, f"rerun-{group}", concurrency)
+                print(
+                    f"{tree:>6} group: {group:<6} {timed.calls:>4} calls "
+                    f"({timed.calls / CASES:g} per case), wall {timed.wall:.2f} s"
+                )
 
-        rerun = run_once(server, claim_contract, cases, folder / "rerun.db", concurrency)
         print("\ncached rerun (group: claim, same store)")
-        print(f"  calls {rerun.calls}, cached {rerun.cached}, wall {rerun.wall:.3f} s")
+        for tree in trees:
+            rerun = measure(tree, claim_contract, "rerun-claim", concurrency)
+            print(
+                f"{tree:>6} calls {rerun.calls}, cached {rerun.cached}, wall {rerun.wall:.3f} s"
+                f", cpu {rerun.cpu:.3f} s"
+            )
 
 
 if __name__ == "__main__":

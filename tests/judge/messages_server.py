@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,7 +105,8 @@ class MessagesServer:
 
     Args:
         default: Answers every call the script does not cover.
-        latency: Seconds added to every model call (benchmarks).
+        latency: Seconds from a model call's arrival to its answer (benchmarks): the
+            server's own work on the call is inside it, not added to it.
         batch_polls: Retrievals of a batch before it reports ``ended``.
     """
 
@@ -195,6 +197,9 @@ class MessagesServer:
         if seconds > 0:
             self._stopping.wait(seconds)
 
+    def _wait_until(self, deadline: float) -> None:
+        self._wait(deadline - time.monotonic())
+
     def _new_id(self, prefix: str) -> str:
         with self._lock:
             return f"{prefix}{next(self._ids):04d}"
@@ -239,6 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Keeps test output quiet."""
 
     def do_POST(self) -> None:
+        arrived = time.monotonic()
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         try:
@@ -250,7 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == _BATCHES:
             self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
         elif path in _MODEL_PATHS:
-            self._model_call(path, body)
+            self._model_call(path, body, arrived)
         else:
             self._send_error(http_error(404, f"no route {path}"))
 
@@ -271,16 +277,18 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_error(http_error(404, f"no route {path}"))
 
-    def _model_call(self, path: str, body: dict[str, Any]) -> None:
+    def _model_call(self, path: str, body: dict[str, Any], arrived: float) -> None:
         owner = self.owner
         owner._enter_call()
         try:
             behaviour = owner._next(body)
-            owner._wait(owner.latency + behaviour.delay)
+            # The answer is made before the wait, so it leaves ``latency`` after the
+            # call arrived, however long the server took to read and answer it.
             if path == "/v1/messages":
                 status, headers, payload = render_message(behaviour, body, owner._new_id("msg_"))
             else:
                 status, headers, payload = render_chat(behaviour, body, owner._new_id("chatcmpl-"))
+            owner._wait_until(arrived + owner.latency + behaviour.delay)
             self._send(status, headers, payload)
         finally:
             owner._leave_call()

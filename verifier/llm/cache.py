@@ -185,6 +185,10 @@ class SqliteJudgeCache:
             self._conn = sqlite3.connect(
                 str(path), timeout=30, isolation_level=None, check_same_thread=False
             )
+            # As the store's own connection (the file is in WAL mode): a put then waits
+            # for no fsync. With the default FULL each one did (5-7 ms), and one at a
+            # time they could not keep up with 32 judge calls in flight (ADR 0047).
+            self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS judge_cache (key TEXT PRIMARY KEY,"
                 " provider TEXT NOT NULL, model TEXT NOT NULL,"
