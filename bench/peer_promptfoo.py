@@ -89,7 +89,8 @@ def install_promptfoo(folder: Path) -> Path:
 
 def verifier_python(path: str) -> str:
     """The interpreter that runs the verifier of ``path``: a checkout with a .venv, or itself."""
-    candidate = Path(path)
+    # absolute(), not resolve(): a venv's python is a link that must stay unresolved.
+    candidate = Path(path).absolute()
     if candidate.is_dir():
         candidate = candidate / ".venv/bin/python"
     if not candidate.is_file():
@@ -107,7 +108,11 @@ pid = os.fork()
 if pid == 0:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
-    os.execvp(sys.argv[2], sys.argv[2:])
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as error:
+        print(f"cannot start {sys.argv[2]}: {error}", file=sys.stderr)
+        os._exit(127)
 _, status, usage = os.wait4(pid, 0)
 wall = time.perf_counter() - started
 code = os.waitstatus_to_exitcode(status)

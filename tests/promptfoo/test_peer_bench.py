@@ -81,8 +81,11 @@ def test_without_node_one_line_says_so(
 
 
 def test_verifier_path_must_name_a_checkout_or_interpreter(
-    bench: ModuleType, tmp_path: Path
+    bench: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(SystemExit, match=r"--verifier .*: no checkout with \.venv/bin/python"):
         bench.verifier_python(str(tmp_path))
     assert bench.verifier_python(sys.executable) == sys.executable
+    monkeypatch.chdir(Path(sys.executable).parent)
+    # The runs start in a folder of their own, so a relative path must not reach them.
+    assert bench.verifier_python(Path(sys.executable).name) == sys.executable
