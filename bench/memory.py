@@ -5,8 +5,8 @@ a one-claim contract over them end to end with SQLite persistence and a JSON rep
 printing the process's wall and CPU seconds (user + system) and its peak RSS. What
 grows with the number of cases is what the run remembers across them (the ids it has
 taken), so each case is small and the contract cheap. Still, a run's store takes
-about 3 KB a case while it runs (rows, contents, and a write-ahead log that grows
-while the run appends), so ten million cases need about 30 GB of free disk.
+about 1.4 KB a case (rows and contents) plus a write-ahead log of at most a few
+hundred megabytes, so ten million cases need about 15 GB of free disk.
 
 ``--reading`` instead streams the file through ``verifier.cases.read_cases`` alone
 (parsing every line and checking its id for duplicates, what the run does before any
