@@ -20,6 +20,22 @@ from tests.test_cli import verifier
 from verifier.server.settings import ServerSettings
 from verifier.viewer.app import viewer_router
 
+# The contract of the runs these pages are tried on: two rubric claims over one output.
+CONTRACT = """\
+contract: answers
+version: 1
+llm_fields: [output]
+claims:
+  - id: cites
+    rubric: regex
+    field: output
+    pattern: '\\[source: [a-z]+\\]'
+  - id: short
+    rubric: length
+    field: output
+    max_words: 12
+"""
+
 
 def run(where: Path, contract: Path, cases: Path, *extra: str, store: str = "gaps.db") -> str:
     """``verifier run CONTRACT --cases CASES --store STORE`` in ``where``; the run id."""

@@ -15,26 +15,12 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.test_cli import verifier
-from tests.viewer._diff_support import elements, problem, run, tab, viewer, write_cases
+from tests.viewer._diff_support import CONTRACT, elements, problem, run, tab, viewer, write_cases
 from verifier.viewer import diff
 
 RUNS = FIXTURES / "compare_runs"
 HOSTILE_CASE = "<img src=x onerror=\"window.__injected='case'\">"
 HOSTILE_OUTPUT = "<script>window.__injected='output'</script> no citation here"
-CONTRACT = """\
-contract: answers
-version: 1
-llm_fields: [output]
-claims:
-  - id: cites
-    rubric: regex
-    field: output
-    pattern: '\\[source: [a-z]+\\]'
-  - id: short
-    rubric: length
-    field: output
-    max_words: 12
-"""
 
 
 def _answers(regressed: range, long: range) -> list[dict[str, Any]]:

@@ -14,24 +14,10 @@ import pytest
 
 from tests.gaps._support import tamper
 from tests.test_cli import verifier
-from tests.viewer._diff_support import elements, run, tab, viewer, write_cases
+from tests.viewer._diff_support import CONTRACT, elements, run, tab, viewer, write_cases
 from verifier.canonical import sha256_hex
 from verifier.gaps.sqlite import SqliteStore
 
-CONTRACT = """\
-contract: answers
-version: 1
-llm_fields: [output]
-claims:
-  - id: cites
-    rubric: regex
-    field: output
-    pattern: '\\[source: [a-z]+\\]'
-  - id: short
-    rubric: length
-    field: output
-    max_words: 12
-"""
 CITED = [9, 9, 9, 9, 9, 5]
 """Cases of ten that cite a source, run by run: the last run falls out of its history."""
 HOSTILE_CLAIM = "<script>window.__injected='claim'</script>"
