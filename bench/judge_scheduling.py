@@ -22,8 +22,9 @@ and the run of median wall time is shown.
     python bench/judge_scheduling.py [--latency 0.3] [--concurrency 1 8 32] [--ref DIR]
         [--repeat 1]
 
-The Anthropic SDK is imported before any timing: the provider imports it on its first
-call, a one-off cost of a second or more that says nothing about scheduling.
+The Anthropic SDK is imported before any timing: a ``--ref`` from before ADR 0049 (when
+the provider called through the SDK) imports it on its first call, a one-off cost of a
+second or more that says nothing about scheduling.
 """
 
 from __future__ import annotations

@@ -9,11 +9,12 @@ is printed with the CPU seconds the process used (user + system):
 - ``verifier run`` of a one-case contract with one judge claim (a fresh SQLite store
   each time, so the verdict is never cached), from just before the process is started
   to the first request received by a local Messages API stand-in
-  (``tests/judge/messages_server.py``) in this process, which the real Anthropic SDK
-  reaches through ``ANTHROPIC_BASE_URL`` with a dummy key; the CPU seconds are the
-  child's at that moment;
-- ``python -c "import anthropic"``: the SDK's own import, which the first call cannot
-  do without, whatever the tree.
+  (``tests/judge/messages_server.py``) in this process, which the provider reaches
+  through ``ANTHROPIC_BASE_URL`` with a dummy key; the CPU seconds are the child's at
+  that moment;
+- ``python -c "import anthropic"``: the SDK's own import, for reference. A judge call
+  no longer waits for it (the provider's own Messages client, ADR 0049); code before
+  that change imported it before its first call.
 
 Targets (issue 18): ``verifier check`` <= 0.15 s, the first judge call <= 0.3 s.
 

@@ -76,7 +76,9 @@ def test_a_rubric_run_loads_no_sdk_statistics_nor_structlog(tmp_path: Path) -> N
     assert loaded.isdisjoint(unused), loaded & unused
 
 
-def test_a_judge_run_loads_its_provider_sdk_alone(tmp_path: Path) -> None:
+def test_a_judge_run_calls_anthropic_without_its_sdk(tmp_path: Path) -> None:
+    # The Messages client speaks the API over httpx2 (ADR 0049): the SDK, a second of
+    # CPU to import, is for batches only.
     with MessagesServer(default=brain) as server:
         loaded = loaded_by(
             tmp_path,
@@ -89,6 +91,6 @@ def test_a_judge_run_loads_its_provider_sdk_alone(tmp_path: Path) -> None:
             env={"ANTHROPIC_API_KEY": "sk-ant-startup-test", "ANTHROPIC_BASE_URL": server.base_url},
         )
         assert server.model_calls()  # the judge was called
-    assert "anthropic" in loaded
-    unused = {"openai", "scipy", "numpy", "jinja2"}
+    assert "httpx2" in loaded
+    unused = {"anthropic", "openai", "scipy", "numpy", "jinja2"}
     assert loaded.isdisjoint(unused), loaded & unused

@@ -1,10 +1,10 @@
-"""Anthropic provider failures through the real SDK: retries, waits, timeouts, bad bodies."""
+"""Anthropic provider failures: retries, waits, timeouts, bad bodies (the SDK's rules, which
+``test_messages_parity.py`` checks against the SDK itself)."""
 
 from __future__ import annotations
 
 import time
 
-import anthropic  # noqa: F401  (imported up front: the provider's lazy import is slow to time)
 import pytest
 
 from tests.judge._support import (
@@ -34,7 +34,7 @@ provider_env = pytest.fixture(clean_provider_env, autouse=True, name="provider_e
 FAST_RETRY = {"retry-after-ms": "10"}
 
 
-def test_429_retry_after_is_honoured_by_the_sdk(server: MessagesServer) -> None:
+def test_429_retry_after_is_honoured(server: MessagesServer) -> None:
     server.script(rate_limited(retry_after=1))
 
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The Anthropic provider, through the real 2.x SDK, against a local Messages API server."""
+"""The Anthropic provider's Messages calls against a local Messages API server."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_tool_use_reply_maps_every_field(server: MessagesServer) -> None:
     assert reply.raw["content"][1]["input"] == VERDICT
 
 
-def test_sdk_sends_exact_body_with_cache_control_and_forced_tool(server: MessagesServer) -> None:
+def test_sends_exact_body_with_cache_control_and_forced_tool(server: MessagesServer) -> None:
     request = judge_request(sampling={"max_tokens": 512, "stop_sequences": ["</verdict>"]})
 
     run(complete(server, request))

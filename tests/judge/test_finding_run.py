@@ -1,4 +1,4 @@
-"""Critique and compliance claims end to end: `verifier run` through the real SDK
+"""Critique and compliance claims end to end: `verifier run` through the provider
 against the local Messages API stand-in (whose judge finds one weakness, and one
 section poorly followed, per "guess" in the output)."""
 

@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-import anthropic  # noqa: F401  (imported up front, not inside the first example)
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -390,8 +388,6 @@ def scripts(draw: st.DrawFn, cases: int) -> dict[RequestKey, list[Answer]]:
     return drawn
 
 
-# Input that is not an object makes the SDK's own model_dump warn; that is the point.
-@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
 @settings(
     max_examples=int(os.environ.get("JUDGE_PROPERTY_EXAMPLES", "30")),
     deadline=None,

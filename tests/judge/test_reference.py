@@ -1,7 +1,7 @@
 """Reference-guided judge claims (``reference:``): an expected output, a known bad output
 and why it is bad, or the instructions given, shown to the judge as nonce-fenced data and
 compared by the judge, never by string equality. End to end against the Messages API
-stand-in, with the real SDK."""
+stand-in."""
 
 from __future__ import annotations
 

@@ -7,13 +7,19 @@ mapping can be read (and tested) without a client.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from verifier.llm.providers._errors import one_line, status_error
+from verifier.llm.providers._messages_http import (
+    MessagesConnectionError,
+    MessagesStatusError,
+    MessagesTimeout,
+)
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError, Usage
 
 if TYPE_CHECKING:
-    from anthropic.types import Message
     from anthropic.types.shared.error_response import ErrorResponse
 
 # Keys of ``ModelRequest.sampling`` that ``messages.create`` (SDK 2.x) takes as they are.
@@ -79,31 +85,47 @@ def _system_block(text: str, cache: bool) -> dict[str, Any]:
 
 
 def reply_from_message(
-    message: Message, *, tool_name: str | None, latency_ms: float = 0.0
+    message: object, *, tool_name: str | None, latency_ms: float = 0.0
 ) -> ModelReply:
-    """Maps a ``Message`` to a ``ModelReply``.
+    """Maps a Message (the API's JSON object, decoded) to a ``ModelReply``.
 
     ``tool_input`` is the input of the first ``tool_use`` block named ``tool_name``
     (any name when ``None``); a block whose input is not an object counts as none.
-    ``served_model`` is ``None`` when the response named no model.
+    ``served_model`` is ``None`` when the response named no model. ``raw`` is the
+    Message as it came. A body that is not an object is a retryable error: it was
+    damaged on the way, not refused.
+
+    Raises:
+        ProviderError: ``message`` is not a JSON object.
     """
+    if not isinstance(message, dict):
+        raise ProviderError(
+            f"anthropic: the response body is {type(message).__name__}, not a Message object",
+            retryable=True,
+        )
     tool_input: dict[str, Any] | None = None
     texts: list[str] = []
-    for block in message.content or []:
-        if block.type == "text":
-            texts.append(block.text)
+    content = message.get("content")
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
         elif (
-            block.type == "tool_use"
+            kind == "tool_use"
             and tool_input is None
-            and (tool_name is None or block.name == tool_name)
-            and isinstance(block.input, dict)
+            and (tool_name is None or block.get("name") == tool_name)
+            and isinstance(block.get("input"), dict)
         ):
-            tool_input = dict(block.input)
-    usage = message.usage
-    served_model = getattr(message, "model", None)
+            tool_input = dict(block["input"])
+    usage = message.get("usage")
+    served_model = message.get("model")
+    stop_reason = message.get("stop_reason")
+    response_id = message.get("id")
     return ModelReply(
         served_model=str(served_model) if served_model else None,
-        stop_reason=message.stop_reason,
+        stop_reason=stop_reason if isinstance(stop_reason, str) else None,
         tool_input=tool_input,
         text="".join(texts),
         usage=Usage(
@@ -112,48 +134,69 @@ def reply_from_message(
             cache_read_input_tokens=_tokens(usage, "cache_read_input_tokens"),
             cache_creation_input_tokens=_tokens(usage, "cache_creation_input_tokens"),
         ),
-        response_id=message.id or None,
+        response_id=str(response_id) if response_id else None,
         latency_ms=latency_ms,
-        raw=message.model_dump(mode="json"),
+        raw=message,
     )
 
 
 def _tokens(usage: object, name: str) -> int:
-    """A token count of ``usage``; 0 when the response left it out or null."""
-    return int(getattr(usage, name, None) or 0)
+    """A token count of ``usage``; 0 when the response left it out, null or not a number."""
+    value = usage.get(name) if isinstance(usage, dict) else None
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def error_from_exception(exc: Exception, *, timeout: float, secret: str | None) -> ProviderError:
-    """Maps what ``messages.create`` raised to a ``ProviderError`` (one line, key masked).
+    """Maps what a call raised to a ``ProviderError`` (one line, key masked).
 
     Statuses 408, 409, 429 and 5xx (529 overloaded included), timeouts and
-    connection errors are retryable (the SDK has already retried them
-    ``max_retries`` times); other statuses are not. A 200 whose body is not JSON
-    is retryable too: the body was damaged on the way, not refused.
+    connection errors are retryable (the client has already retried them
+    ``max_retries`` times); other statuses are not, unless ``x-should-retry`` says
+    so. A 200 whose body is not JSON is retryable too: the body was damaged on the
+    way, not refused. The SDK's exceptions (batches) map the same way.
     """
-    import anthropic
-
-    if isinstance(exc, anthropic.APITimeoutError):
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, MessagesTimeout):
         return ProviderError(f"anthropic: timed out after {timeout:g}s", retryable=True)
-    if isinstance(exc, anthropic.APIConnectionError):
-        return ProviderError(
-            one_line(f"anthropic: connection error: {exc.__cause__ or exc}", secret=secret),
-            retryable=True,
-        )
-    if isinstance(exc, anthropic.APIStatusError):
-        detail = f"{exc.type or 'error'}: {exc.api_message or exc.message}"
-        if exc.request_id:
-            detail += f" (request {exc.request_id})"
-        headers = dict(exc.response.headers.items())
-        return status_error("anthropic", exc.status_code, detail, headers, secret=secret)
+    if isinstance(exc, MessagesConnectionError):
+        return _connection_error(exc, secret)
+    if isinstance(exc, MessagesStatusError):
+        return _status_error(exc, exc.status, exc.headers, secret)
     if isinstance(exc, json.JSONDecodeError):
         return ProviderError(
             one_line(f"anthropic: malformed JSON in the response body: {exc}", secret=secret),
             retryable=True,
         )
+    sdk = sys.modules.get("anthropic")  # an SDK exception means the SDK is imported already
+    if sdk is not None:
+        if isinstance(exc, sdk.APITimeoutError):
+            return ProviderError(f"anthropic: timed out after {timeout:g}s", retryable=True)
+        if isinstance(exc, sdk.APIConnectionError):
+            return _connection_error(exc, secret)
+        if isinstance(exc, sdk.APIStatusError):
+            headers = dict(exc.response.headers.items())
+            return _status_error(exc, exc.status_code, headers, secret)
     return ProviderError(
         one_line(f"anthropic: {type(exc).__name__}: {exc}", secret=secret), retryable=False
     )
+
+
+def _connection_error(exc: Exception, secret: str | None) -> ProviderError:
+    return ProviderError(
+        one_line(f"anthropic: connection error: {exc.__cause__ or exc}", secret=secret),
+        retryable=True,
+    )
+
+
+def _status_error(
+    exc: Any, status: int, headers: Mapping[str, str], secret: str | None
+) -> ProviderError:
+    """``exc`` has the SDK's ``type``, ``api_message``, ``message`` and ``request_id``."""
+    detail = f"{exc.type or 'error'}: {exc.api_message or exc.message}"
+    if exc.request_id:
+        detail += f" (request {exc.request_id})"
+    return status_error("anthropic", status, detail, headers, secret=secret)
 
 
 def error_from_batch_result(error: ErrorResponse | None, result_type: str) -> ProviderError:

@@ -1,14 +1,17 @@
 """The Anthropic judge provider: one forced-tool Messages call per request, or a batch.
 
-Retries of 408/409/429/5xx/529, timeouts and connection errors happen inside the SDK
-(``max_retries``, honouring ``retry-after-ms`` / ``retry-after``); what is still failing
-after them reaches the caller as a ``ProviderError`` whose ``retryable`` and
-``retry_after`` tell the scheduler whether and when to try again.
+A call goes through ``MessagesClient`` (``_messages_http.py``), which keeps the SDK
+2.x's rules without importing it; a batch goes through the SDK, imported when the first
+batch is made (ADR 0049). Retries of 408/409/429/5xx/529, timeouts and connection
+errors happen inside the client (``max_retries``, honouring ``retry-after-ms`` /
+``retry-after``); what is still failing after them reaches the caller as a
+``ProviderError`` whose ``retryable`` and ``retry_after`` tell the scheduler whether
+and when to try again.
 
-The 2.x SDK sleeps as long as ``retry-after`` asks, with no upper bound (older SDKs
-capped it at 60 s), and ``timeout`` bounds each attempt, not those sleeps. A caller
-that must bound a call's wall time should use ``max_retries=0`` and retry itself
-from ``ProviderError.retry_after``.
+Like the SDK, the client sleeps as long as ``retry-after`` asks, with no upper bound,
+and ``timeout`` bounds each attempt, not those sleeps. A caller that must bound a
+call's wall time should use ``max_retries=0`` and retry itself from
+``ProviderError.retry_after``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from verifier.llm.providers._anthropic_wire import (
     message_params,
     reply_from_message,
 )
+from verifier.llm.providers._messages_http import MessagesClient
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 
 if TYPE_CHECKING:
@@ -36,15 +40,15 @@ _BATCH_TIMEOUT = 120.0
 
 
 class AnthropicProvider:
-    """Judge calls through ``anthropic.AsyncAnthropic`` (SDK 2.x).
+    """Judge calls through ``MessagesClient``, batches through ``anthropic.AsyncAnthropic``.
 
     The key is read from ``ANTHROPIC_API_KEY`` when the first call is made, so a
     missing key becomes a ``ProviderError`` of that call, not a crash at start-up.
 
     Args:
         base_url: The API's address; a request's own ``base_url`` wins over it, and
-            with neither the SDK reads ``ANTHROPIC_BASE_URL``.
-        max_retries: Retries the SDK makes before an error reaches the caller.
+            with neither the client reads ``ANTHROPIC_BASE_URL``.
+        max_retries: Retries made before an error reaches the caller.
     """
 
     name = "anthropic"
@@ -52,19 +56,35 @@ class AnthropicProvider:
     def __init__(self, *, base_url: str | None = None, max_retries: int = 2) -> None:
         self.base_url = base_url
         self.max_retries = max_retries
+        self._messages: dict[str | None, MessagesClient] = {}
         self._clients: dict[str | None, AsyncAnthropic] = {}
         self._key: str | None = None
+
+    def _api_key(self) -> str:
+        key = os.environ.get(API_KEY_ENV, "")
+        if not key:
+            raise ProviderError(f"anthropic: {API_KEY_ENV} is not set", retryable=False)
+        self._key = key
+        return key
+
+    def _messages_client(self, base_url: str | None) -> MessagesClient:
+        url = base_url or self.base_url
+        client = self._messages.get(url)
+        if client is None:
+            client = MessagesClient(
+                api_key=self._api_key(), base_url=url, max_retries=self.max_retries
+            )
+            self._messages[url] = client
+        return client
 
     def _client(self, base_url: str | None = None) -> AsyncAnthropic:
         url = base_url or self.base_url
         client = self._clients.get(url)
         if client is None:
-            key = os.environ.get(API_KEY_ENV, "")
-            if not key:
-                raise ProviderError(f"anthropic: {API_KEY_ENV} is not set", retryable=False)
+            key = self._api_key()
+            # Imported here: the SDK costs a second of CPU, and only batches use it.
             from anthropic import AsyncAnthropic
 
-            self._key = key
             client = AsyncAnthropic(api_key=key, base_url=url, max_retries=self.max_retries)
             self._clients[url] = client
         return client
@@ -73,23 +93,23 @@ class AnthropicProvider:
         return error_from_exception(exc, timeout=timeout, secret=self._key)
 
     async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
-        """Sends ``request`` and maps the ``Message`` to a ``ModelReply``.
+        """Sends ``request`` and maps the Message it gets to a ``ModelReply``.
 
         Args:
             request: The rendered request.
-            timeout: Seconds allowed for each attempt (the SDK may make
+            timeout: Seconds allowed for each attempt (the client may make
                 ``max_retries`` more, so the call can last longer).
 
         Raises:
-            ProviderError: The call failed, after the SDK's own retries.
+            ProviderError: The call failed, after the client's own retries.
         """
         params = message_params(request)
-        client = self._client(request.base_url)
+        client = self._messages_client(request.base_url)
         started = time.perf_counter()
         try:
-            message = await client.messages.create(**params, timeout=timeout)
+            message = await client.create(params, timeout=timeout)
         except Exception as exc:
-            # ``from None``: the SDK's exception holds the request, and its headers the key.
+            # ``from None``: the exception's chain holds the request, and its headers the key.
             raise self._error(exc, timeout) from None
         latency_ms = (time.perf_counter() - started) * 1000
         tool_name = request.tool.name if request.tool is not None else None
@@ -159,7 +179,8 @@ class AnthropicProvider:
             async for line in lines:
                 result = line.result
                 if result.type == "succeeded":
-                    yield line.custom_id, reply_from_message(result.message, tool_name=None)
+                    message = result.message.model_dump(mode="json")
+                    yield line.custom_id, reply_from_message(message, tool_name=None)
                 elif result.type == "errored":
                     yield line.custom_id, error_from_batch_result(result.error, result.type)
                 else:
@@ -171,6 +192,9 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         """Closes the HTTP clients."""
+        messages, self._messages = list(self._messages.values()), {}
+        for messages_client in messages:
+            await messages_client.aclose()
         clients, self._clients = list(self._clients.values()), {}
         for client in clients:
             await client.close()
