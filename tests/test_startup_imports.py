@@ -35,6 +35,11 @@ HEAVY = ("anthropic", "openai", "httpx", "structlog", "rich", "scipy", "numpy", 
 
 def loaded_by(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
     """The top-level packages loaded by ``verifier ARGS`` run in a fresh interpreter."""
+    return {name.partition(".")[0] for name in modules_loaded_by(tmp_path, *args, env=env)}
+
+
+def modules_loaded_by(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> set[str]:
+    """Every module (dotted name) loaded by ``verifier ARGS`` run in a fresh interpreter."""
     listing = tmp_path / "modules.json"
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, str(listing), *args],
@@ -45,8 +50,7 @@ def loaded_by(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> 
         timeout=120,
     )
     assert "Traceback" not in result.stderr, result.stderr
-    modules = json.loads(listing.read_text(encoding="utf-8"))
-    return {name.partition(".")[0] for name in modules}
+    return set(json.loads(listing.read_text(encoding="utf-8")))
 
 
 def test_help_loads_no_heavy_package_nor_the_contract_models(tmp_path: Path) -> None:
@@ -61,6 +65,32 @@ def test_check_of_a_rubric_contract_loads_no_sdk_logging_or_statistics(tmp_path:
     assert loaded.isdisjoint({*HEAVY, "sqlite3"}), loaded & {*HEAVY, "sqlite3"}
 
 
+def test_check_builds_no_gap_row_and_loads_no_predicate_library_it_does_not_run(
+    tmp_path: Path,
+) -> None:
+    # A predicate's library is the evaluation's (prepared for a run), the gap row's
+    # model is the store's: validating and linting a contract needs neither (ADR 0050).
+    modules = modules_loaded_by(tmp_path, "check", str(EXAMPLES / "data-extraction.yaml"))
+    assert "verifier.contract.models" in modules
+    unused = {"rapidfuzz", "verifier.gaps.row", "verifier.results"}
+    assert modules.isdisjoint(unused), modules & unused
+
+
+# One claim comparing texts, the one kind of claim that needs rapidfuzz at all.
+FUZZY = (
+    "contract: fuzzy\nversion: 1\nclaims:\n"
+    "  - {id: near, rubric: similar, field: output, reference: hello there}\n",
+    '{"id": "c1", "output": "hello there!"}\n',
+)
+
+
+def test_a_run_loads_rapidfuzz_for_a_claim_that_compares_texts(tmp_path: Path) -> None:
+    (tmp_path / "fuzzy.yaml").write_text(FUZZY[0], encoding="utf-8")
+    (tmp_path / "fuzzy.jsonl").write_text(FUZZY[1], encoding="utf-8")
+    args = ("run", "fuzzy.yaml", "--cases", "fuzzy.jsonl", "--store", "gaps.db")
+    assert "rapidfuzz" in loaded_by(tmp_path, *args)
+
+
 def test_a_rubric_run_loads_no_sdk_statistics_nor_structlog(tmp_path: Path) -> None:
     loaded = loaded_by(
         tmp_path,
@@ -73,6 +103,7 @@ def test_a_rubric_run_loads_no_sdk_statistics_nor_structlog(tmp_path: Path) -> N
     )
     assert (tmp_path / "gaps.db").exists()
     unused = set(HEAVY) - {"rich"}  # rich draws the report
+    unused.add("rapidfuzz")  # its citation claim takes exact spans only
     assert loaded.isdisjoint(unused), loaded & unused
 
 

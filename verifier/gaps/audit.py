@@ -39,12 +39,12 @@ from verifier.gaps.chain import GENESIS
 from verifier.gaps.row import (
     TRIPLE_PARTS,
     TRIPLE_REQUIRED_STATUSES,
-    VENDOR_MANAGED_PREFIX,
     malformed_sentinels,
     missing_triple_parts,
 )
 from verifier.gaps.row_fields import COPIED_COLUMNS
 from verifier.gaps.store import GapStore, RunRecord, StoredRow, StoreError
+from verifier.gaps.vendor_managed import VENDOR_MANAGED_PREFIX
 
 __all__ = [
     "OBSERVED_BATCH",

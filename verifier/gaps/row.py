@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verifier.gaps.row_fields import FIELDS_BY_NAME, ROW_SCHEMA
+from verifier.gaps.vendor_managed import VENDOR_MANAGED, VENDOR_MANAGED_PREFIX
 from verifier.results import RowKind, RowStatus
 
 SCHEMA_ID = ROW_SCHEMA
@@ -40,11 +40,6 @@ TRIPLE_PARTS: tuple[str, ...] = ("model_id", "prompt_sha", "sampling_sha")
 # could be had (often precisely because the triple was missing); a skipped row made
 # no call at all.
 TRIPLE_REQUIRED_STATUSES: frozenset[str] = frozenset({"pass", "fail"})
-# A prompt the vendor holds, not a template file: vendor-managed:<vendor>:<endpoint>.
-# The endpoint may itself contain colons or slashes (``vendor-managed:openai:/v1/evals``)
-# but never whitespace.
-VENDOR_MANAGED_PREFIX = "vendor-managed:"
-VENDOR_MANAGED = re.compile(r"vendor-managed:[a-z0-9][a-z0-9_.-]*:\S+")
 
 
 def _about(name: str) -> str:

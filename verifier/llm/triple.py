@@ -17,8 +17,8 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verifier.canonical import params_sha256, sha256_hex
-from verifier.gaps.row import VENDOR_MANAGED as _VENDOR_MANAGED
-from verifier.gaps.row import VENDOR_MANAGED_PREFIX
+from verifier.gaps.vendor_managed import VENDOR_MANAGED as _VENDOR_MANAGED
+from verifier.gaps.vendor_managed import VENDOR_MANAGED_PREFIX
 from verifier.llm.types import ToolSpec
 
 TRIPLE_PARTS: Final = ("model_id", "prompt_sha", "sampling_sha")

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
-from rapidfuzz import fuzz
 
 from verifier.rubric._base import (
     Check,
@@ -49,6 +48,10 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
     within_path = field_path(spec.within)
     ignore_case = spec.ignore_case
     min_ratio = spec.min_ratio
+    if min_ratio is not None:
+        # rapidfuzz is imported by a contract that accepts near spans, not by every
+        # contract validated (`verifier check`, a run's start): ADR 0050.
+        from rapidfuzz.fuzz import partial_ratio_alignment
 
     def ground(
         needle: str, sources: list[tuple[str, str, list[int] | None]]
@@ -66,7 +69,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
                 # partial_ratio aligns the shorter string inside the longer, so a span
                 # that merely contains the whole source would score 100.
                 continue
-            hit = fuzz.partial_ratio_alignment(needle, text, score_cutoff=min_ratio)
+            hit = partial_ratio_alignment(needle, text, score_cutoff=min_ratio)
             if hit is not None:
                 start, end = original_span(index, hit.dest_start, hit.dest_end)
                 return {"within": where, "start": start, "end": end, "ratio": round(hit.score, 1)}

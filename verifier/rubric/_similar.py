@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
-from rapidfuzz import fuzz
 
 from verifier.fieldpath import MISSING
 from verifier.rubric._base import (
@@ -24,8 +23,6 @@ from verifier.rubric._base import (
     passed,
 )
 from verifier.rubric._scales import Percent
-
-_SCORERS = {"ratio": fuzz.ratio, "token_set_ratio": fuzz.token_set_ratio}
 
 
 class SimilarSpec(PredicateSpec):
@@ -58,8 +55,12 @@ class SimilarSpec(PredicateSpec):
 
 
 def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
+    # rapidfuzz is imported by a contract that compares texts, not by every contract
+    # validated (`verifier check`, a run's start): ADR 0050.
+    from rapidfuzz import fuzz
+
     path = field_path(spec.field)
-    scorer = _SCORERS[spec.method]
+    scorer = fuzz.ratio if spec.method == "ratio" else fuzz.token_set_ratio
     min_ratio = spec.min_ratio
     method = spec.method
     literal = spec.reference
