@@ -107,6 +107,21 @@ def test_a_rubric_run_loads_no_sdk_statistics_nor_structlog(tmp_path: Path) -> N
     assert loaded.isdisjoint(unused), loaded & unused
 
 
+def test_a_run_without_gate_or_shard_loads_neither(tmp_path: Path) -> None:
+    modules = modules_loaded_by(
+        tmp_path,
+        "run",
+        str(EXAMPLES / "data-extraction.yaml"),
+        "--cases",
+        str(EXAMPLES / "data-extraction.cases.jsonl"),
+        "--store",
+        str(tmp_path / "gaps.db"),
+    )
+    assert "verifier.runner" in modules
+    unused = {"verifier.compare.gate", "verifier.ci.sharded_runs"}
+    assert modules.isdisjoint(unused), modules & unused
+
+
 def test_a_judge_run_calls_anthropic_without_its_sdk(tmp_path: Path) -> None:
     # The Messages client speaks the API over httpx2 (ADR 0049): the SDK, a second of
     # CPU to import, is for batches only.

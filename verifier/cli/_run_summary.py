@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from verifier.cli._options import EXIT_FAILED, EXIT_OK, fail
 from verifier.cli._sut import SutPlan
-from verifier.compare.gate import GateDecision
 from verifier.results import RunSummary
+
+if TYPE_CHECKING:  # the gate's statistics are imported when a gate decides (ADR 0045)
+    from verifier.compare.gate import GateDecision
 
 __all__ = ["finish_run"]
 

@@ -74,16 +74,9 @@ def run(
         same_choice,
         scope_lines,
     )
-    from verifier.cli._run_shards import (
-        begin_shard,
-        check_shard,
-        end_shard,
-        finish_command,
-        in_shard,
-    )
+    from verifier.cli._run_shards import begin_shard, check_shard, in_shard
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
-    from verifier.compare.gate import decide_run
     from verifier.errors import VerifierError
     from verifier.gaps.store import is_postgres_url, open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
@@ -101,6 +94,9 @@ def run(
             finish_target = new_store_target(store)
         except VerifierError as exc:
             fail(str(exc))
+        # Imported here, as the gate's and a shard's ends below: a plain run needs none.
+        from verifier.cli._run_shard_end import finish_command
+
         finish_command(
             finish_id, finish_target, fmt=fmt, out=out, pr_comment=pr_comment, against=against
         )
@@ -288,9 +284,14 @@ def run(
                 for written in (out_file, comment_file):
                     if written is not None:
                         written.commit()
+                from verifier.cli._run_shard_end import end_shard
+
                 end_shard(gap_store, shard, summary)
-            decision = decide_run(gate, gap_store, summary.run_id) if gate else None
-            if decision is not None:
+            decision = None
+            if gate is not None:
+                from verifier.compare.gate import decide_run
+
+                decision = decide_run(gate, gap_store, summary.run_id)
                 write_gate(decision, fmt, stream, writer)
             completed = True
     except VerifierError as exc:
