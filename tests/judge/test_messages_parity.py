@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import anthropic
 import pytest
 
+from tests.judge._local_http import origin, send, start, stop
 from tests.judge._support import API_KEY, VERDICT, judge_request, run
 from tests.judge.behaviours import (
     Behaviour,
@@ -181,3 +185,34 @@ def test_connection_refused_is_retried_then_a_connection_error() -> None:
     assert ours.retryable and sdk.retryable
     assert ours.message == sdk.message
     assert ours.message.startswith("anthropic: connection error:")
+
+
+@contextmanager
+def redirecting_to(target: str) -> Iterator[str]:
+    """A server on 127.0.0.1 answering every POST with a 307 to the same path at ``target``."""
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            send(self, 307, {"location": f"{target}{self.path}"}, b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd, thread = start(Redirect)
+    try:
+        yield origin(httpd)
+    finally:
+        stop(httpd, thread)
+
+
+def test_a_redirect_is_followed_as_the_sdk_follows_it() -> None:
+    outcomes = []
+    for through in (_through_client, _through_sdk):
+        with MessagesServer() as server, redirecting_to(server.base_url) as front:
+            message = run(through(front, 0, 5.0))
+            outcomes.append((message["content"], [call.body for call in server.model_calls()]))
+
+    (ours, our_bodies), (sdk, sdk_bodies) = outcomes
+    assert len(our_bodies) == 1 and our_bodies == sdk_bodies
+    _within(ours, sdk)

@@ -11,7 +11,8 @@ sees what it saw through the SDK (ADR 0049):
   connection error, or a status 408, 409, 429 or >= 500, unless the server's
   ``x-should-retry`` says otherwise;
 - between attempts it waits what ``retry-after-ms`` or ``retry-after`` asks, else
-  ``min(0.5 * 2**n, 8)`` seconds less up to a quarter of jitter.
+  ``min(0.5 * 2**n, 8)`` seconds less up to a quarter of jitter;
+- redirects are followed.
 
 ``tests/judge/test_messages_parity.py`` drives this client and the real SDK through the
 same scripted failures and checks they agree.
@@ -128,6 +129,7 @@ class MessagesClient:
             },
             limits=_LIMITS,
             timeout=_DEFAULT_TIMEOUT,
+            follow_redirects=True,  # as the SDK's client does
         )
 
     async def create(self, params: Mapping[str, Any], *, timeout: float) -> Any:
