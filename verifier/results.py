@@ -359,11 +359,7 @@ class RunSummary:
             tally = breakdown.get(result.claim_id)
             if tally is None:
                 tally = breakdown[result.claim_id] = ClaimTally()
-            status = result.status
-            if status == "pass":
-                tally.passed += 1
-            else:
-                tally.add(status, is_not_applicable(status, result.evidence))
+            tally.add(result.status, is_not_applicable(result.status, result.evidence))
             # A judged result carries its judge's triple; a rubric or deterministic
             # comparison has none and no noise to measure.
             if "judge" in result.evidence:

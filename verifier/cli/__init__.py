@@ -6,8 +6,8 @@ errored (or audit found an integrity problem); 2 invalid contract, cases or usag
 One module per command; the options and helpers they share are in ``_options``. A
 command's module is imported only when that command runs (``_lazy``), and the command
 modules import only click and light modules at the top, heavy ones inside the
-commands, so any command and ``verifier --help`` start fast. Nothing below the command line imports
-from this package.
+commands, so any command and ``verifier --help`` start fast. Nothing below the
+command line imports from this package.
 """
 
 from __future__ import annotations

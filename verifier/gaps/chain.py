@@ -35,7 +35,6 @@ GENESIS = "0" * 64
 
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_SORTED = CANONICAL_OPTIONS
 # The draft's values that a sealed row copies into columns, between seq and body.
 _COLUMN_VALUES = itemgetter(
     "row_id", "run_id", "case_id", "claim_id", "kind", "status", "score", "recorded_at"
@@ -125,7 +124,7 @@ def seal(drafts: Iterable[Mapping[str, Any]], last_seq: int, last_hash: str) -> 
         row["seq"] = seq
         row["prev_hash"] = prev
         try:
-            body = dumps(row, option=_SORTED)
+            body = dumps(row, option=CANONICAL_OPTIONS)
         except (orjson.JSONEncodeError, TypeError):
             body = canonical_json(row)  # what orjson refuses: the same canonical form
         row_hash = sha256(prev.encode("ascii") + body).hexdigest()
