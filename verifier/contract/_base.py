@@ -13,7 +13,7 @@ from verifier.rubric._scales import FRACTION_CHECK
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Sampling(_Frozen):

@@ -12,7 +12,7 @@ from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
 from verifier.contract.messages import message as error_message
 from verifier.contract.messages import pattern_mismatch as pattern_mismatch
-from verifier.contract.models import Contract
+from verifier.contract.models import Contract, validate_contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.files import FileScope
 from verifier.yaml_positions import (
@@ -164,7 +164,7 @@ def check_contract_source(
     diagnostics = lint_document(file, scope, data, positions)
     contract: Contract | None = None
     try:
-        contract = Contract.model_validate(data, context={"base_dir": scope})
+        contract = validate_contract(data, context={"base_dir": scope})
     except ValidationError as exc:
         diagnostics.extend(validation_diagnostics(file, data, positions, exc))
     errors = [d for d in diagnostics if d.severity == "error"]

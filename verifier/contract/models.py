@@ -9,7 +9,9 @@ than a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+import functools
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -307,9 +309,6 @@ RUBRIC_CLAIM_MODELS: dict[str, type[BaseModel]] = {
     name: _rubric_claim_model(name) for name in REGISTRY
 }
 
-_rubric_models: Any = tuple(RUBRIC_CLAIM_MODELS.values())
-RubricClaim: Any = Annotated[Union[_rubric_models], Field(discriminator="rubric")]  # noqa: UP007
-
 
 def _claim_shape(value: Any) -> str | None:
     if isinstance(value, dict):
@@ -323,18 +322,31 @@ def _claim_shape(value: Any) -> str | None:
     return None
 
 
-Claim = Annotated[
-    Union[  # noqa: UP007
-        Annotated[RubricClaim, Tag("rubric")],
+def _claim_union(rubric_names: Iterable[str]) -> Any:
+    """A claim's type: one of the shapes, the rubric ones limited to ``rubric_names``
+    (by their ``rubric`` key), judge and compare always."""
+    shapes: list[Any] = [
         Annotated[JudgeClaim, Tag("judge")],
         Annotated[CompareClaim, Tag("compare")],
-    ],
-    Discriminator(
-        _claim_shape,
-        custom_error_type="claim_shape",
-        custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
-    ),
-]
+    ]
+    rubric_models: Any = tuple(RUBRIC_CLAIM_MODELS[name] for name in rubric_names)
+    if rubric_models:
+        rubric = Annotated[Union[rubric_models], Field(discriminator="rubric")]  # noqa: UP007
+        shapes.insert(0, Annotated[rubric, Tag("rubric")])
+    return Annotated[
+        Union[tuple(shapes)],  # noqa: UP007
+        Discriminator(
+            _claim_shape,
+            custom_error_type="claim_shape",
+            custom_error_message="a claim needs exactly one of `rubric`, `judge` or `compare`",
+        ),
+    ]
+
+
+if TYPE_CHECKING:
+    Claim = Union[Any, JudgeClaim, CompareClaim]  # noqa: UP007
+else:
+    Claim = _claim_union(RUBRIC_CLAIM_MODELS)  # any claim the format knows
 
 
 class RecordSpec(_Frozen):
@@ -411,6 +423,56 @@ class Contract(_Frozen):
             if claim.id == claim_id:
                 return claim
         raise KeyError(claim_id)
+
+
+def validate_contract(data: Any, *, context: Any = None) -> Contract:
+    """Validates a contract document, building only the claim shapes it uses.
+
+    pydantic builds a model's validator the first time it validates (``defer_build``),
+    and ``Contract``'s would cover every claim shape of the format. Here the document's
+    claims are validated by a ``Contract`` whose claims may take only the rubric
+    predicates they name (with judge and compare claims), and the result is handed
+    back as a ``Contract`` holding the very same values. The errors are the same as
+    ``Contract.model_validate``'s: a claim can only fail to find its shape when its
+    ``rubric`` names no predicate, and then the whole model validates, so the message
+    lists every predicate there is (ADR 0052).
+
+    Raises:
+        pydantic.ValidationError: As ``Contract.model_validate`` would.
+    """
+    names = _rubric_names(data)
+    if names is None:
+        return Contract.model_validate(data, context=context)
+    shaped = _contract_for(names).model_validate(data, context=context)
+    fields = {name: getattr(shaped, name) for name in Contract.model_fields}
+    return Contract.model_construct(shaped.model_fields_set, **fields)
+
+
+def _rubric_names(data: Any) -> frozenset[str] | None:
+    """The predicates a document's rubric claims name (``None``: a claim is not a
+    mapping or names no known predicate, and only the whole model words its error)."""
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list):
+        return None
+    names = set()
+    for claim in claims:
+        if not isinstance(claim, dict):
+            return None
+        if "rubric" in claim:
+            name = claim["rubric"]
+            if not isinstance(name, str) or name not in RUBRIC_CLAIM_MODELS:
+                return None
+            names.add(name)
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=32)
+def _contract_for(rubric_names: frozenset[str]) -> type[Contract]:
+    """``Contract`` with claims limited to these rubric predicates (built once each)."""
+    claim = _claim_union(sorted(rubric_names))
+    claims: Any = (tuple[claim, ...], Field(min_length=1))  # type: ignore[valid-type]
+    model: type[Contract] = create_model("Contract", __base__=Contract, claims=claims)
+    return model
 
 
 def claim_kind(claim: Any) -> Literal["rubric", "judge", "comparative"]:

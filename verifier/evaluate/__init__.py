@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import Contract
+from verifier.contract.models import validate_contract
 from verifier.evaluate.request import (
     Assertion,
     EvaluateError,
@@ -78,7 +78,7 @@ def evaluation_contract(request: EvaluationInput, judge: JudgeChoice, path: Path
         ],
     }
     source = canonical_json(document)
-    contract = Contract.model_validate(document)
+    contract = validate_contract(document)
     return LoadedContract(contract, path, source, sha256_hex(source), Positions())
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import Contract
+from verifier.contract.models import validate_contract
 from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
 
 __all__ = ["without_missing_schemas"]
@@ -49,7 +49,7 @@ def without_missing_schemas(
     if not missing:
         return None
     try:
-        contract = Contract.model_validate(data, context={"base_dir": path.parent})
+        contract = validate_contract(data, context={"base_dir": path.parent})
     except ValidationError:
         return None
     return LoadedContract(contract, path, source, sha256, positions), missing

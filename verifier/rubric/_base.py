@@ -24,7 +24,7 @@ class PredicateSpec(BaseModel):
     are frozen and reject unknown keys, so a typo in a contract is an error.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class _OutcomeFields(NamedTuple):

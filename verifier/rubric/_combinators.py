@@ -26,9 +26,19 @@ from verifier.rubric._base import (
 
 if TYPE_CHECKING:
     PredicateItem = PredicateSpec  # at run time: the registry's union, bound below
+else:
+
+    class PredicateItem:
+        """Any registered predicate spec: the registry's union, looked up when the
+        combinator's schema is first built."""
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+            return handler.generate_schema(_bound["union"])
+
 
 # Written once by bind_item_type while the registry is built, read-only afterwards.
-_bound: dict[str, Mapping[str, PredicateEntry]] = {}
+_bound: dict[str, Any] = {}
 
 
 class _CombinatorSpec(PredicateSpec):
@@ -87,8 +97,7 @@ class NotSpec(_CombinatorSpec):
 def bind_item_type(union: Any, registry: Mapping[str, PredicateEntry]) -> None:
     """Makes ``of`` accept any registered predicate; called once by the registry."""
     _bound["registry"] = registry
-    for spec in (AllSpec, AnySpec, NotSpec):
-        spec.model_rebuild(force=True, _types_namespace={"PredicateItem": union})
+    _bound["union"] = union
 
 
 def _children(spec: _CombinatorSpec, ctx: PrepareContext) -> tuple[tuple[str, Check], ...]:
