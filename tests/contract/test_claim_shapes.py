@@ -187,6 +187,6 @@ def test_check_builds_only_the_claim_shapes_the_contract_uses(tmp_path: Path) ->
 
 
 def test_a_judge_contract_builds_no_rubric_claim_model(tmp_path: Path) -> None:
-    assert _built_by_check(tmp_path, {"id": "polite", "judge": "j", "instruction": "Be polite"}) == (
-        set()
-    )
+    assert _built_by_check(
+        tmp_path, {"id": "polite", "judge": "j", "instruction": "Be polite"}
+    ) == (set())
