@@ -14,7 +14,13 @@ is printed with the CPU seconds the process used (user + system):
   that moment;
 - ``python -c "import anthropic"``: the SDK's own import, for reference. A judge call
   no longer waits for it (the provider's own Messages client, ADR 0049); code before
-  that change imported it before its first call.
+  that change imported it before its first call;
+- two floors, for reference: a process that only imports the libraries ``check``
+  cannot do without (click and PyYAML) and builds and uses one pydantic model; and
+  one that also imports those a judge run needs before its first call (asyncio,
+  sqlite3, httpx2) and opens and closes an ``httpx2.AsyncClient``. Neither reads a
+  contract or makes a call, so no ``verifier`` can start faster than they finish
+  (ADR 0053).
 
 Targets (issue 18): ``verifier check`` <= 0.15 s, the first judge call <= 0.3 s.
 
@@ -63,6 +69,21 @@ claims:
 """
 JUDGE_CASE = '{"id": "c1", "input": "hello", "output": "Good morning, how can I help?"}\n'
 Sample = tuple[float, float]  # wall seconds, CPU seconds
+CHECK_FLOOR = """\
+import click, yaml
+from pydantic import BaseModel
+class Model(BaseModel):
+    x: int
+Model.model_validate({"x": 1})
+"""
+JUDGE_FLOOR = f"""\
+{CHECK_FLOOR}
+import asyncio, sqlite3, httpx2
+async def client():
+    async with httpx2.AsyncClient():
+        pass
+asyncio.run(client())
+"""
 
 
 class FirstCall:
@@ -208,6 +229,12 @@ def main() -> None:
                 "judge run: first call": lambda tree: _to_first_call(tree, server, first, work),
                 "import anthropic (the SDK alone)": lambda tree: _to_exit(
                     tree, work, "-c", "import anthropic", python=True
+                ),
+                "floor of check (no verifier)": lambda tree: _to_exit(
+                    tree, work, "-c", CHECK_FLOOR, python=True
+                ),
+                "floor of a judge run (no verifier)": lambda tree: _to_exit(
+                    tree, work, "-c", JUDGE_FLOOR, python=True
                 ),
             }
             samples = {(m, t): [] for m in measures for t in trees}
