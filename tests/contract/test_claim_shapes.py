@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -119,7 +119,7 @@ def test_a_document_that_is_not_a_contract_gives_the_same_errors() -> None:
                 st.integers(-3, 3),
                 st.text(max_size=6),
                 st.sampled_from(sorted(REGISTRY)),
-                st.sampled_from([{"rubric": name} for name in sorted(REGISTRY)]),
+                st.builds(lambda name: {"rubric": name}, st.sampled_from(sorted(REGISTRY))),
                 st.lists(st.sampled_from(["output", "x"]), max_size=2),
             ),
         ),
@@ -130,7 +130,8 @@ def test_a_document_that_is_not_a_contract_gives_the_same_errors() -> None:
 def test_any_mutation_of_an_example_gives_the_same_outcome(
     name: str, changes: list[tuple[int, str, Any]]
 ) -> None:
-    assert_same(edit_json(SOURCES[name], changes))
+    outcome = assert_same(edit_json(SOURCES[name], changes))
+    event("a contract" if isinstance(outcome, Contract) else "errors")
 
 
 # Checks a contract, then writes the names of the rubric predicates whose claim models
