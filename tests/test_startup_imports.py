@@ -129,3 +129,26 @@ def test_a_judge_run_calls_anthropic_without_its_sdk(tmp_path: Path) -> None:
     assert "httpx2" in loaded
     unused = {"anthropic", "openai", "scipy", "numpy", "jinja2"}
     assert loaded.isdisjoint(unused), loaded & unused
+
+
+def test_a_contract_loads_only_the_predicate_families_it_names(tmp_path: Path) -> None:
+    # The registry imports a family when one of its predicates is asked for, so the
+    # re2 and jsonschema_rs bindings wait for a regex or a JSON Schema claim.
+    (tmp_path / "judge.yaml").write_text(
+        "contract: polite\nversion: 1\njudges:\n"
+        "  j: {provider: anthropic, model: claude-haiku-4-5-20251001}\n"
+        "claims:\n  - {id: polite, judge: j, instruction: The output is polite}\n",
+        encoding="utf-8",
+    )
+    judge = modules_loaded_by(tmp_path, "check", "judge.yaml")
+    families = {name for name in judge if name.startswith("verifier.rubric._")}
+    assert families <= {
+        "verifier.rubric._base",
+        "verifier.rubric._registry",
+        "verifier.rubric._scales",
+    }
+    assert judge.isdisjoint({"re2", "jsonschema_rs"}), judge & {"re2", "jsonschema_rs"}
+
+    rubric = modules_loaded_by(tmp_path, "check", str(EXAMPLES / "data-extraction.yaml"))
+    assert {"verifier.rubric._regex", "verifier.rubric._json_schema", "re2"} <= rubric
+    assert "verifier.rubric._combinators" not in rubric  # it names no all, any or not

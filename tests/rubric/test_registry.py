@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +28,27 @@ def _top(schema: dict[str, Any]) -> dict[str, Any]:
 
 def test_every_v1_predicate_is_registered() -> None:
     assert set(REGISTRY) == V1
+
+
+def test_the_family_table_names_every_entry_of_every_family_once() -> None:
+    # The registry finds a predicate's module through FAMILIES without importing the
+    # others; the families' own ENTRIES are the truth it must agree with.
+    from verifier.rubric import _registry
+
+    modules = sorted(set(_registry.FAMILIES.values()))
+    declared = [
+        (entry.name, module)
+        for module in modules
+        for entry in importlib.import_module(f"verifier.rubric.{module}").ENTRIES
+    ]
+    assert sorted(declared) == sorted(_registry.FAMILIES.items())
+    assert len(declared) == len({name for name, _ in declared})
+    assert {path.stem for path in Path(_registry.__file__).parent.glob("_*.py")} - {
+        "__init__",
+        "_base",
+        "_registry",
+        "_scales",
+    } == set(modules)
 
 
 def test_registry_is_read_only() -> None:

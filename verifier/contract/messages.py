@@ -9,6 +9,7 @@ numbers, and an unknown key is matched only against the keys allowed where it st
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Any
 
 from pydantic import BaseModel
@@ -98,7 +99,10 @@ def keys_of(model: type[BaseModel]) -> list[str]:
     return sorted(k for k in keys if not k.startswith("_") and not k.endswith("_"))
 
 
-def _all_keys() -> list[str]:
+@functools.cache
+def all_keys() -> list[str]:
+    """Every key any mapping of a contract may carry (for suggestions when the mapping's
+    model cannot be told); makes every predicate's claim model."""
     models: list[type[BaseModel]] = [
         Contract,
         *RUBRIC_CLAIM_MODELS.values(),
@@ -113,9 +117,6 @@ def _all_keys() -> list[str]:
         RecordSpec,
     ]
     return sorted({key for model in models for key in keys_of(model)})
-
-
-ALL_KEYS = _all_keys()
 
 
 def _node(data: Any, path: Loc) -> Any:
@@ -198,7 +199,7 @@ def _unknown_key(data: Any, path: Loc) -> str:
             f"{where(data, parent)}: a claim has one of rubric, judge, compare — "
             f"this one has {' and '.join(shapes)}"
         )
-    options = [k for k in (keys_of(model) if model is not None else ALL_KEYS) if k != key]
+    options = [k for k in (keys_of(model) if model is not None else all_keys()) if k != key]
     close = difflib.get_close_matches(key, options, n=1)
     if close:
         hint = f" (did you mean {close[0]!r}?)"

@@ -10,7 +10,7 @@ than a silently ignored setting.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -295,19 +295,37 @@ class CompareClaim(ClaimCommon):
         return self
 
 
-def _rubric_claim_model(name: str) -> type[BaseModel]:
-    spec = REGISTRY[name].spec
-    model: type[BaseModel] = create_model(
-        f"{spec.__name__.removesuffix('Spec')}Claim",
-        __base__=(ClaimCommon, spec),
-        __doc__=spec.__doc__,
-    )
-    return model
+class _RubricClaimModels(Mapping[str, type[BaseModel]]):
+    """Each predicate's claim model (the claim's common keys and the predicate's spec),
+    made when first asked for, so a contract makes only those it names."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, type[BaseModel]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseModel]:
+        model = self._made.get(name)
+        if model is None:
+            spec = REGISTRY[name].spec
+            model = create_model(
+                f"{spec.__name__.removesuffix('Spec')}Claim",
+                __base__=(ClaimCommon, spec),
+                __doc__=spec.__doc__,
+            )
+            model = self._made.setdefault(name, model)
+        return model
+
+    def __contains__(self, name: object) -> bool:
+        return name in REGISTRY
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(REGISTRY)
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
 
 
-RUBRIC_CLAIM_MODELS: dict[str, type[BaseModel]] = {
-    name: _rubric_claim_model(name) for name in REGISTRY
-}
+RUBRIC_CLAIM_MODELS: Mapping[str, type[BaseModel]] = _RubricClaimModels()
+"""Every rubric predicate's claim model by the predicate's name."""
 
 
 def _claim_shape(value: Any) -> str | None:
@@ -346,7 +364,14 @@ def _claim_union(rubric_names: Iterable[str]) -> Any:
 if TYPE_CHECKING:
     Claim = Union[Any, JudgeClaim, CompareClaim]  # noqa: UP007
 else:
-    Claim = _claim_union(RUBRIC_CLAIM_MODELS)  # any claim the format knows
+
+    class Claim:
+        """Any claim the format knows; its schema, which takes every predicate's claim
+        model, is made when ``Contract``'s is first built."""
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+            return handler.generate_schema(_claim_union(RUBRIC_CLAIM_MODELS))
 
 
 class RecordSpec(_Frozen):

@@ -30,4 +30,5 @@ class ToolInput(BaseModel):
     mistyped key is a malformed verdict.
     """
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # Built when a reply is first read: a run reads the replies of one or two tools.
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)

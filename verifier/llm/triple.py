@@ -116,7 +116,8 @@ class StabilityTriple(BaseModel):
         sampling_sha: SHA-256 hex of canonical JSON of the parameters sent.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: a run writes triples as plain mappings (``as_dict``'s form).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     model_id: str = Field(min_length=1)
     prompt_sha: str

@@ -1,8 +1,8 @@
 """``all``, ``any`` and ``not``: predicates composed of other predicates.
 
 An item of ``of`` is any predicate spec (recursively, combinators too), so the item
-type is the registry's union, which does not exist until every family is imported.
-The registry therefore calls ``bind_item_type`` once, after building itself.
+type is the registry's union of every spec, made when a combinator's schema is first
+built. The registry is imported where it is used: it imports this module itself.
 """
 
 from __future__ import annotations
@@ -25,20 +25,18 @@ from verifier.rubric._base import (
 )
 
 if TYPE_CHECKING:
-    PredicateItem = PredicateSpec  # at run time: the registry's union, bound below
+    PredicateItem = PredicateSpec  # at run time: the registry's union of every spec
 else:
 
     class PredicateItem:
-        """Any registered predicate spec: the registry's union, looked up when the
+        """Any registered predicate spec: the registry's union, made when the
         combinator's schema is first built."""
 
         @classmethod
         def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-            return handler.generate_schema(_bound["union"])
+            from verifier.rubric._registry import predicate_spec_union  # it imports this module
 
-
-# Written once by bind_item_type while the registry is built, read-only afterwards.
-_bound: dict[str, Any] = {}
+            return handler.generate_schema(predicate_spec_union())
 
 
 class _CombinatorSpec(PredicateSpec):
@@ -54,8 +52,9 @@ class _CombinatorSpec(PredicateSpec):
     def _inherit_field(cls, data: Any) -> Any:
         if not isinstance(data, Mapping) or data.get("field") is None:
             return data
+        from verifier.rubric._registry import REGISTRY as registry  # it imports this module
+
         items = data.get("of")
-        registry = _bound.get("registry", {})
         if not isinstance(items, (list, tuple)):
             return data
         inherited = data["field"]
@@ -94,14 +93,9 @@ class NotSpec(_CombinatorSpec):
         return self
 
 
-def bind_item_type(union: Any, registry: Mapping[str, PredicateEntry]) -> None:
-    """Makes ``of`` accept any registered predicate; called once by the registry."""
-    _bound["registry"] = registry
-    _bound["union"] = union
-
-
 def _children(spec: _CombinatorSpec, ctx: PrepareContext) -> tuple[tuple[str, Check], ...]:
-    registry = _bound["registry"]
+    from verifier.rubric._registry import REGISTRY as registry  # it imports this module
+
     return tuple(
         (item.rubric, registry[item.rubric].prepare(item, ctx))  # type: ignore[attr-defined]
         for item in spec.of

@@ -1,63 +1,74 @@
-"""The registry of rubric predicates: built once at import, then read-only.
+"""The registry of rubric predicates: read-only, each family imported when first asked.
 
 Each predicate family lives in its own module and exports ``ENTRIES``, a tuple of
-``PredicateEntry``. Adding a predicate means adding it to a family module (or a new
-module listed in ``_FAMILIES``); the contract models, the JSON Schema and the docs
-test all read from here.
+``PredicateEntry``. ``FAMILIES`` lists every predicate's name with its family's module,
+so that a contract naming two predicates imports two families, not all of them (the
+re2, jsonschema_rs and orjson bindings come with some). Adding a predicate means adding
+it to a family module and its name here; ``tests/rubric/test_registry.py`` fails when
+the two disagree. The contract models, the JSON Schema and the docs all read from here.
 """
 
 from __future__ import annotations
 
-from types import MappingProxyType
+import functools
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from verifier.rubric import (
-    _citation,
-    _combinators,
-    _enum,
-    _equality,
-    _json_schema,
-    _length,
-    _presence,
-    _range,
-    _regex,
-    _similar,
-    _text,
-)
 from verifier.rubric._base import PredicateEntry
 
-_FAMILIES = (
-    _regex,
-    _text,
-    _enum,
-    _range,
-    _length,
-    _json_schema,
-    _presence,
-    _citation,
-    _similar,
-    _equality,
-    _combinators,
-)
+FAMILIES: Mapping[str, str] = {
+    "regex": "_regex",
+    "contains": "_text",
+    "not_contains": "_text",
+    "enum": "_enum",
+    "range": "_range",
+    "length": "_length",
+    "json_schema": "_json_schema",
+    "present": "_presence",
+    "citation": "_citation",
+    "similar": "_similar",
+    "equals": "_equality",
+    "sha256": "_equality",
+    "all": "_combinators",
+    "any": "_combinators",
+    "not": "_combinators",
+}
+"""Every predicate's name, in the order the docs list them, with its family's module
+(under ``verifier.rubric``)."""
 
 
-def _build() -> MappingProxyType[str, PredicateEntry]:
-    entries: dict[str, PredicateEntry] = {}
-    for family in _FAMILIES:
-        for entry in family.ENTRIES:
-            if entry.name in entries:
-                raise RuntimeError(f"predicate {entry.name!r} registered twice")
-            entries[entry.name] = entry
-    return MappingProxyType(entries)
+class _Registry(Mapping[str, PredicateEntry]):
+    """Every predicate by its name; a family's module is imported on first lookup."""
+
+    def __getitem__(self, name: str) -> PredicateEntry:
+        return _entries(FAMILIES[name])[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in FAMILIES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FAMILIES)
+
+    def __len__(self) -> int:
+        return len(FAMILIES)
 
 
-REGISTRY: MappingProxyType[str, PredicateEntry] = _build()
+@functools.cache
+def _entries(family: str) -> dict[str, PredicateEntry]:
+    module = importlib.import_module(f"verifier.rubric.{family}")
+    return {entry.name: entry for entry in module.ENTRIES}
+
+
+REGISTRY: Mapping[str, PredicateEntry] = _Registry()
 """Every rubric predicate by its YAML name."""
 
-_specs: Any = tuple(entry.spec for entry in REGISTRY.values())
-PredicateSpecUnion: Any = Annotated[Union[_specs], Field(discriminator="rubric")]  # noqa: UP007
-"""Any predicate spec, discriminated by its ``rubric`` key (used inside combinators)."""
 
-_combinators.bind_item_type(PredicateSpecUnion, REGISTRY)
+@functools.cache
+def predicate_spec_union() -> Any:
+    """Any predicate spec, discriminated by its ``rubric`` key (the items of a
+    combinator); imports every family."""
+    specs: Any = tuple(REGISTRY[name].spec for name in FAMILIES)
+    return Annotated[Union[specs], Field(discriminator="rubric")]  # noqa: UP007
