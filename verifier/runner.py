@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import gc
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
+from verifier._gc import gc_frozen
 from verifier.cases import CaseLine
-from verifier.contract.json_fields import JsonFields, unparsed_check, unparsed_results
+from verifier.claim_checks import RubricPass, UnavailableModelPhase, line_error_results
+from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
@@ -31,9 +31,8 @@ from verifier.gaps.shards import Shard
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
 from verifier.missing_fields import MissingFields
-from verifier.plan import Plan, PlannedClaim, build_plan, weighted_score
-from verifier.results import CaseResult, ClaimResult, RunSummary, claim_result
-from verifier.rubric._base import Check
+from verifier.plan import build_plan, weighted_score
+from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.stoppable import run_stoppable
 from verifier.stored_cases import StoredReplay, stored_cases
 
@@ -111,165 +110,6 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def skip_reason(claim: PlannedClaim, results: Mapping[str, ClaimResult]) -> str | None:
-    """Why a gated claim is skipped, or ``None`` when every gate passed."""
-    blocked = [
-        f"{g} ({results[g].status})"
-        for g in claim.after
-        if g in results and results[g].status != "pass"
-    ]
-    if not blocked:
-        return None
-    return "skipped: waits for " + ", ".join(blocked) + " to pass"
-
-
-def skipped_result(
-    claim: PlannedClaim, results: Mapping[str, ClaimResult], case: Mapping[str, Any]
-) -> ClaimResult | None:
-    """The ``skipped`` row of a claim that is not checked on ``case``: not applicable
-    (its ``when`` path is missing), or waiting for a gate that did not pass; ``None``
-    when it is to be checked. A model phase asks this before making any call."""
-    result = claim.not_applicable(case)
-    if result is None and claim.after:
-        reason = skip_reason(claim, results)
-        if reason is not None:
-            result = ClaimResult(claim.id, claim.kind, "skipped", None, reason, {})
-    return result
-
-
-class _RubricStep(NamedTuple):
-    """What phase 1 needs of a rubric claim, read once from the plan."""
-
-    claim_id: str
-    check: Check
-    gated: bool
-    planned: PlannedClaim
-    conditional: bool
-
-
-def _rubric_steps(plan: Plan) -> tuple[_RubricStep, ...]:
-    steps = []
-    for planned in plan.rubric:
-        assert planned.check is not None
-        steps.append(
-            _RubricStep(
-                planned.id, planned.check, bool(planned.after), planned, planned.when is not None
-            )
-        )
-    return tuple(steps)
-
-
-def check_rubric(
-    plan: Plan, case: Mapping[str, Any], unparsed: Mapping[str, str] | None = None
-) -> dict[str, ClaimResult]:
-    """Phase 1 for one case: every rubric claim, in gate order.
-
-    ``unparsed``: the claims that read a field whose JSON text did not parse, each an
-    error with the reason given (see ``verifier.contract.json_fields``).
-    """
-    return _check_rubric(_unparsed(_rubric_steps(plan), unparsed), case)
-
-
-def rubric_checker(plan: Plan) -> Callable[[Mapping[str, Any]], dict[str, ClaimResult]]:
-    """``check_rubric`` for many cases of one plan, the plan read once."""
-    steps = _rubric_steps(plan)
-    return lambda case: _check_rubric(steps, case)
-
-
-def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict[str, ClaimResult]:
-    results: dict[str, ClaimResult] = {}
-    for claim_id, check, gated, planned, conditional in steps:
-        if conditional:
-            absent = planned.not_applicable(case)
-            if absent is not None:
-                results[claim_id] = absent
-                continue
-        if gated:
-            reason = skip_reason(planned, results)
-            if reason is not None:
-                results[claim_id] = ClaimResult(claim_id, "rubric", "skipped", None, reason, {})
-                continue
-        try:
-            status, reason, evidence, score = check(case)
-        except Exception as exc:  # a predicate bug must not lose the other results
-            results[claim_id] = ClaimResult(
-                claim_id,
-                "rubric",
-                "error",
-                None,
-                f"internal error in predicate {planned.claim.rubric!r}: "
-                f"{type(exc).__name__}: {exc}",
-                {},
-            )
-            continue
-        # Outcome.resolved_score, inlined: this runs once per claim per case.
-        if score is None and status != "error":
-            score = 1.0 if status == "pass" else 0.0
-        results[claim_id] = claim_result(claim_id, "rubric", status, score, reason, evidence)
-    return results
-
-
-def _unparsed(
-    steps: Sequence[_RubricStep], reasons: Mapping[str, str] | None
-) -> Sequence[_RubricStep]:
-    """``steps`` with each claim that reads a field whose JSON text did not parse an error,
-    so the claims gated on it are skipped as after any other error."""
-    if not reasons:
-        return steps
-    return [
-        step._replace(check=unparsed_check(reasons[step.claim_id]))
-        if step.claim_id in reasons
-        else step
-        for step in steps
-    ]
-
-
-class UnavailableModelPhase:
-    """Phase 2 without judges: deterministic comparisons are made; a claim that needs a
-    judge becomes an honest error row (no call is made)."""
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-
-    async def evaluate(
-        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
-    ) -> list[dict[str, ClaimResult]]:
-        from verifier.comparative import check_deterministic
-        from verifier.contract.models import CompareClaim
-
-        out: list[dict[str, ClaimResult]] = []
-        for line, results in zip(chunk, prior, strict=True):
-            case_out: dict[str, ClaimResult] = {}
-            merged = dict(results)
-            for planned in self.plan.model:
-                skipped = skipped_result(planned, merged, line.case or {})
-                claim = planned.claim
-                if skipped is not None:
-                    result = skipped
-                elif isinstance(claim, CompareClaim) and claim.compare != "pairwise":
-                    result = check_deterministic(claim, line.case or {})
-                else:
-                    result = ClaimResult(
-                        planned.id,
-                        planned.kind,
-                        "error",
-                        None,
-                        "no judge is configured for this run; the claim was not checked",
-                        {},
-                    )
-                case_out[planned.id] = merged[planned.id] = result
-            out.append(case_out)
-        return out
-
-
-def _line_error_results(plan: Plan, line: CaseLine) -> dict[str, ClaimResult]:
-    reason = line.error or f"line {line.line}: unusable case"
-    return {
-        p.id: ClaimResult(p.id, p.kind, "error", None, reason, {"line": line.line})
-        for p in plan.order
-    }
-
-
 class Runner:
     """Runs one contract over a stream of cases into a store and report sinks."""
 
@@ -296,7 +136,7 @@ class Runner:
         self.threshold = options.threshold if options.threshold is not None else contract.threshold
         self.run_id = options.run_id or new_run_id()
         # Read once from the plan: the chunk loop uses them for every case.
-        self._steps = _rubric_steps(self.plan)
+        self._rubric_pass = RubricPass(self.plan)
         self._order = tuple(p.id for p in self.plan.order)
         self._kinds = {p.id: p.kind for p in self.plan.order}
         self._json = JsonFields.of(contract)
@@ -495,7 +335,7 @@ class Runner:
                     content_sha, body = made
                     if body:
                         contents[content_sha] = body
-            results = results_by_line.get(line.line) or _line_error_results(plan, line)
+            results = results_by_line.get(line.line) or line_error_results(plan, line)
             ordered = tuple([results[claim_id] for claim_id in order])
             sut = line.sut
             if sut is not None:
@@ -556,7 +396,7 @@ class Runner:
     ) -> dict[str, ClaimResult]:
         """The rubric results of ``case``; ``unparsed``: the claims reading a field whose
         JSON text did not parse, each an error (model-backed ones too, so none is asked)."""
-        results = _check_rubric(_unparsed(self._steps, unparsed), case)
+        results = self._rubric_pass(case, unparsed)
         return unparsed_results(results, unparsed, self._kinds) if unparsed else results
 
     async def _check_case(self, line: CaseLine) -> tuple[CaseLine, dict[str, ClaimResult] | None]:
@@ -587,41 +427,6 @@ class Runner:
             self.progress.judged(len(self.plan.model))  # an unusable case's are settled too
             self.progress.advance(1)
         return line, results
-
-
-# The cycle collector's first threshold during a run: about what one chunk of 500
-# cases keeps alive until it is stored.
-_RUN_GC_THRESHOLD = 50_000
-
-
-@contextmanager
-def gc_frozen() -> Iterator[None]:
-    """Keeps the cycle collector off the objects that exist before the run, and runs
-    it less often during the run.
-
-    Each chunk builds tens of thousands of containers, so the collector runs often,
-    and every full collection would walk everything already loaded (modules, models,
-    the plan): about a tenth of a rubric run. Frozen objects are still freed by
-    reference counting; they rejoin the collector when the run ends. A process that
-    froze objects itself (a pre-forking server) is left as it is.
-    """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    threshold = gc.get_threshold()
-    # The collector runs when allocations outnumber deallocations by the first
-    # threshold (700). A chunk holds its cases, results and drafts until it is stored,
-    # so with 700 the collector ran thousands of times a run, each time walking the
-    # chunk's live objects (about a twentieth of a rubric run). Nearly everything a
-    # chunk makes is freed by reference counting, so a high threshold still finds the
-    # rare cycle, just less often.
-    gc.set_threshold(max(threshold[0], _RUN_GC_THRESHOLD), *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
 
 
 def _of_shard(cases: Iterator[CaseResult], shard: Shard) -> Iterator[CaseResult]:

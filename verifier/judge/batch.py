@@ -28,6 +28,7 @@ from typing import Any, cast
 import orjson
 
 from verifier.cases import CaseLine
+from verifier.claim_checks import check_rubric, skipped_result
 from verifier.contract.json_fields import JsonFields
 from verifier.contract.models import JudgeClaim
 from verifier.judge.batch_ledger import BatchError, BatchLedger, BatchRecord
@@ -43,7 +44,6 @@ from verifier.judge.prompt import MissingFieldError
 from verifier.llm.cache import CachedReply, entry_for
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 from verifier.logs import get_logger
-from verifier.runner import check_rubric, skipped_result
 
 __all__ = [
     "MAX_BATCH_BYTES",

@@ -17,6 +17,7 @@ from typing import Any
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
+from verifier.claim_checks import skipped_result
 from verifier.comparative import check_deterministic, combine_orders, pairwise_outputs
 from verifier.contract.judge_template import Template, load_template
 from verifier.contract.load import LoadedContract
@@ -40,7 +41,6 @@ from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
 from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
-from verifier.runner import skipped_result
 
 JudgeMode = CallMode
 log = get_logger("verifier.judge")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.cases import CaseLine
+from verifier.claim_checks import skipped_result
 from verifier.comparative import check_deterministic
 from verifier.contract.load import LoadedContract
 from verifier.contract.selection import needs_judge
@@ -18,7 +19,6 @@ from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider
 from verifier.plan import Plan, build_plan
 from verifier.results import ClaimResult
-from verifier.runner import skipped_result
 
 JUDGES_OFF = "skipped: judges are off for this run (--judges off); not in the score"
 """The reason of a row whose claim a run without judges did not check."""

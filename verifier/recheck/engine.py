@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from verifier._gc import gc_frozen
 from verifier.contract.selection import judged_claims
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore, StoredRow
@@ -23,7 +24,6 @@ from verifier.recheck.contents import CaseContent, NoContent, case_content
 from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans, touched
 from verifier.recheck.report import Difference, RecheckReport, TamperedContent
 from verifier.results import ClaimResult
-from verifier.runner import gc_frozen
 
 __all__ = ["recheck_store"]
 

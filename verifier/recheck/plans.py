@@ -16,6 +16,7 @@ from typing import Any
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
+from verifier.claim_checks import UnavailableModelPhase, check_rubric, rubric_checker
 from verifier.comparative import output_paths
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
@@ -28,7 +29,6 @@ from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.recheck.report import Why
 from verifier.recheck.schema_files import without_missing_schemas
 from verifier.results import ClaimResult
-from verifier.runner import UnavailableModelPhase, check_rubric, rubric_checker
 
 __all__ = ["PlanUnavailable", "StoredPlan", "StoredPlans"]
 
