@@ -10,7 +10,7 @@ than a silently ignored setting.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from verifier._lazy_mapping import LazyMapping
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
 from verifier.contract.sut_models import SutSpec, WhenPath, valid_path
@@ -295,37 +296,19 @@ class CompareClaim(ClaimCommon):
         return self
 
 
-class _RubricClaimModels(Mapping[str, type[BaseModel]]):
-    """Each predicate's claim model (the claim's common keys and the predicate's spec),
-    made when first asked for, so a contract makes only those it names."""
-
-    def __init__(self) -> None:
-        self._made: dict[str, type[BaseModel]] = {}
-
-    def __getitem__(self, name: str) -> type[BaseModel]:
-        model = self._made.get(name)
-        if model is None:
-            spec = REGISTRY[name].spec
-            model = create_model(
-                f"{spec.__name__.removesuffix('Spec')}Claim",
-                __base__=(ClaimCommon, spec),
-                __doc__=spec.__doc__,
-            )
-            model = self._made.setdefault(name, model)
-        return model
-
-    def __contains__(self, name: object) -> bool:
-        return name in REGISTRY
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(REGISTRY)
-
-    def __len__(self) -> int:
-        return len(REGISTRY)
+def _rubric_claim_model(name: str) -> type[BaseModel]:
+    spec = REGISTRY[name].spec
+    model: type[BaseModel] = create_model(
+        f"{spec.__name__.removesuffix('Spec')}Claim",
+        __base__=(ClaimCommon, spec),
+        __doc__=spec.__doc__,
+    )
+    return model
 
 
-RUBRIC_CLAIM_MODELS: Mapping[str, type[BaseModel]] = _RubricClaimModels()
-"""Every rubric predicate's claim model by the predicate's name."""
+RUBRIC_CLAIM_MODELS: Mapping[str, type[BaseModel]] = LazyMapping(REGISTRY, _rubric_claim_model)
+"""Every rubric predicate's claim model (the claim's common keys and the predicate's
+spec) by the predicate's name, made when first asked for."""
 
 
 def _claim_shape(value: Any) -> str | None:

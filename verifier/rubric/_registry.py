@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any, Union
 
 from pydantic import Field
 
+from verifier._lazy_mapping import LazyMapping
 from verifier.rubric._base import PredicateEntry
 
 FAMILIES: Mapping[str, str] = {
@@ -40,29 +41,15 @@ FAMILIES: Mapping[str, str] = {
 (under ``verifier.rubric``)."""
 
 
-class _Registry(Mapping[str, PredicateEntry]):
-    """Every predicate by its name; a family's module is imported on first lookup."""
-
-    def __getitem__(self, name: str) -> PredicateEntry:
-        return _entries(FAMILIES[name])[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in FAMILIES
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(FAMILIES)
-
-    def __len__(self) -> int:
-        return len(FAMILIES)
-
-
 @functools.cache
 def _entries(family: str) -> dict[str, PredicateEntry]:
     module = importlib.import_module(f"verifier.rubric.{family}")
     return {entry.name: entry for entry in module.ENTRIES}
 
 
-REGISTRY: Mapping[str, PredicateEntry] = _Registry()
+REGISTRY: Mapping[str, PredicateEntry] = LazyMapping(
+    FAMILIES, lambda name: _entries(FAMILIES[name])[name]
+)
 """Every rubric predicate by its YAML name."""
 
 
