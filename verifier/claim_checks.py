@@ -1,7 +1,7 @@
 """Checking a case's claims without a model: the rubric pass, skips and stand-ins.
 
 Phase 1 of a run checks every rubric claim of a case in-process, in gate order
-(``check_rubric``, ``rubric_checker``). A claim whose ``when`` finds nothing, or whose
+(``RubricPass``, ``check_rubric``). A claim whose ``when`` finds nothing, or whose
 ``after`` gate did not pass, gets a ``skipped`` row instead (``skipped_result``, which a
 model phase asks too before any call). Without judges, phase 2 makes the deterministic
 comparisons and records every claim needing a judge as an error
@@ -11,7 +11,7 @@ every claim (``line_error_results``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from verifier.cases import CaseLine
@@ -89,11 +89,6 @@ def check_rubric(
 ) -> dict[str, ClaimResult]:
     """Phase 1 for one case (``RubricPass`` for many)."""
     return RubricPass(plan)(case, unparsed)
-
-
-def rubric_checker(plan: Plan) -> Callable[[Mapping[str, Any]], dict[str, ClaimResult]]:
-    """``check_rubric`` for many cases of one plan, the plan read once."""
-    return RubricPass(plan)
 
 
 def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict[str, ClaimResult]:

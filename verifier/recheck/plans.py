@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
-from verifier.claim_checks import UnavailableModelPhase, check_rubric, rubric_checker
+from verifier.claim_checks import RubricPass, UnavailableModelPhase
 from verifier.comparative import output_paths
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
@@ -69,7 +69,7 @@ class StoredPlan:
         self.claims = {p.id: p for p in self.plan.order}
         self.judged = frozenset(p.id for p in self.plan.model if needs_judge(p.claim))
         self._model_ids = frozenset(p.id for p in self.plan.model)
-        self._check_rubric = rubric_checker(self.plan)
+        self._rubric_pass = RubricPass(self.plan)
         self._json = JsonFields.of(self.loaded.contract)
         self._kinds = {p.id: p.kind for p in self.plan.order}
 
@@ -87,7 +87,7 @@ class StoredPlan:
             # again leaves it be) and text that did not parse as text.
             line, unparsed = self._json.parse(line)
             case = line.case or case
-        results = check_rubric(self.plan, case, unparsed) if unparsed else self._check_rubric(case)
+        results = self._rubric_pass(case, unparsed)
         if any(claim_id in self._model_ids for claim_id in claim_ids):
             phase = self.judge or UnavailableModelPhase(self.plan)
             model = self.loop.run_until_complete(phase.evaluate([line], [results]))[0]
