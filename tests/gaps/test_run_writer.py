@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import pytest
 from tests.gaps._backends import Backend
 from tests.gaps._support import begin, draft
 from verifier.gaps.audit import audit_store
-from verifier.gaps.store import StoreError
+from verifier.gaps.postgres import PostgresStore
+from verifier.gaps.store import StoreError, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,17 +70,68 @@ def test_a_killed_writers_run_can_be_resumed_at_once(store_backend: Backend) -> 
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
             # The lock died with the process (the kernel's, or the server's with the
-            # connection); the server may take a moment to notice the dead client.
-            for _ in range(100):
-                try:
-                    begin(second, "run-1")
-                    break
-                except StoreError:
-                    time.sleep(0.1)
-            else:
-                pytest.fail("the killed writer's run stayed locked")
+            # connection, which begin_run waits a moment for).
+            begin(second, "run-1")
             second.append([draft(2, "run-1")])
             assert [row.seq for row in second.iter_rows("run-1")] == [1, 2]
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+
+def test_a_writer_killed_mid_statement_is_waited_for_not_refused(postgres_url: str) -> None:
+    """The server drops a killed writer's lock only when the statement it was running
+    ends (here: waiting for the chain lock this test holds); a resume meanwhile waits
+    for that instead of refusing a run nobody is writing."""
+    import psycopg
+
+    from verifier.gaps._postgres_conn import lock_key
+
+    holder = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from tests.gaps._support import begin, draft
+        from verifier.gaps.store import open_store
+        store = open_store(sys.argv[1])
+        begin(store, "run-1")
+        print("begun", flush=True)
+        sys.stdin.readline()
+        store.append([draft(1, "run-1")])  # waits on the server for the chain
+        """
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", holder, postgres_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "begun"
+        with psycopg.connect(postgres_url) as chain, open_store(postgres_url) as second:
+            (schema,) = chain.execute("SELECT current_schema()").fetchone() or ("",)
+            chain.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(schema, "chain"),))
+            assert process.stdin is not None
+            process.stdin.write("\n")
+            process.stdin.flush()
+            waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            with psycopg.connect(postgres_url, autocommit=True) as look:
+                deadline = time.monotonic() + 30
+                while look.execute(waiting).fetchone() != (1,):
+                    assert time.monotonic() < deadline, "the append never waited for the chain"
+                    time.sleep(0.01)
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+            # The dead writer's session lives on until the chain is let go.
+            threading.Timer(0.5, chain.commit).start()
+            started = time.monotonic()
+            begin(second, "run-1")
+            assert 0.4 < time.monotonic() - started < PostgresStore.WRITER_GONE_WAIT
+            second.append([draft(2, "run-1")])
+            assert [row.seq for row in second.iter_rows("run-1")] == [1]
+            assert audit_store(second).ok
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

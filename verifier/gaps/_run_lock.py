@@ -7,7 +7,8 @@ file beside the store (``gaps.db.writers/HASH``, a folder that exists only while
 run is being written), held from ``begin_run`` until the run ends or the store
 closes. A killed process's lock goes with it, so a crashed run can be resumed at
 once, with nothing stale to clean up. (PostgreSQL stores use a session advisory
-lock, which the server drops with the connection the same way.)
+lock, which the server drops with the connection the same way, once the statement
+the killed writer was running ends; ``begin_run`` waits a moment for that.)
 """
 
 from __future__ import annotations

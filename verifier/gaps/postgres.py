@@ -14,11 +14,12 @@ not grow with the store and a long read never holds up the store's other calls; 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
@@ -96,6 +97,10 @@ class PostgresStore(Closing):
             message is one line and never holds the password.
     """
 
+    # How long beginning a run waits for its lock to be let go before refusing: the
+    # server drops a killed writer's lock once it notices the client is gone.
+    WRITER_GONE_WAIT: ClassVar[float] = 5.0
+
     def __init__(self, url: str) -> None:
         self._target = PostgresTarget.parse(url, StoreError)
         self._lock = threading.Lock()
@@ -133,7 +138,8 @@ class PostgresStore(Closing):
         """Records a run as running with its contract source; resumes an unfinished run.
 
         The run has one writer: this store holds a session advisory lock on it until
-        the run ends or the store closes (the server drops it with a dead connection).
+        the run ends or the store closes (the server drops it with a dead connection,
+        which begin waits up to ``WRITER_GONE_WAIT`` seconds for).
 
         Raises:
             ValueError: ``contract_source`` does not hash to ``contract_sha256``.
@@ -236,23 +242,38 @@ class PostgresStore(Closing):
             raise
 
     def _hold_run(self, run_id: str) -> None:
+        """Takes the run's session lock, waiting up to ``WRITER_GONE_WAIT`` seconds for
+        a holder to let go before refusing.
+
+        The server drops a killed writer's lock only once it notices the dead client,
+        which is after the statement it was running (a commit, a copy) ends: a resume
+        started at once can find the lock still held for a moment.
+        """
         if run_id in self._writing:
             return
-        key = self._run_key(run_id)
         shard = self._shard
+        deadline = time.monotonic() + self.WRITER_GONE_WAIT
+        pause = 0.02
+        while not self._try_hold_run(run_id, shard):
+            if time.monotonic() >= deadline:
+                raise still_written(run_id if shard is None else f"{run_id} (shard {shard.label})")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
+        self._writing.add(run_id)
+
+    def _try_hold_run(self, run_id: str, shard: Shard | None) -> bool:
+        key = self._run_key(run_id)
         if shard is None:
             (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (key,), session=True)[0]
-        else:
-            # Shards share the run and each holds its own part alone.
-            (held,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
-            if held:
-                part = self._shard_key(run_id, shard)
-                (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (part,), session=True)[0]
-                if not held:
-                    self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
-        if not held:
-            raise still_written(run_id if shard is None else f"{run_id} (shard {shard.label})")
-        self._writing.add(run_id)
+            return bool(held)
+        # Shards share the run and each holds its own part alone.
+        (held,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
+        if held:
+            part = self._shard_key(run_id, shard)
+            (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (part,), session=True)[0]
+            if not held:
+                self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
+        return bool(held)
 
     def _let_run_go(self, run_id: str) -> None:
         if run_id in self._writing and not self._closed:
