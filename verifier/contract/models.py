@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     Discriminator,
     Field,
@@ -28,16 +27,15 @@ from pydantic import (
 from verifier._lazy_mapping import LazyMapping
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract.sut_models import SutSpec, WhenPath, valid_path
+from verifier.contract.sut_models import SutSpec, WhenPath
+from verifier.fieldpath import compile_path
 from verifier.gaps.content import RecordPolicy
+from verifier.rubric._base import PathText
 from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-
-
-_field_path = valid_path
 
 
 class ClaimCommon(_Frozen):
@@ -187,16 +185,16 @@ class Reference(_Frozen):
     acceptable answer, not the only one (ADR 0035).
     """
 
-    expected: Annotated[str, AfterValidator(_field_path)] | None = Field(
+    expected: PathText | None = Field(
         default=None, description="Field path of an expected (good) output."
     )
-    bad: Annotated[str, AfterValidator(_field_path)] | None = Field(
+    bad: PathText | None = Field(
         default=None, description="Field path of a known bad output the output must not resemble."
     )
-    why: Annotated[str, AfterValidator(_field_path)] | None = Field(
+    why: PathText | None = Field(
         default=None, description="Field path of why the bad output is bad (with `bad`)."
     )
-    instructions: Annotated[str, AfterValidator(_field_path)] | None = Field(
+    instructions: PathText | None = Field(
         default=None, description="Field path of the instructions the output was meant to follow."
     )
 
@@ -228,7 +226,7 @@ class JudgeClaim(ClaimCommon):
         default=(), description="Questions the judge answers; all must hold."
     )
     scale: Scale | None = Field(default=None, description="Score on a scale instead of pass/fail.")
-    field: str = Field(default="output", description="The field judged.")
+    field: PathText = Field(default="output", description="The field judged.")
     reference: Reference | None = Field(
         default=None,
         description="Case fields the judge compares the output with: an expected or known-bad "
@@ -277,8 +275,8 @@ class CompareClaim(ClaimCommon):
     compare: Literal["pairwise", "similarity", "consistency"]
     judge: str | None = Field(default=None, description="Judge for `pairwise`.")
     instruction: str | None = None
-    field: str = Field(default="output", description="The field compared.")
-    outputs: tuple[str, ...] | None = Field(
+    field: PathText = Field(default="output", description="The field compared.")
+    outputs: tuple[PathText, ...] | None = Field(
         default=None, description="Paths of the outputs compared within one case."
     )
     method: Literal["ratio", "token_set_ratio", "jaccard", "fields"] = "ratio"
@@ -365,7 +363,7 @@ class RecordSpec(_Frozen):
         description="full: store each case's content; hashes: only its SHA-256 in every row; "
         "none: neither.",
     )
-    redact: tuple[Annotated[str, AfterValidator(_field_path)], ...] = Field(
+    redact: tuple[PathText, ...] = Field(
         default=(),
         description="Field paths (`*` allowed) whose values never reach the store: the content "
         "keeps their hash, and rows' reasons and evidence show [redacted] instead.",
@@ -392,7 +390,7 @@ class Contract(_Frozen):
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."
     )
-    parse_json: tuple[Annotated[str, AfterValidator(_field_path)], ...] = Field(
+    parse_json: tuple[PathText, ...] = Field(
         default=(),
         description="Field paths (`*` allowed) holding JSON text, such as a logged `output`: "
         "each is parsed once per case, before any claim reads it, so `output.total` finds "
@@ -422,7 +420,7 @@ class Contract(_Frozen):
     @classmethod
     def _paths_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for path in value:
-            _field_path(path)
+            compile_path(path)  # a FieldPathError is a ValueError: pydantic reports it
         return value
 
     def claim(self, claim_id: str) -> Any:

@@ -12,10 +12,11 @@ import shlex
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import Field, WithJsonSchema, field_validator, model_validator
 
 from verifier.contract._base import ProviderName, Sampling, _Frozen, provider_field
 from verifier.fieldpath import FieldPathError, compile_path
+from verifier.rubric._base import PathText
 
 FUNCTION_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$"
 OUTPUT_KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
@@ -30,16 +31,7 @@ _COMMAND_SCHEMA: dict[str, Any] = {
 }
 
 
-def valid_path(text: str) -> str:
-    """``text`` when it is a well-formed field path; a ``ValueError`` saying why not."""
-    try:
-        compile_path(text)
-    except FieldPathError as exc:
-        raise ValueError(str(exc)) from None
-    return text
-
-
-WhenPath = Annotated[str, AfterValidator(valid_path)]
+WhenPath = PathText
 """A ``when:`` field path: what a case must have for a claim (or the system) to apply."""
 
 

@@ -10,6 +10,7 @@ from pydantic import Field
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -30,7 +31,7 @@ class EnumSpec(PredicateSpec):
     """Requires a field to hold one of the listed values."""
 
     rubric: Literal["enum"]
-    field: str = Field(description="Path of the field checked.")
+    field: PathText = Field(description="Path of the field checked.")
     values: tuple[Scalar, ...] = Field(min_length=1, description="The allowed values.")
     ignore_case: bool = Field(default=False, description="Compare strings case-folded.")
 

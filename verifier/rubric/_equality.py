@@ -18,6 +18,7 @@ from verifier.fieldpath import paths_overlap
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -78,7 +79,7 @@ class EqualsSpec(PredicateSpec):
     """Requires a field to equal a JSON value exactly (not for LLM-written fields)."""
 
     rubric: Literal["equals"]
-    field: str = Field(description="Path of the field compared; must not be LLM-written.")
+    field: PathText = Field(description="Path of the field compared; must not be LLM-written.")
     value: Any = Field(description="The expected JSON value.")
 
 
@@ -86,7 +87,7 @@ class Sha256Spec(PredicateSpec):
     """Requires a field's SHA-256 to match (not for LLM-written fields)."""
 
     rubric: Literal["sha256"]
-    field: str = Field(description="Path of the field hashed; must not be LLM-written.")
+    field: PathText = Field(description="Path of the field hashed; must not be LLM-written.")
     value: str = Field(pattern=r"^[0-9a-f]{64}$", description="Expected hex digest, lowercase.")
 
 

@@ -26,6 +26,7 @@ from verifier.files import WITHHELD, FileScope, scope_of
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -45,7 +46,9 @@ class JsonSchemaSpec(PredicateSpec):
     """Validates a field against a JSON Schema, given inline or as a file."""
 
     rubric: Literal["json_schema"]
-    field: str = Field(description="Path of the field validated; text is parsed as JSON first.")
+    field: PathText = Field(
+        description="Path of the field validated; text is parsed as JSON first."
+    )
     # `schema` would shadow a BaseModel attribute, hence the alias: contracts still say schema.
     schema_: dict[str, Any] | None = Field(
         default=None, alias="schema", description="The JSON Schema, inline."

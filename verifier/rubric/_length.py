@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -24,7 +25,7 @@ class LengthSpec(PredicateSpec):
     """Bounds the length of a text field in characters, in words, or both."""
 
     rubric: Literal["length"]
-    field: str = Field(description="Path of the text field measured.")
+    field: PathText = Field(description="Path of the text field measured.")
     min_chars: int | None = Field(default=None, ge=0, description="Fewest characters allowed.")
     max_chars: int | None = Field(default=None, ge=0, description="Most characters allowed.")
     min_words: int | None = Field(default=None, ge=0, description="Fewest words allowed.")

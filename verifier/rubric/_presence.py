@@ -10,6 +10,7 @@ from pydantic import Field
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -24,7 +25,7 @@ class PresentSpec(PredicateSpec):
     """Requires a field to exist and be non-empty."""
 
     rubric: Literal["present"]
-    field: str = Field(description="Path of the field that must be present.")
+    field: PathText = Field(description="Path of the field that must be present.")
 
 
 def _emptiness(value: Any) -> str | None:

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -25,7 +26,7 @@ class RangeSpec(PredicateSpec):
     """Requires a numeric field to lie within ``[min, max]``."""
 
     rubric: Literal["range"]
-    field: str = Field(description="Path of the numeric field checked.")
+    field: PathText = Field(description="Path of the numeric field checked.")
     min: int | float | None = Field(default=None, description="Lowest allowed value (inclusive).")
     max: int | float | None = Field(default=None, description="Highest allowed value (inclusive).")
 

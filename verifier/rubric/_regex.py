@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -27,7 +28,7 @@ class RegexSpec(PredicateSpec):
     """Searches a text field for a pattern (RE2 syntax: no backreferences or lookaround)."""
 
     rubric: Literal["regex"]
-    field: str = Field(description="Path of the text field searched.")
+    field: PathText = Field(description="Path of the text field searched.")
     pattern: str = Field(min_length=1, description="RE2 pattern, searched (not full-matched).")
     flags: str = Field(default="", pattern=r"^[ism]*$", description="Any of i (ignore case), s, m.")
     negate: bool = Field(default=False, description="Pass when the pattern is NOT found.")

@@ -10,6 +10,7 @@ from pydantic import Field
 from verifier.rubric._base import (
     Check,
     Outcome,
+    PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
@@ -26,7 +27,7 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 
 
 class _TextSpec(PredicateSpec):
-    field: str = Field(description="Path of the text field searched.")
+    field: PathText = Field(description="Path of the text field searched.")
     values: tuple[NonEmpty, ...] = Field(min_length=1, description="Literal substrings.")
     ignore_case: bool = Field(default=False, description="Compare case-folded text.")
 
