@@ -71,8 +71,13 @@ class FieldPath:
                 return MISSING
         return node
 
-    def find(self, case: Any) -> list[tuple[str, Any]]:
-        """Returns every ``(concrete path, value)`` the path reaches, in document order."""
+    def find(self, case: Any, gaps: list[str] | None = None) -> list[tuple[str, Any]]:
+        """Returns every ``(concrete path, value)`` the path reaches, in document order.
+
+        Args:
+            gaps: Given, receives the concrete paths a ``*`` led to that go no further
+                (``items.1.name`` when the second item has no ``name``), shallowest first.
+        """
         if not self.has_wildcard:
             value = self.get(case)
             return [] if value is MISSING else [(self.text, value)]
@@ -97,6 +102,8 @@ class FieldPath:
                     child = node.get(part, MISSING) if type(node) is dict else _step(node, part)
                     if child is not MISSING:
                         reached.append((f"{prefix}{sep}{part}", child))
+                    elif gaps is not None and "*" in self.parts[:depth]:
+                        gaps.append(f"{prefix}{sep}{part}")
             if not reached:
                 return reached
             level = reached

@@ -93,5 +93,5 @@ def test_for_each_value_keeps_the_lowest_graded_score_over_a_wildcard() -> None:
 
 def test_for_each_value_marks_missing_fields() -> None:
     outcome = for_each_value(compile_path("a.b"), {}, lambda w, v: passed("never"))
-    assert outcome.evidence == {"path": "a.b", "field_missing": True}
+    assert outcome.evidence == {"path": "a.b", "field_missing": True, "cannot_apply": True}
     assert outcome.resolved_score == 0.0

@@ -60,7 +60,7 @@ def test_missing_or_non_text_within_fails(make_check: Make) -> None:
     missing = make_check(SPEC)({"field_meta": {"a": {"source_span": "x"}}})
     assert missing.reason == "field input is missing"
     wrong = make_check(SPEC)(_case("x", source={"text": "x"}))
-    assert wrong.reason == "input is dict, not text"
+    assert wrong.reason == "input is an object, not text"
 
 
 def test_case_matters_unless_ignore_case(make_check: Make) -> None:

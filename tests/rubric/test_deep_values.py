@@ -52,8 +52,7 @@ def test_deep_values_are_described_shallowly_and_deep_json_text_is_refused(
         "same": "fail",
         "shaped": "fail",
     }
-    assert results["known"]["reasoning"] == (
-        "data = [[[[[[[[[...]]]]]]]]] is not one of ['a', 'b']"
-    )
+    assert results["known"]["reasoning"] == "data is an array, not one of ['a', 'b']"
+    assert results["known"]["evidence"]["value"] == "[[[[[[[[[...]]]]]]]]]"
     assert results["same"]["evidence"]["actual"] == "[[[[[[[[[...]]]]]]]]]"
     assert results["shaped"]["reasoning"] == "output is not valid JSON: it nests too deeply to read"

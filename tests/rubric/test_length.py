@@ -62,7 +62,7 @@ def test_char_and_word_bounds_combine(make_check: Make) -> None:
 
 def test_non_text_fails_naming_its_type(make_check: Make) -> None:
     outcome = make_check({"rubric": "length", "field": "output", "max_chars": 3})({"output": 12})
-    assert outcome.reason == "output is int, not text"
+    assert outcome.reason == "output is an integer, not text"
 
 
 def test_missing_field_fails_naming_the_path(make_check: Make) -> None:

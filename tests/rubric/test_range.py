@@ -39,12 +39,13 @@ def test_one_sided_bounds(make_check: Make) -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "kind"), [(True, "bool"), ("0.5", "str"), (None, "NoneType"), ([1], "list")]
+    ("value", "kind"), [(True, "a boolean"), ("0.5", "a string"), (None, "null"), ([1], "an array")]
 )
 def test_non_numbers_fail_naming_their_type(make_check: Make, value: Any, kind: str) -> None:
     outcome = make_check(PROBABILITY)({"fields": {"confidence": value}})
     assert outcome.status == "fail"
     assert outcome.reason == f"fields.confidence is {kind}, not a number"
+    assert outcome.evidence["cannot_apply"] is True  # a `not` above must not pass
 
 
 def test_nan_fails_rather_than_slipping_through(make_check: Make) -> None:

@@ -88,7 +88,7 @@ def test_missing_field_fails_naming_the_path(make_check: Callable[..., Any]) -> 
 def test_non_text_value_fails_naming_its_type(make_check: Callable[..., Any]) -> None:
     outcome = make_check({"rubric": "regex", "field": "output", "pattern": "1"})({"output": 1})
     assert outcome.status == "fail"
-    assert outcome.reason == "output is int, not text"
+    assert outcome.reason == "output is an integer, not text"
 
 
 def test_wildcard_requires_every_value_to_match(make_check: Callable[..., Any]) -> None:

@@ -70,13 +70,13 @@ def test_missing_reference_field_fails_naming_it(make_check: Make) -> None:
     assert (outcome.status, outcome.reason) == ("fail", "field expected.answer is missing")
     assert (
         check({"output": "x", "expected": {"answer": 4}}).reason
-        == "expected.answer is int, not text"
+        == "expected.answer is an integer, not text"
     )
 
 
 def test_non_text_and_missing_fields_fail(make_check: Make) -> None:
     check = make_check(LITERAL)
-    assert check({"output": {"a": 1}}).reason == "output is dict, not text"
+    assert check({"output": {"a": 1}}).reason == "output is an object, not text"
     assert check({}).reason == "field output is missing"
 
 

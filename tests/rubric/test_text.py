@@ -104,7 +104,7 @@ def test_missing_field_fails_naming_the_path(make_check: Make, rubric: str) -> N
 def test_non_text_fails_naming_its_type(make_check: Make, rubric: str) -> None:
     outcome = make_check({"rubric": rubric, "field": "output", "values": ["x"]})({"output": ["x"]})
     assert outcome.status == "fail"
-    assert outcome.reason == "output is list, not text"
+    assert outcome.reason == "output is an array, not text"
 
 
 def test_wildcard_checks_every_value(make_check: Make) -> None:

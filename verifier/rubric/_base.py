@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from verifier._json_words import json_kind
 from verifier.fieldpath import MISSING as _MISSING
 from verifier.fieldpath import FieldPath, compile_path, json_text_on
 from verifier.files import FileScope
@@ -85,6 +86,28 @@ def failed(
 def errored(reason: str, evidence: dict[str, Any] | None = None) -> Outcome:
     return _new(Outcome, ("error", reason, evidence or {}, None))
 
+
+def cannot_apply(reason: str, evidence: dict[str, Any]) -> Outcome:
+    """The fail of a check that found nothing it can examine: a missing field, a value
+    of the wrong kind, text that does not parse. Marked so that a ``not`` above it
+    fails too: what could not be checked is no proof of the negation."""
+    evidence[CANNOT_APPLY] = True
+    return failed(reason, evidence)
+
+
+def wrong_kind(where: str, value: Any, wanted: str, evidence: dict[str, Any]) -> Outcome:
+    """``cannot_apply`` for a value that is not what the check examines (``wanted``:
+    ``text``, ``a number``), named as JSON names it: ``output is null, not text``."""
+    return cannot_apply(f"{where} is {json_kind(value)}, not {wanted}", evidence)
+
+
+def applies(outcome: Outcome) -> bool:
+    """Whether the check examined something (``cannot_apply`` marks the fails it did not)."""
+    return CANNOT_APPLY not in outcome.evidence
+
+
+CANNOT_APPLY = "cannot_apply"
+"""The evidence key of a fail whose check could not apply (see ``cannot_apply``)."""
 
 Check = Callable[[Mapping[str, Any]], Outcome]
 """A prepared predicate: compiled once per claim, then called once per case."""
@@ -198,7 +221,7 @@ def field_missing(
     if text is not None:
         reason += f" ({text} is JSON text; add parse_json: [{text}])"
         evidence["json_text"] = text
-    return failed(reason, evidence)
+    return cannot_apply(reason, evidence)
 
 
 def _for_each_found(

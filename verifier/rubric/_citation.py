@@ -14,6 +14,7 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    cannot_apply,
     clip,
     describe,
     failed,
@@ -22,6 +23,7 @@ from verifier.rubric._base import (
     fold_case,
     original_span,
     passed,
+    wrong_kind,
 )
 from verifier.rubric._scales import Percent
 
@@ -79,11 +81,11 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
         found = spans_path.find(case)
         if not found:
             missing = field_missing(spans_path, case, "no citation spans found at {}")
-            return failed(missing.reason, {"spans": spans_path.text, "field_missing": True})
+            return cannot_apply(missing.reason, {"spans": spans_path.text, "field_missing": True})
         sources: list[tuple[str, str, list[int] | None]] = []
         for where, text in within_path.find(case):
             if not isinstance(text, str):
-                return failed(f"{where} is {type(text).__name__}, not text", {"path": where})
+                return wrong_kind(where, text, "text", {"path": where})
             folded, index = fold_case(text) if ignore_case else (text, None)
             sources.append((where, folded, index))
         if not sources:

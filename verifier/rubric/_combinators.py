@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, model_validator
 
 from verifier.rubric._base import (
+    CANNOT_APPLY,
     Check,
     Outcome,
     PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    applies,
+    cannot_apply,
     errored,
     failed,
     passed,
@@ -112,8 +115,9 @@ def _item(name: str, outcome: Outcome) -> dict[str, Any]:
 
 
 def _missing(outcome: Outcome) -> dict[str, Any]:
-    # Carried upwards so a `not` above can tell "absent" from "false".
-    return {"field_missing": True} if outcome.evidence.get("field_missing") else {}
+    # Carried upwards so a `not` above can tell "could not check" from "false".
+    evidence = outcome.evidence
+    return {key: True for key in ("field_missing", CANNOT_APPLY) if evidence.get(key)}
 
 
 def _prepare_all(spec: AllSpec, ctx: PrepareContext) -> Check:
@@ -157,10 +161,15 @@ def _prepare_any(spec: AnySpec, ctx: PrepareContext) -> Check:
                 f"no item passes and item {i + 1} of {n} ({name}) could not be checked: {o.reason}",
                 {"items": items},
             )
-        missing = all(item["evidence"].get("field_missing") for item in items)
+        # Only when no item could apply: one that checked and failed is a real "no".
+        carried = {
+            key: True
+            for key in ("field_missing", CANNOT_APPLY)
+            if all(item["evidence"].get(key) for item in items)
+        }
         return failed(
             f"none of {n} items passes; item 1 ({items[0]['rubric']}): {items[0]['reason']}",
-            {"items": items, **({"field_missing": True} if missing else {})},
+            {"items": items, **carried},
         )
 
     return check
@@ -176,9 +185,10 @@ def _prepare_not(spec: NotSpec, ctx: PrepareContext) -> Check:
             return errored(f"negated {name} could not be checked: {o.reason}", {"items": items})
         if o.status == "pass":
             return failed(f"negated {name} passed: {o.reason}", {"items": items})
-        if o.evidence.get("field_missing"):
-            # A missing field is not evidence of absence: negating it must not pass.
-            return failed(
+        if not applies(o):
+            # What could not be checked (a missing field, a value of the wrong kind,
+            # text that does not parse) is no proof of the negation: it must not pass.
+            return cannot_apply(
                 f"negated {name} cannot apply: {o.reason}", {"items": items, **_missing(o)}
             )
         return passed(f"negated {name} failed as required: {o.reason}", {"items": items})
@@ -229,8 +239,11 @@ ENTRIES = (
         name="not",
         spec=NotSpec,
         prepare=_prepare_not,
-        doc="Passes when its single item fails and fails when it passes. A field that is "
-        "missing still fails: absence is not proof of the negation." + _DOC_TAIL,
+        doc="Passes when its single item fails and fails when it passes. When the item "
+        "cannot apply, `not` fails too: a missing field, a value of the wrong kind (null or "
+        "a list where text is searched, text where a number is bounded) or text that is not "
+        "JSON proves nothing about the negation (`not: present` is the way to require a "
+        "field to be absent)." + _DOC_TAIL,
         example={
             "id": "no_apology",
             "rubric": "not",

@@ -21,6 +21,7 @@ from verifier.rubric._base import (
     field_path,
     for_each_value,
     passed,
+    wrong_kind,
 )
 from verifier.rubric._equality import llm_guard
 
@@ -57,8 +58,16 @@ def _prepare(spec: EnumSpec, ctx: PrepareContext) -> Check:
     guard = llm_guard(spec.field, ctx, "enum with one value") if len(allowed) == 1 else None
 
     def check_value(where: str, value: Any) -> Outcome:
-        if _key(value, ignore_case) in allowed:
+        key = _key(value, ignore_case)
+        if key in allowed:
             return passed(f"{where} = {describe(value)} is allowed", {"path": where})
+        if key is None:  # null, a list or an object: no value an enum names
+            return wrong_kind(
+                where,
+                value,
+                f"one of {listed}",
+                {"path": where, "value": clip(value), "allowed": evidence_allowed},
+            )
         return failed(
             f"{where} = {describe(value)} is not one of {listed}",
             {"path": where, "value": clip(value), "allowed": evidence_allowed},

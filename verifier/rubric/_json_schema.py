@@ -30,6 +30,7 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    cannot_apply,
     clip,
     each_value,
     errored,
@@ -198,7 +199,7 @@ def _prepare(spec: JsonSchemaSpec, ctx: PrepareContext) -> Check:
             try:
                 value = _parse(value)
             except ValueError as exc:
-                return failed(
+                return cannot_apply(
                     f"{where} is not valid JSON: {exc}", {"path": where, "error": str(exc)}
                 )
         if validator is None:

@@ -18,6 +18,7 @@ from verifier.rubric._base import (
     field_path,
     passed,
     plural,
+    wrong_kind,
 )
 
 
@@ -89,7 +90,7 @@ def _prepare(spec: LengthSpec, ctx: PrepareContext) -> Check:
 
     def check_value(where: str, value: Any) -> Outcome:
         if not isinstance(value, str):
-            return failed(f"{where} is {type(value).__name__}, not text", {"path": where})
+            return wrong_kind(where, value, "text", {"path": where})
         chars = len(value)
         evidence: dict[str, Any] = {"path": where, "chars": chars, **limits}
         problem = _outside(chars, "char", min_chars, max_chars)

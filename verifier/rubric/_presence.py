@@ -7,18 +7,24 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from verifier.fieldpath import MISSING
 from verifier.rubric._base import (
+    CANNOT_APPLY,
     Check,
     Outcome,
     PathText,
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
-    each_value,
     failed,
+    field_missing,
     field_path,
     passed,
+    plural,
 )
+
+_GAPS_SHOWN = 20
+"""Concrete paths of missing values kept in the evidence."""
 
 
 class PresentSpec(PredicateSpec):
@@ -45,6 +51,12 @@ def _emptiness(value: Any) -> str | None:
     return None  # numbers and booleans, 0 and false included, are values
 
 
+def _absent(missing: Outcome) -> Outcome:
+    """A missing field's fail as ``present`` gives it: absence is what it checks, so the
+    fail is a verdict (``not: present`` passes on it), not a check that cannot apply."""
+    return failed(missing.reason, {k: v for k, v in missing.evidence.items() if k != CANNOT_APPLY})
+
+
 def _prepare(spec: PresentSpec, ctx: PrepareContext) -> Check:
     path = field_path(spec.field)
 
@@ -54,7 +66,38 @@ def _prepare(spec: PresentSpec, ctx: PrepareContext) -> Check:
             return failed(f"{where} is {empty}", {"path": where})
         return passed(f"{where} is present", {"path": where})
 
-    return each_value(path, check_value)
+    if not path.has_wildcard:
+        get = path.getter()
+
+        def check_one(case: Mapping[str, Any]) -> Outcome:
+            value = get(case)
+            if value is MISSING:
+                return _absent(field_missing(path, case))
+            return check_value(path.text, value)
+
+        return check_one
+
+    def check_each(case: Mapping[str, Any]) -> Outcome:
+        gaps: list[str] = []
+        found = path.find(case, gaps)
+        if gaps:  # every item a `*` reaches must have the field, not only those that do
+            more = f" (and {plural(len(gaps) - 1, 'other')})" if len(gaps) > 1 else ""
+            return failed(
+                f"{gaps[0]} is missing{more}",
+                {"path": gaps[0], "missing": gaps[:_GAPS_SHOWN], "count": len(gaps)},
+            )
+        if not found:
+            return _absent(field_missing(path, case, "no value found at {}"))
+        for where, value in found:
+            outcome = check_value(where, value)
+            if outcome.status != "pass":
+                return outcome
+        return passed(
+            f"all {len(found)} values at {path.text} are present",
+            {"path": path.text, "count": len(found)},
+        )
+
+    return check_each
 
 
 ENTRIES = (
@@ -65,8 +108,10 @@ ENTRIES = (
         doc=(
             "Passes when the field exists and holds something: not null, not an empty or "
             "whitespace-only string, not an empty list or object (`0` and `false` count as "
-            "present). With `*` in the path, every value found must be present and at least "
-            "one must be found. Evidence: the path."
+            "present). With `*` in the path, every item the `*` reaches must have the "
+            "rest of the path (`items.*.name` fails on an item with no `name`), every value "
+            "found must be present, and at least one must be found. Negated (`not`), it "
+            "passes when the field is missing. Evidence: the path, and the paths missing."
         ),
         example={"id": "has_summary", "rubric": "present", "field": "fields.summary"},
     ),

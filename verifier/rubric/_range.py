@@ -14,11 +14,13 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    cannot_apply,
     clip,
     each_value,
     failed,
     field_path,
     passed,
+    wrong_kind,
 )
 
 
@@ -58,13 +60,12 @@ def _prepare(spec: RangeSpec, ctx: PrepareContext) -> Check:
 
     def check_value(where: str, value: Any) -> Outcome:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return failed(
-                f"{where} is {type(value).__name__}, not a number",
-                {"path": where, "value": clip(value), **bounds},
+            return wrong_kind(
+                where, value, "a number", {"path": where, "value": clip(value), **bounds}
             )
         evidence = {"path": where, "value": value, **bounds}
         if value != value:  # NaN compares false with everything, so it would slip through
-            return failed(f"{where} is NaN, not a number in {shown}", evidence)
+            return cannot_apply(f"{where} is NaN, not a number in {shown}", evidence)
         if low is not None and value < low:
             return failed(f"{where} = {value} is below the minimum {low}", evidence)
         if high is not None and value > high:

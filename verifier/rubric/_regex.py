@@ -14,10 +14,12 @@ from verifier.rubric._base import (
     PredicateEntry,
     PredicateSpec,
     PrepareContext,
+    clip,
     each_value,
     failed,
     field_path,
     passed,
+    wrong_kind,
 )
 
 _FLAGS = {"i": "case_sensitive", "s": "dot_nl", "m": "multiline"}
@@ -76,9 +78,7 @@ def _prepare(spec: RegexSpec, ctx: PrepareContext) -> Check:
 
     def check_value(where: str, value: Any) -> Outcome:
         if not isinstance(value, str):
-            return failed(
-                f"{where} is {type(value).__name__}, not text", {"path": where, "value": value}
-            )
+            return wrong_kind(where, value, "text", {"path": where, "value": clip(value)})
         # Searching UTF-8 bytes skips the wrapper's mapping of every byte offset back to
         # characters (about two thirds of a search on a str); the few offsets a match
         # reports are mapped back below, and only for non-ASCII text.

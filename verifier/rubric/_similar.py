@@ -21,6 +21,7 @@ from verifier.rubric._base import (
     field_path,
     for_each_value,
     passed,
+    wrong_kind,
 )
 from verifier.rubric._scales import Percent
 
@@ -68,7 +69,7 @@ def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
 
     def compare(where: str, value: Any, reference: str, ref_name: str) -> Outcome:
         if not isinstance(value, str):
-            return failed(f"{where} is {type(value).__name__}, not text", {"path": where})
+            return wrong_kind(where, value, "text", {"path": where})
         ratio = scorer(value, reference)
         evidence = {
             "path": where,
@@ -94,9 +95,7 @@ def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
             if found is MISSING:
                 return field_missing(ref_path, case)
             if not isinstance(found, str):
-                return failed(
-                    f"{ref_path.text} is {type(found).__name__}, not text", {"path": ref_path.text}
-                )
+                return wrong_kind(ref_path.text, found, "text", {"path": ref_path.text})
             reference, ref_name = found, ref_path.text
         return for_each_value(
             path, case, lambda where, value: compare(where, value, reference, ref_name)

@@ -21,6 +21,7 @@ from verifier.rubric._base import (
     original_span,
     passed,
     plural,
+    wrong_kind,
 )
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -75,7 +76,7 @@ def _locate(spec: _TextSpec) -> Locate:
 
 
 def _not_text(where: str, value: Any) -> Outcome:
-    return failed(f"{where} is {type(value).__name__}, not text", {"path": where})
+    return wrong_kind(where, value, "text", {"path": where})
 
 
 def _quoted(values: list[str]) -> str:
