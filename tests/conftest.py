@@ -4,6 +4,7 @@ hypothesis settings every property test runs under."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,12 @@ settings.register_profile("verifier", deadline=None)
 # for the change it tests, never for an example no earlier run happened to draw.
 settings.register_profile("verifier-ci", parent=settings.get_profile("verifier"), derandomize=True)
 settings.load_profile("verifier-ci" if os.environ.get("CI") else "verifier")
+
+# Tests stop runs with SIGINT. A suite started in the background by a shell that is not
+# interactive (`cmd &`, nohup) inherits SIGINT ignored, and so would every run it starts:
+# caught here instead, it reaches those processes at its default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -230,6 +230,8 @@ class Runner:
         summary.interrupted = status != "finished"
         summary.warnings = self._missing.warnings(summary.breakdown)
         stats = getattr(self.model_phase, "stats", None)
+        if (position_warnings := getattr(stats, "position_warnings", None)) is not None:
+            summary.warnings += position_warnings()
         if stats is not None and self.plan.model:
             summary.judge_usage = stats.as_dict()
         close = getattr(self.model_phase, "aclose", None)

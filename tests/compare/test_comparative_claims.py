@@ -148,3 +148,15 @@ def test_position_bias_is_counted_as_flips(tmp_path: Path) -> None:
         row = r[case]["no_worse_than_baseline"]
         assert row["evidence"]["inconsistent"] is True and row["score"] == 0.5
     assert report["usage"]["position_flips"] == 3
+    # Every comparison a tie by position, so every one passed: the run says what that is.
+    assert report["warnings"] == [
+        "claim no_worse_than_baseline: the judge chose by position, not content, in 3 of 3 "
+        "comparisons; each counts as a tie, which passes, so these passes say little about "
+        "the outputs (check the judge's prompt and model)"
+    ]
+
+
+def test_a_judge_that_reads_the_content_gets_no_position_warning(tmp_path: Path) -> None:
+    with MessagesServer(default=prefers_cited) as server:
+        _, report = run(tmp_path, server)
+    assert not any("chose by position" in w for w in report.get("warnings", []))

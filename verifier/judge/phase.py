@@ -389,8 +389,7 @@ class JudgePhase:
             reason = reason or f"judge reply lacks the stability triple's {', '.join(missing)}"
             return [ClaimResult(planned.id, "comparative", "error", None, reason, evidence)]
         outcome, inconsistent = combine_orders(str(both[0].winner), str(both[1].winner))
-        if inconsistent:
-            self.stats.position_flips += 1
+        self.stats.compared(planned.id, inconsistent=inconsistent)
         evidence["preferred"] = outcome
         evidence["inconsistent"] = inconsistent
         status: RowStatus
