@@ -48,7 +48,7 @@ def test_no_spans_at_all_fails_rather_than_passing_vacuously(make_check: Make) -
     assert make_check(SPEC)({"input": INPUT}).status == "fail"
 
 
-@pytest.mark.parametrize(("span", "why"), [("", "empty"), ("   ", "empty"), (3, "int, not text")])
+@pytest.mark.parametrize(("span", "why"), [("", "empty"), ("   ", "empty"), (3, "an integer, not text")])
 def test_empty_or_non_text_spans_fail(make_check: Make, span: Any, why: str) -> None:
     outcome = make_check(SPEC)(_case("Acme", span))
     assert outcome.status == "fail"
@@ -102,6 +102,14 @@ def test_min_ratio_accepts_a_near_quote_with_its_ratio(make_check: Make) -> None
     hit = outcome.evidence["offsets"][0]
     assert 90 <= hit["ratio"] < 100
     assert "revenue" in INPUT[hit["start"] : hit["end"]]
+    # The pass says the match was approximate, never that the span was quoted as is.
+    assert outcome.reason.endswith(
+        f", 1 of them only approximately (lowest ratio {hit['ratio']:g} of 100;"
+        " the text may differ in a word or a figure)"
+    )
+    assert outcome.evidence["approximate"] == 1
+    exact = make_check(spec)(_case(INPUT[:20]))
+    assert "approximately" not in exact.reason and "approximate" not in exact.evidence
 
 
 def test_min_ratio_still_rejects_unrelated_text(make_check: Make) -> None:
@@ -121,7 +129,7 @@ def test_span_path_without_wildcard_checks_one_span(make_check: Make) -> None:
     assert check({"input": INPUT, "fields": {"quote": "Acme Corp"}}).status == "pass"
     listed = check({"input": INPUT, "fields": {"quote": ["Acme Corp"]}})
     assert listed.status == "fail"
-    assert "list, not text" in listed.reason
+    assert "an array, not text" in listed.reason
 
 
 def test_within_with_wildcard_grounds_in_any_document(make_check: Make) -> None:

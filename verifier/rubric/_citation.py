@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from verifier._json_words import json_kind
 from verifier.rubric._base import (
     Check,
     Outcome,
@@ -95,7 +96,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
         first_bad: tuple[str, Any, str] | None = None
         for where, span in found:
             if not isinstance(span, str) or not span.strip():
-                why = "empty" if isinstance(span, str) else f"{type(span).__name__}, not text"
+                why = "empty" if isinstance(span, str) else f"{json_kind(span)}, not text"
                 first_bad = first_bad or (where, span, why)
                 continue
             hit = ground(span.casefold() if ignore_case else span, sources)
@@ -113,10 +114,17 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
                 f"({len(grounded)} of {len(found)} spans grounded)",
                 {"path": where, "span": shown, **counts},
             )
-        return passed(
-            f"all {len(found)} spans at {spans_path.text} are grounded in {within_path.text}",
-            {**counts, "offsets": grounded[:_MAX_OFFSETS]},
-        )
+        reason = f"all {len(found)} spans at {spans_path.text} are grounded in {within_path.text}"
+        near = [g["ratio"] for g in grounded if "ratio" in g]
+        if near:
+            # A near match may differ in a word or a figure: the reason must not read
+            # as if every span were quoted word for word.
+            counts["approximate"] = len(near)
+            reason += (
+                f", {len(near)} of them only approximately (lowest ratio {min(near):g} of 100;"
+                " the text may differ in a word or a figure)"
+            )
+        return passed(reason, {**counts, "offsets": grounded[:_MAX_OFFSETS]})
 
     return check
 
@@ -130,7 +138,9 @@ ENTRIES = (
             "Checks that quoted evidence was not invented: every span the `spans` path finds "
             "must be a non-empty string occurring word for word in `within` (case-folded with "
             "`ignore_case`; with `min_ratio`, a rapidfuzz partial ratio at least that high also "
-            "counts). A path that finds no span fails rather than passing vacuously. Evidence: "
+            "counts, and a pass says how many spans matched only approximately: a near match "
+            "can differ in a word or a figure, so keep `min_ratio` high where numbers matter). "
+            "A path that finds no span fails rather than passing vacuously. Evidence: "
             "the first span not found, its path, and how many spans were grounded; on a pass, "
             "each span's character offsets in `within`."
         ),
