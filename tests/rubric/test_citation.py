@@ -48,7 +48,9 @@ def test_no_spans_at_all_fails_rather_than_passing_vacuously(make_check: Make) -
     assert make_check(SPEC)({"input": INPUT}).status == "fail"
 
 
-@pytest.mark.parametrize(("span", "why"), [("", "empty"), ("   ", "empty"), (3, "an integer, not text")])
+@pytest.mark.parametrize(
+    ("span", "why"), [("", "empty"), ("   ", "empty"), (3, "an integer, not text")]
+)
 def test_empty_or_non_text_spans_fail(make_check: Make, span: Any, why: str) -> None:
     outcome = make_check(SPEC)(_case("Acme", span))
     assert outcome.status == "fail"
