@@ -103,6 +103,23 @@ CASES = [
         "error: {file}:2: refused, nothing imported: not JSON",
     ),
     (
+        "not an export",
+        "contract.yaml",
+        b"contract: x\nversion: 1\n",
+        lambda f, d: ["import", f, "--store", str(d / "g.db")],
+        2,  # no export at all: the wrong file, as for any bad argument
+        "error: {file}:1: refused, nothing imported: not a verifier export: its first line "
+        "is not JSON",
+    ),
+    (
+        "empty export",
+        "empty.jsonl",
+        b"\n",
+        lambda f, d: ["import", f, "--store", str(d / "g.db")],
+        2,
+        "error: {file}:1: refused, nothing imported: not a verifier export: the file is empty",
+    ),
+    (
         "promptfoo",
         "result.json",
         b"\xef\xbb\xbf[1, 2]",
@@ -212,3 +229,17 @@ def test_damaged_cases_lines_are_error_rows_naming_their_line(tmp_path: Path) ->
     assert reasons["line-3"] == 'line 3: case has no "id" (a non-empty string or integer)'
     assert reasons["line-4"].startswith("line 4: invalid JSON: UTF-8 byte order mark")
     assert set(reasons) == {json.loads(good)["id"], "line-2", "line-3", "line-4"}
+
+
+def test_a_file_that_is_no_export_makes_no_store(tmp_path: Path) -> None:
+    (tmp_path / "rows.jsonl").write_text('{"schema": "verifier.gap-row.v1"}\n')
+    result = verifier("import", "rows.jsonl", "--store", "new.db", cwd=tmp_path)
+    assert result.returncode == 2 and "it has no header line" in result.stderr
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_check_counts_one_claim_in_the_singular(tmp_path: Path) -> None:
+    (tmp_path / "one.yaml").write_text(
+        "contract: one\nversion: 1\nclaims:\n  - {id: a, rubric: regex, field: output, pattern: x}\n"
+    )
+    assert "one.yaml: ok: one v1, 1 claim\n" in verifier("check", "one.yaml", cwd=tmp_path).stdout

@@ -72,7 +72,7 @@ def check(
             click.echo(
                 printable_line(
                     f"{path}: ok: {contract.contract} v{contract.version}, "
-                    f"{len(contract.claims)} claims"
+                    f"{len(contract.claims)} claim{'s' if len(contract.claims) != 1 else ''}"
                 )
             )
     if problems:

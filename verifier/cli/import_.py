@@ -37,15 +37,18 @@ def import_command(file: Path, store: str | None, expect_head: str | None) -> No
     hashes in evidence.resealed_from. A broken export is refused, nothing imported.
     """
     from verifier.errors import VerifierError
-    from verifier.gaps.importer import ExportRefused, import_jsonl
+    from verifier.gaps.importer import ExportRefused, NotAnExport, check_header, import_jsonl
     from verifier.gaps.store import open_store
 
     target = store_target(store)
     try:
+        check_header(file)  # a wrong file makes no store
         with open_store(target) as gap_store:
             summary = import_jsonl(file, gap_store, expect_head=expect_head)
             location = gap_store.location
-    except ExportRefused as exc:
+    except NotAnExport as exc:  # wrong input: exit 2, as for any bad argument
+        fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}")
+    except ExportRefused as exc:  # an export that does not verify: exit 1
         fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}", EXIT_FAILED)
     except VerifierError as exc:
         fail(str(exc))

@@ -53,6 +53,32 @@ class ExportRefused(VerifierError):
         self.reason = reason
 
 
+class NotAnExport(ExportRefused):
+    """A file that is no verifier export at all: wrong input, not a damaged export."""
+
+
+def check_header(path: Path) -> None:
+    """Reads only the first line of ``path``: raises ``NotAnExport`` unless it is an
+    export's header, so a wrong file is refused before a store is opened (or made).
+
+    Raises:
+        NotAnExport: The file is empty or does not start with an export header.
+        OSError: The file cannot be read.
+    """
+    with path.open("rb") as file:
+        for number, line in numbered_lines(file):
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                raise NotAnExport(
+                    number, "not a verifier export: its first line is not JSON"
+                ) from None
+            if not isinstance(value, dict) or value.get("schema") != EXPORT_SCHEMA:
+                raise NotAnExport(number, "not a verifier export: it has no header line")
+            return
+    raise NotAnExport(1, "not a verifier export: the file is empty")
+
+
 @dataclass(slots=True)
 class StagedRun:
     """A run of the export: its run line (0 until read) and the rows counted so far."""
@@ -102,7 +128,7 @@ def verify_export(path: Path, store: GapStore, expect_head: str | None = None) -
                 kind = value.get("schema")
                 kind = kind if isinstance(kind, str) else ""
                 if staged is None and kind != EXPORT_SCHEMA:
-                    raise ExportRefused(number, "not a verifier export: it has no header line")
+                    raise NotAnExport(number, "not a verifier export: it has no header line")
                 if kind not in _ORDER:
                     raise ExportRefused(number, f"not a line of a verifier export: schema {kind!r}")
                 if _ORDER[kind] < stage or (kind == EXPORT_SCHEMA and staged is not None):

@@ -28,6 +28,8 @@ import orjson
 from verifier.errors import VerifierError
 from verifier.gaps._export_check import (
     ExportRefused,
+    NotAnExport,
+    check_header,
     numbered_lines,
     read_content,
     read_row,
@@ -37,7 +39,7 @@ from verifier.gaps._transfer_format import CONTENT_SCHEMA, resealed_evidence
 from verifier.gaps.row_fields import CHAIN_FIELDS
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, GapStore, StoreError
 
-__all__ = ["ExportRefused", "ImportSummary", "import_jsonl"]
+__all__ = ["ExportRefused", "ImportSummary", "NotAnExport", "check_header", "import_jsonl"]
 
 APPEND_BATCH = 2000
 _CONTENT_MARK = CONTENT_SCHEMA.encode("ascii")
