@@ -224,3 +224,22 @@ def test_calibrate_usage_errors_exit_two(judged: Path, tmp_path: Path) -> None:
     nothing = verifier(tmp_path, "calibrate", "--labels", str(other), "--store", str(judged))
     assert nothing.returncode == 2 and "no label matched" in nothing.stderr
     assert "Traceback" not in missing.stderr + postgres.stderr + run.stderr + nothing.stderr
+
+
+def test_an_interval_missing_for_a_judge_that_never_fails_says_why(tmp_path: Path) -> None:
+    # The shipped example: gaps_acknowledged's judge passes all three labelled cases,
+    # one of which the human failed, so there is a disagreement but no interval.
+    examples = Path(__file__).resolve().parents[2] / "contracts" / "examples"
+    run = verifier(
+        tmp_path, "run", str(examples / "account-research.yaml"),
+        "--cases", str(examples / "account-research.cases.jsonl"), "--judges", "replay",
+    )  # fmt: skip
+    assert run.returncode in (0, 1), run.stderr
+    labels = examples / "account-research.labels.jsonl"
+    out = verifier(tmp_path, "calibrate", "--labels", str(labels)).stdout
+    section = out.split("claim gaps_acknowledged:")[1]
+    assert (
+        "kappa 95% CI n/a (one side gave the same verdict on every labelled case: the "
+        "large-sample interval needs both verdicts from each)"
+    ) in section
+    assert "no disagreement" not in section and "disagreements (1):" in section

@@ -256,7 +256,12 @@ def kappa_precision(c: ClaimCalibration) -> str:
     interval = "n/a" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
     needed = "n/a" if c.labels_needed is None else str(c.labels_needed)
     if c.kappa is not None and ci is None:
-        interval += " (no disagreement: the large-sample interval needs one)"
+        interval += (
+            " (one side gave the same verdict on every labelled case: the large-sample "
+            "interval needs both verdicts from each)"
+            if c.disagreements
+            else " (no disagreement: the large-sample interval needs one)"
+        )
     return f"kappa 95% CI {interval}; labels for a 95% CI of ±{c.kappa_margin:g}: {needed}"
 
 
