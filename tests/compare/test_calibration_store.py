@@ -179,11 +179,12 @@ def test_the_newest_calibration_of_a_triple_decides(tmp_path: Path) -> None:
     assert any("kappa 0.30 (fair)" in w and "run-2" in w for w in found)
 
 
-def test_a_calibration_matches_on_the_requested_or_the_served_model(tmp_path: Path) -> None:
+def test_a_calibration_served_by_another_model_is_named_not_credited(tmp_path: Path) -> None:
     path = tmp_path / "gaps.db"
     save(
         path,
-        # Served under another name than the contract requests: matched by the request.
+        # Served under another name than the contract requests: found by the request,
+        # and named, since those verdicts are not the pinned model's.
         calibration("no_guessing", n=40, kappa=0.9, model="claude-haiku-4-5-x", requested=SERVED),
         # Another judge model entirely: no match.
         calibration(
@@ -195,6 +196,17 @@ def test_a_calibration_matches_on_the_requested_or_the_served_model(tmp_path: Pa
             prompt_sha=SCALE_PROMPT,
         ),
     )
+    found, _ = warnings(path)
+    assert len(found) == 2
+    assert "claim 'no_guessing'" in found[0]
+    assert (
+        f"is calibrated only on verdicts served by claude-haiku-4-5-x (run run-1), not by {SERVED}"
+        in found[0]
+    )
+    assert "claim 'formal_tone'" in found[1] and "has no calibration" in found[1]
+    # Once the pinned model's own verdicts are calibrated, they are the ones found.
+    save(path, calibration("no_guessing", n=40, kappa=0.9, model=SERVED, requested=SERVED))
+    save(path, calibration("no_guessing", n=40, kappa=0.9, model="other", requested=SERVED))
     found, _ = warnings(path)
     assert len(found) == 1 and "claim 'formal_tone'" in found[0]
 

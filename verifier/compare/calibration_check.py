@@ -139,6 +139,14 @@ class CalibrationCheck:
                 "--labels FILE` on a run of this contract, or `verifier audit --resample N "
                 "--run RUN`"
             )
+        if found.model_id != spec.model:
+            # Verdicts another model served (an alias resolved, recorded example
+            # verdicts) say nothing of how the pinned model agrees with people.
+            return (
+                f"{who} is calibrated only on verdicts served by {found.model_id} "
+                f"(run {found.run_id}), not by {spec.model}; run `verifier calibrate` on a "
+                "run the pinned model judged"
+            )
         if found.n < MIN_CALIBRATED_CASES:
             return (
                 f"{who} is calibrated on {found.n} labelled cases only "

@@ -131,13 +131,15 @@ class CalibrationStore(Closing):
         self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
     ) -> StoredCalibration | None:
         """The newest calibration of a claim under a triple whose served or requested
-        model is ``model``; ``None`` when there is none (or no table yet)."""
+        model is ``model``, one ``model`` served first (its ``model_id`` says which it
+        is); ``None`` when there is none (or no table yet)."""
         query = (
             f"SELECT {', '.join(_COLUMNS)} FROM calibrations WHERE contract_id = ?"
             " AND claim_id = ? AND prompt_sha = ? AND sampling_sha = ?"
-            " AND (model_id = ? OR requested_model = ?) ORDER BY id DESC LIMIT 1"
+            " AND (model_id = ? OR requested_model = ?)"
+            " ORDER BY CASE WHEN model_id = ? THEN 0 ELSE 1 END, id DESC LIMIT 1"
         )
-        params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model)
+        params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model, model)
         if not self._db.table_exists():
             return None
         rows = self._db.fetch(query, params)
