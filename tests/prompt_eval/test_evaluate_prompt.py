@@ -214,7 +214,7 @@ def test_negative_examples_score_in_reverse_and_combine_with_positive_ones(
     )
 
 
-def test_a_check_the_judge_could_not_answer_is_named_and_never_passes(
+def test_a_check_the_judge_could_not_answer_is_named_and_not_scored(
     tmp_path: Path, server: MessagesServer
 ) -> None:
     def broken_structure(request: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -226,11 +226,23 @@ def test_a_check_the_judge_could_not_answer_is_named_and_never_passes(
     evaluation = evaluate_prompt(
         seed_request(), store=tmp_path / "gaps.db", judges=Judges(mode="live")
     )
-    assert evaluation.passed is False
+    assert evaluation.passed is False and evaluation.verdict == "incomplete"
     assert evaluation.errors and all(line.startswith("prompt has_") for line in evaluation.errors)
     assert len(evaluation.errors) == 5
-    assert "Structural (30%): 0/100 - 0/5 checks passed" in evaluation.response.feedback
-    assert "Not answered (5; counted against the prompt" in evaluation.feedback()
+    feedback = evaluation.response.feedback
+    assert feedback.startswith("Score: —/100 (INCOMPLETE: 5 checks could not be answered)")
+    assert "Structural (30%): —/100 - not scored: 5 checks could not be answered" in feedback
+    assert "  ? has_role" in feedback
+    # What was answered is still scored: the example and the critique.
+    assert "Empirical (50%): 75/100 - Tested against 1 example" in feedback
+    assert "Adversarial (20%): 50/100 - 2 weaknesses found" in feedback
+    assert "Not answered (5; not scored, so the evaluation is incomplete)" in evaluation.feedback()
+    assert evaluation.response.score is None
+    assert not any(w.startswith("Missing:") for w in evaluation.response.weaknesses)
+    report = evaluation.report()
+    assert report.components["structural"].score is None
+    assert report.components["structural"].not_scored == "5 checks could not be answered"
+    assert report.components["empirical"].score == 0.75
 
 
 def test_batch_size_draws_the_same_examples_for_the_same_seed(

@@ -84,3 +84,22 @@ def test_the_answer_has_the_tools_shape_with_strengths_weaknesses_and_suggestion
     ]
     assert answer["suggestions"][0] == "Add output format specification"
     assert answer["suggestions"][-1] == "Define error handling" and len(answer["suggestions"]) == 3
+
+
+def test_checks_not_answered_are_neither_strengths_nor_weaknesses_nor_suggestions() -> None:
+    asked = request(training_examples=[{"input": "sort [3,1]", "expected_output": "[1,3]"}])
+    evaluation = evaluate(
+        [positive(1)], {**structure("has_role"), "has_task": None, "has_format": None}, None
+    )
+    answer = response_for(asked, evaluation).model_dump()
+    assert (answer["score"], answer["passed"]) == (None, False)
+    assert answer["feedback"].startswith(
+        "Score: —/100 (INCOMPLETE: 3 checks could not be answered)"
+    )
+    assert answer["strengths"] == ["Has role"]
+    # Only the checks the judge answered no to; nothing from the critique it never gave.
+    assert answer["weaknesses"] == ["Missing: has constraints", "Missing: has examples"]
+    assert answer["suggestions"] == [
+        "Set boundaries: rules, limits and what to do on bad input",
+        "Include an example of an input and its expected output",
+    ]

@@ -61,13 +61,49 @@ def test_json_gives_the_tools_seven_keys_then_the_record(tmp_path: Path) -> None
     answer = json.loads(result.stdout)
     assert list(answer)[:7] == SEVEN
     assert (answer["score"], answer["passed"], answer["feedback"]) == (0.53, False, SEED_FEEDBACK)
-    assert answer["errors"] == []
+    assert answer["verdict"] == "failed" and answer["errors"] == []
+    assert answer["components"]["structural"] == {"weight": 0.3, "score": 0.2, "not_scored": None}
     assert answer["understanding"]["overall_compliance"] == 0.9
     runs = offline(tmp_path, "runs")
     assert answer["run_id"] in runs.stdout and "prompt-eval v1" in runs.stdout
     audit = offline(tmp_path, "audit")
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "judge drift: none" in audit.stdout
+
+
+def test_with_nothing_answered_the_evaluation_is_incomplete_with_no_invented_finding(
+    tmp_path: Path,
+) -> None:
+    request = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    request["prompt"] = "You are a careful senior Python reviewer."  # no recording matches
+    changed = tmp_path / "pe2.json"
+    changed.write_text(json.dumps(request), encoding="utf-8")
+    shown = offline(tmp_path, "prompt-eval", str(changed))
+    assert shown.returncode == 1
+    assert shown.stdout.startswith("Score: —/100 (INCOMPLETE: 10 checks could not be answered)\n")
+    assert "Adversarial (20%): —/100 - not scored: the critique could not be answered" in (
+        shown.stdout
+    )
+    assert "weakness" not in shown.stdout and "FAILED" not in shown.stdout
+    assert "pe2.json): incomplete (10 checks could not be answered); gap rows" in shown.stderr
+    result = offline(tmp_path, "prompt-eval", str(changed), "--format", "json")
+    answer = json.loads(result.stdout)
+    assert (answer["score"], answer["passed"], answer["verdict"]) == (None, False, "incomplete")
+    assert (answer["strengths"], answer["weaknesses"], answer["suggestions"]) == ([], [], [])
+    assert answer["components"] == {
+        "empirical": {"weight": 0.5, "score": None, "not_scored": "4 checks could not be answered"},
+        "structural": {
+            "weight": 0.3,
+            "score": None,
+            "not_scored": "5 checks could not be answered",
+        },
+        "adversarial": {
+            "weight": 0.2,
+            "score": None,
+            "not_scored": "the critique could not be answered",
+        },
+    }
+    assert len(answer["errors"]) == 10
 
 
 def test_two_prompts_are_scored_and_compared_pair_by_pair(

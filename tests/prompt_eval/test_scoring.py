@@ -135,3 +135,53 @@ def test_incomplete_or_empty_answers_are_refused() -> None:
         evaluate([], structure(), [])
     with pytest.raises(ValueError, match="negative"):
         adversarial_points(-1)
+
+
+def test_a_check_not_answered_leaves_its_component_unscored_and_the_evaluation_incomplete() -> None:
+    unsure = ExampleResult(2, "negative", {**{c: False for c in REVERSE_CHECKS}, "same_tone": None})
+    evaluation = evaluate(
+        [positive(1), unsure],
+        {**structure("has_role"), "has_task": None, "has_format": None},
+        None,
+    )
+    empirical, structural, adversarial = evaluation.components
+    assert (empirical.points, empirical.not_scored) == (None, "1 check could not be answered")
+    assert (structural.points, structural.not_scored) == (None, "2 checks could not be answered")
+    assert adversarial.not_scored == "the critique could not be answered"
+    assert evaluation.unanswered == 4
+    assert (evaluation.points, evaluation.score, evaluation.passed) == (None, None, False)
+    assert evaluation.verdict == "incomplete"
+    assert evaluation.feedback().splitlines() == [
+        "Score: —/100 (INCOMPLETE: 4 checks could not be answered)",
+        "",
+        "Combined Empirical (50%): —/100 — Positive: 100/100 (1 example), Negative: —/100 "
+        "(1 example); not scored: 1 check could not be answered",
+        "  ✓ Example 1: 100/100",
+        "    - semantic_match: ✓",
+        "    - format_match: ✓",
+        "    - correctness: ✓",
+        "    - completeness: ✓",
+        "  ? Negative example 2: —/100",
+        "    - matches_bad_output: ✓",
+        "    - matches_bad_pattern: ✓",
+        "    - same_tone: ?",
+        "    - same_mistakes: ✓",
+        "",
+        "Structural (30%): —/100 - not scored: 2 checks could not be answered",
+        "  ✓ has_role",
+        "  ? has_task",
+        "  ? has_format",
+        "  ✗ has_constraints",
+        "  ✗ has_examples",
+        "",
+        "Adversarial (20%): —/100 - not scored: the critique could not be answered",
+    ]
+
+
+def test_answered_components_keep_their_points_beside_one_not_scored() -> None:
+    evaluation = evaluate([positive(1, "completeness")], structure("has_role"), None)
+    empirical, structural, adversarial = evaluation.components
+    assert (empirical.points, structural.points, adversarial.points) == (75, 20, None)
+    assert evaluation.verdict == "incomplete" and evaluation.score is None
+    complete = evaluate([positive(1, "completeness")], structure("has_role"), ["vague"])
+    assert complete.verdict == "failed" and complete.unanswered == 0

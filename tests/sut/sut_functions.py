@@ -40,6 +40,11 @@ def drifting(text: str) -> str:
     return ["Paris is the capital.", "I would guess Lyon, maybe.", "No idea, sorry!"][n % 3]
 
 
+def empty(text: str) -> str:
+    """Answers nothing: a bot whose answer was lost before it returned."""
+    return ""
+
+
 def not_text(text: str) -> int:
     return 42
 

@@ -5,8 +5,9 @@ prints the ``SUT_TOKEN`` variable on stderr and fails, ``env`` prints the ``GREE
 variable, ``has:NAME`` prints whether variable NAME is set, ``escape:FILE`` starts
 ``setsid sleep 300`` (writing its pid to FILE) and answers (``escape-hang:FILE`` then
 hangs), ``daemon:FILE`` daemonizes a sleeper by a double fork and answers, ``complain:...`` fails quoting its input on stderr, ``bad-json`` prints text
-that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object;
-anything else is answered in a sentence.
+that is not JSON, ``flood`` writes 17 MiB, ``json`` prints an object, ``silent`` prints
+nothing and ``blank`` only a blank line (both exit 0); anything else is answered in a
+sentence.
 """
 
 import json
@@ -62,6 +63,11 @@ if text.startswith("daemon:"):
     sys.exit(0)
 if text == "flood":
     sys.stdout.write("x" * (17 * 1024 * 1024))
+    sys.exit(0)
+if text == "silent":
+    sys.exit(0)
+if text == "blank":
+    print("  ")
     sys.exit(0)
 if text == "bad-json":
     print("{not json")

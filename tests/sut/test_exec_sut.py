@@ -241,6 +241,56 @@ def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(
     assert "output is not JSON" in by_case["bad"]["answered"]["reasoning"]
 
 
+def test_an_empty_output_in_json_format_is_named_as_empty(tmp_path: Path) -> None:
+    text = CONTRACT.replace("  timeout: 2\n", "  timeout: 5\n  format: json\n")
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "silent", "input": "silent"})
+    _, report = run_report(tmp_path, contract(tmp_path, text), cases, env={"SUT_TEST_TOKEN": "x"})
+    row = results(report)["silent"]["cites"]
+    assert row["status"] == "error" and "failed: printed nothing, not JSON" in row["reasoning"]
+
+
+NEGATIVE_CLAIMS = """\
+contract: quiet
+version: 1
+claims:
+  - {id: no_apology, rubric: not_contains, field: output, values: [sorry]}
+  - {id: short, rubric: length, field: output, max_chars: 200}
+"""
+
+
+def test_a_command_that_prints_nothing_is_an_error_not_a_pass_of_negative_claims(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "quiet.yaml"
+    path.write_text(NEGATIVE_CLAIMS, encoding="utf-8")
+    cases = write_cases(
+        tmp_path / "cases.jsonl",
+        {"id": "silent", "input": "silent"},
+        {"id": "blank", "input": "blank"},
+        {"id": "spoke", "input": "hi"},
+    )
+    command = f"exec:{sys.executable} {SCRIPT}"
+    result, report = run_report(tmp_path, path, cases, "--sut", command)
+    assert result.returncode == 1
+    by_case = results(report)
+    for case, what in (("silent", "printed nothing"), ("blank", "printed only whitespace")):
+        for claim in ("no_apology", "short"):
+            row = by_case[case][claim]
+            assert row["status"] == "error", row
+            assert f"failed: {what} (set `allow_empty: true`" in row["reasoning"]
+    assert by_case["spoke"]["no_apology"]["status"] == "pass"
+
+
+def test_allow_empty_lets_an_empty_output_be_checked_like_any_other(tmp_path: Path) -> None:
+    path = tmp_path / "quiet.yaml"
+    path.write_text(NEGATIVE_CLAIMS, encoding="utf-8")
+    cases = write_cases(tmp_path / "cases.jsonl", {"id": "silent", "input": "silent"})
+    command = f"{{exec: {{command: [{sys.executable}, {SCRIPT}]}}, allow_empty: true}}"
+    result, report = run_report(tmp_path, path, cases, "--sut", command)
+    assert result.returncode == 0, report
+    assert results(report)["silent"]["short"]["status"] == "pass"
+
+
 def test_sut_option_runs_a_command_for_a_contract_without_sut(tmp_path: Path) -> None:
     path = tmp_path / "plain.yaml"
     path.write_text(

@@ -43,6 +43,15 @@ def test_json_format_keeps_returned_data_and_text_format_refuses_it() -> None:
     assert refused.case is None and "returned int, not text" in (refused.error or "")
 
 
+def test_a_function_returning_empty_text_is_an_error_unless_allowed() -> None:
+    line = CaseLine(1, "a", {"id": "a", "input": "refunds"})
+    (refused,) = produce({"python": "sut_functions:empty"}, line)
+    assert refused.case is None
+    assert "sut_functions:empty failed: returned nothing" in (refused.error or "")
+    (allowed,) = produce({"python": "sut_functions:empty", "allow_empty": True}, line)
+    assert allowed.case is not None and allowed.case["output"] == ""
+
+
 def test_exception_and_timeout_are_errors_of_their_case_naming_the_cause() -> None:
     (raised,) = produce({"python": "sut_functions:explode"}, CaseLine(1, "a", {"input": "q"}))
     assert raised.case is None

@@ -110,6 +110,15 @@ def test_command_line_spec_keeps_the_contracts_input_and_format() -> None:
         parse_sut_option("{format: json}", base=declared)
 
 
+def test_allow_empty_is_kept_from_the_contract_and_refused_for_a_prompt() -> None:
+    declared = SutSpec.model_validate({"python": "m:f", "allow_empty": True})
+    assert parse_sut_option("exec:./bot", base=declared).allow_empty is True
+    with pytest.raises(SutError, match="allow_empty applies to `exec` and `python`"):
+        parse_sut_option(
+            "{prompt: {provider: replay, model: m, template: '{{input}}'}}", base=declared
+        )
+
+
 def test_a_sut_option_is_read_with_the_contracts_yaml_limits() -> None:
     # An alias bomb in flow style: ten levels of ten aliases each.
     bomb = (

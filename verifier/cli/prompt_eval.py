@@ -46,13 +46,15 @@ def prompt_eval_command(
     negative_examples, model, judge_model, batch_size, seed): run it on each example,
     judge every check, score 50% empirical, 30% structural, 20% adversarial (pass at
     70/100). Each evaluation is a run of gap rows. With FILE2, evaluate both prompts and
-    compare their example results pair by pair. Exit 0 when every prompt passed."""
+    compare their example results pair by pair. A check the judge could not answer is
+    not scored and leaves the evaluation incomplete. Exit 0 when every prompt passed."""
     from verifier._terminal import printable
     from verifier.errors import VerifierError
     from verifier.gaps.store import redacted_target
     from verifier.json_documents import read_document
     from verifier.prompt_eval.models import EvaluateRequest
     from verifier.prompt_eval.run import evaluate_prompt
+    from verifier.prompt_eval.scoring import not_answered
     from verifier.session import Judges
 
     if len(requests) > 2:
@@ -85,9 +87,14 @@ def prompt_eval_command(
                 click.echo(f"{'' if index == 0 else chr(10)}== {requests[index]} ==")
             click.echo(evaluation.feedback())
     for name, evaluation in zip(requests, evaluated, strict=True):
+        score = evaluation.response.score
+        if score is None:
+            outcome = f"incomplete ({not_answered(evaluation.evaluation.unanswered)})"
+        else:
+            outcome = f"{score:.2f}, {evaluation.verdict}"
         click.echo(
-            f"prompt-eval {evaluation.run_id} ({name}): {evaluation.response.score:.2f}, "
-            f"{'passed' if evaluation.passed else 'failed'}; gap rows in {redacted_target(target)}",
+            f"prompt-eval {evaluation.run_id} ({name}): {outcome}; "
+            f"gap rows in {redacted_target(target)}",
             err=True,
         )
     if len(evaluated) == 2:

@@ -120,6 +120,12 @@ class SutSpec(_Frozen):
     format: Literal["text", "json"] = Field(
         default="text", description="`json`: the output is parsed as JSON."
     )
+    allow_empty: bool = Field(
+        default=False,
+        description="Accept an empty (or all-whitespace) text output from a command or "
+        "function; by default it is an error row, since a claim that something is absent "
+        "or short would pass on it.",
+    )
     timeout: float = Field(default=60.0, gt=0, le=86_400, description="Seconds per call.")
     repeat: int = Field(
         default=1,
@@ -152,6 +158,10 @@ class SutSpec(_Frozen):
             raise ValueError(f"needs exactly one of `exec`, `python` or `prompt` ({got})")
         if self.output in RESERVED_OUTPUT_KEYS:
             raise ValueError(f"output cannot be {self.output!r}: the runner writes that key itself")
+        if self.allow_empty and self.prompt is not None:
+            raise ValueError(
+                "allow_empty applies to `exec` and `python`: a model's empty answer is an error"
+            )
         return self
 
     @property

@@ -32,7 +32,7 @@ from verifier.judge.prompt import (
 )
 from verifier.judge.stats import JudgeStats
 from verifier.judge.stored_prompt import stored_prompt_evidence
-from verifier.judge.verdict import ClaimVerdict, VerdictProblem, parse_verdict
+from verifier.judge.verdict import ClaimVerdict, ParsedVerdict, VerdictProblem, parse_verdict
 from verifier.llm.cache import CachedReply, LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
 from verifier.llm.limits import CallLimits, Limiter, shared_limiter
@@ -52,6 +52,10 @@ re-check of stored verdicts tells a missing cache entry from a verdict by it).""
 REJECTED_ENTRY = "replay: the judge cache entry for this request"
 """How the reason begins when the store's cache holds an entry for the request but
 refused it for not matching its seal (an edited verdict is never served)."""
+
+MALFORMED_RECORDING = "recorded verdict is malformed"
+"""How the reason begins when replay found an entry for the request (a recording or
+the store's cache) but its reply does not parse as a verdict: edited by hand, say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,11 +260,13 @@ class JudgePhase:
     async def _obtain(
         self, request: ModelRequest, spec: JudgeSpec, name: str, claims: Sequence[Any], case_id: str
     ) -> _Obtained:
+        replaying = self.mode == "replay" or spec.provider == "replay"
+        ids = ", ".join(c.id for c in claims)
         if self.cache is not None and self.mode != "record":
             hit = self.cache.get(request.cache_key)
             if hit is not None:
-                parsed = parse_verdict(request.verdict, hit.reply, claims)
-                if not isinstance(parsed, VerdictProblem) and names_model(hit.reply):
+                parsed = _recorded_verdict(request, hit, claims)
+                if not isinstance(parsed, VerdictProblem):
                     self.stats.cached += 1
                     return _Obtained(
                         {v.claim_id: v for v in parsed.claims},
@@ -270,8 +276,22 @@ class JudgePhase:
                         hit,
                         winner=parsed.winner,
                     )
-        if self.mode == "replay" or spec.provider == "replay":
-            ids = ", ".join(c.id for c in claims)
+                where = self.cache.source(request.cache_key)
+                if replaying:
+                    problem = parsed.reason.removeprefix("malformed verdict: ")
+                    reason = (
+                        f"{MALFORMED_RECORDING}: {problem} ({where}; claim {ids}, case {case_id})"
+                    )
+                    return _Obtained(None, reason, request, hit.reply, hit, parsed.raw)
+                # Live: the entry is worth nothing, but the judge can still answer; its
+                # new verdict replaces the entry.
+                log.warning(
+                    "a recorded verdict is malformed; the judge is asked again",
+                    problem=parsed.reason,
+                    where=where,
+                    case_id=case_id,
+                )
+        if replaying:
             known = self.replay_reasons.get(request.cache_key)
             refused = self.cache.rejected(request.cache_key) if self.cache is not None else None
             if refused is not None:
@@ -491,6 +511,19 @@ class JudgePhase:
         return ClaimResult(
             planned.id, planned.kind, combined.status, combined.score, combined.reason, evidence
         )
+
+
+def _recorded_verdict(
+    request: ModelRequest, hit: CachedReply, claims: Sequence[Any]
+) -> ParsedVerdict | VerdictProblem:
+    """The verdict a cached or recorded reply holds, or why it holds none: it does not
+    parse, or it names no served model (so no row could carry its triple)."""
+    parsed = parse_verdict(request.verdict, hit.reply, claims)
+    if isinstance(parsed, VerdictProblem) or names_model(hit.reply):
+        return parsed
+    reply = hit.reply
+    raw = {"stop_reason": reply.stop_reason, "tool_input": reply.tool_input, "text": reply.text}
+    return VerdictProblem("malformed", "the reply names no served model", False, raw)
 
 
 def names_model(reply: ModelReply | None) -> bool:

@@ -269,23 +269,38 @@ class Recordings:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._entries: dict[str, CachedReply] = {}
+        self._lines: dict[str, int] = {}
+        self._last_line = 0
         if path.exists():
-            self._entries = dict(_read_recordings(path))
+            for number, entry in _read_recordings(path):
+                self._entries[entry.key] = entry
+                self._lines[entry.key] = number
+            with path.open("rb") as handle:  # blank lines count: a put appends after them
+                self._last_line = sum(1 for _ in handle)
 
     def get(self, key: str) -> CachedReply | None:
         return self._entries.get(key)
+
+    def source(self, key: str) -> str | None:
+        """Where the entry served for ``key`` is (``FILE line N``), or ``None``."""
+        line = self._lines.get(key)
+        return f"{self.path} line {line}" if line is not None else None
 
     def put(self, entry: CachedReply) -> None:
         self._entries[entry.key] = entry
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("ab") as handle:
             handle.write(canonical_json(entry.as_json()) + b"\n")
+        self._last_line += 1
+        self._lines[entry.key] = self._last_line
 
     def __len__(self) -> int:
         return len(self._entries)
 
 
-def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
+def _read_recordings(path: Path) -> Iterator[tuple[int, CachedReply]]:
+    """Each entry of a recordings file with its line number (a later line for the same
+    key replaces an earlier one)."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
@@ -311,7 +326,7 @@ def _read_recordings(path: Path) -> Iterator[tuple[str, CachedReply]]:
                 entry = CachedReply.from_json(data)
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise CacheError(f"{problem} (reply: {exc})") from None
-            yield entry.key, entry
+            yield number, entry
 
 
 _RECORDED_KEYS = ("key", "provider", "model", "prompt_sha", "sampling_sha", "reply")
@@ -352,6 +367,12 @@ class LayeredCache:
     def rejected(self, key: str) -> str | None:
         """Why the store's cache refused its entry for ``key`` (see ``RejectedEntries``)."""
         return self.store_cache.rejected(key) if self.store_cache is not None else None
+
+    def source(self, key: str) -> str:
+        """Where ``get`` finds the entry for ``key``: a recordings file's line, or the
+        store's cache (what a reason names when the entry cannot be used)."""
+        found = self.recordings.source(key) if self.recordings is not None else None
+        return found or "the judge cache"
 
     def close(self) -> None:
         """Releases the store's cache (its database connection); recordings hold none."""

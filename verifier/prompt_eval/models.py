@@ -4,7 +4,8 @@ Input: ``{"prompt", "training_examples": [{"input", "expected_output"}],
 "negative_examples": [{"input", "bad_output", "reason_why_bad"}], "model"}`` with at least
 one example of either kind; ``judge_model`` (default: ``model``), ``batch_size`` and
 ``seed`` are optional. Output: ``{"prompt", "score", "passed", "feedback", "strengths",
-"weaknesses", "suggestions"}``.
+"weaknesses", "suggestions"}``; ``score`` is ``null`` when the evaluation is incomplete
+(a check the judge could not answer), and no unanswered check is a strength or weakness.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verifier.prompt_eval.scoring import STRUCTURAL_CHECKS, Evaluation
+from verifier.prompt_eval.scoring import STRUCTURAL_CHECKS, Evaluation, Verdict, shown
 
 __all__ = [
+    "ComponentScore",
     "EvaluateRequest",
     "EvaluateResponse",
     "EvaluationReport",
     "NegativeExample",
     "TrainingExample",
+    "component_scores",
     "response_for",
 ]
 
@@ -103,7 +106,10 @@ class EvaluateResponse(_Strict):
     """The evaluation as the tool returns it."""
 
     prompt: str
-    score: float
+    score: float | None = Field(
+        description="The score over 100 points as a fraction; null when the evaluation "
+        "is incomplete (a check the judge could not answer)."
+    )
     passed: bool
     feedback: str
     strengths: list[str]
@@ -111,10 +117,21 @@ class EvaluateResponse(_Strict):
     suggestions: list[str]
 
 
-class EvaluationReport(EvaluateResponse):
-    """The tool's answer with what the record adds: the run holding every check, the
-    prompt-understanding analysis and the checks that could not be answered."""
+class ComponentScore(_Strict):
+    """One component of the score, or why it is not scored."""
 
+    weight: float
+    score: float | None
+    not_scored: str | None = None
+
+
+class EvaluationReport(EvaluateResponse):
+    """The tool's answer with what the record adds: the verdict (``incomplete`` when a
+    check could not be answered), each component's score, the run holding every check,
+    the prompt-understanding analysis and the checks that could not be answered."""
+
+    verdict: Verdict
+    components: dict[str, ComponentScore]
     run_id: str
     understanding: dict[str, Any]
     errors: list[str]
@@ -124,19 +141,34 @@ def response_for(
     request: EvaluateRequest, evaluation: Evaluation, suggestions: Sequence[str] = ()
 ) -> EvaluateResponse:
     """The tool's answer: the score and feedback of ``evaluation``; strengths are the
-    structural checks passed, weaknesses those missed and then the critique's, and
-    suggestions one per check missed and then the critique's ``suggestions``."""
-    missed = [name for name in STRUCTURAL_CHECKS if not evaluation.structural[name]]
+    structural checks passed, weaknesses those the judge answered no to and then the
+    critique's, and suggestions one per check missed and then the critique's
+    ``suggestions``. A check not answered is neither a strength nor a weakness."""
+    structural = evaluation.structural
+    missed = [name for name in STRUCTURAL_CHECKS if structural[name] is False]
     return EvaluateResponse(
         prompt=request.prompt,
         score=evaluation.score,
         passed=evaluation.passed,
         feedback=evaluation.feedback(),
-        strengths=[_said(name) for name in STRUCTURAL_CHECKS if evaluation.structural[name]],
+        strengths=[_said(name) for name in STRUCTURAL_CHECKS if structural[name] is True],
         weaknesses=[f"Missing: {_said(name).lower()}" for name in missed]
-        + list(evaluation.weaknesses),
+        + list(evaluation.weaknesses or ()),
         suggestions=[_SUGGESTIONS[name] for name in missed] + list(suggestions),
     )
+
+
+def component_scores(evaluation: Evaluation) -> dict[str, ComponentScore]:
+    """Each component's weight and score over 1 (shown points over 100), or why it is
+    not scored."""
+    return {
+        c.name: ComponentScore(
+            weight=float(c.weight),
+            score=None if c.points is None else shown(c.points) / 100,
+            not_scored=c.not_scored,
+        )
+        for c in evaluation.components
+    }
 
 
 def _said(check: str) -> str:

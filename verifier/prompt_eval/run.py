@@ -8,9 +8,9 @@ reads each check's status from the results and leaves the arithmetic to
 ``verifier.prompt_eval.scoring``.
 
 A check that could not be answered (an error row: a failed call, a malformed verdict,
-a replay without a recording) is never taken for a pass: a standard or structural
-check counts as not passed, a reverse check as a fault found, the critique as three
-weaknesses, and the evaluation does not pass whatever its score; each error is named.
+a replay without a recording) is neither a pass nor a finding: it is not scored, nor is
+its component, so the evaluation is incomplete (no score, never passed) and each error
+is named; nothing it did not answer is reported as a strength or a weakness.
 """
 
 from __future__ import annotations
@@ -36,13 +36,16 @@ from verifier.prompt_eval.models import (
     EvaluateRequest,
     EvaluateResponse,
     EvaluationReport,
+    component_scores,
     response_for,
 )
 from verifier.prompt_eval.scoring import (
     STANDARD_CHECKS,
     STRUCTURAL_CHECKS,
+    Answer,
     Evaluation,
     ExampleResult,
+    Verdict,
     evaluate,
 )
 from verifier.results import CaseResult, ClaimResult
@@ -51,7 +54,6 @@ from verifier.session import Judges, RunResult, run_contract
 __all__ = ["PromptEvalError", "PromptEvaluation", "evaluate_prompt"]
 
 DEFAULT_CONTRACT_PATH: Final = Path("prompt-eval.yaml")
-_UNANSWERED_WEAKNESSES: Final = 3
 
 
 class PromptEvalError(VerifierError):
@@ -87,10 +89,18 @@ class PromptEvaluation:
     def passed(self) -> bool:
         return self.response.passed
 
+    @property
+    def verdict(self) -> Verdict:
+        """``passed``, ``failed``, or ``incomplete`` when a check could not be answered."""
+        return self.evaluation.verdict
+
     def report(self) -> EvaluationReport:
-        """The answer with the run id, the understanding analysis and the errors."""
+        """The answer with the verdict, each component's score, the run id, the
+        understanding analysis and the errors."""
         return EvaluationReport(
             **self.response.model_dump(),
+            verdict=self.verdict,
+            components=component_scores(self.evaluation),
             run_id=self.run_id,
             understanding=self.understanding,
             errors=list(self.errors),
@@ -102,8 +112,8 @@ class PromptEvaluation:
             return self.response.feedback
         listed = "\n".join(f"  - {line}" for line in self.errors)
         return (
-            f"{self.response.feedback}\n\nNot answered ({len(self.errors)}; counted against "
-            f"the prompt, so it does not pass):\n{listed}"
+            f"{self.response.feedback}\n\nNot answered ({len(self.errors)}; not scored, so "
+            f"the evaluation is incomplete):\n{listed}"
         )
 
 
@@ -160,14 +170,12 @@ def scored(request: EvaluateRequest, result: RunResult) -> PromptEvaluation:
     examples = [_example(number, cases, errors) for number, _ in request.examples()]
     prompt_case = cases.get(PROMPT_CASE)
     structural = {
-        name: _passed(_result(prompt_case, name), PROMPT_CASE, errors) for name in STRUCTURAL_CHECKS
+        name: _answer(_result(prompt_case, name), PROMPT_CASE, errors) for name in STRUCTURAL_CHECKS
     }
     critique = _result(prompt_case, ADVERSARIAL)
     weaknesses, suggestions, assessment = _critique(critique, errors)
     evaluation = evaluate(examples, structural, weaknesses, assessment)
     response = response_for(request, evaluation, suggestions)
-    if errors:
-        response = response.model_copy(update={"passed": False})
     return PromptEvaluation(
         request=request,
         evaluation=evaluation,
@@ -189,14 +197,14 @@ def _result(case: CaseResult | None, claim_id: str) -> ClaimResult | None:
         return None
 
 
-def _passed(result: ClaimResult | None, case_id: str, errors: list[str]) -> bool:
-    """Whether a check passed; one that was not answered is noted and did not."""
+def _answer(result: ClaimResult | None, case_id: str, errors: list[str]) -> Answer:
+    """Whether a check passed; ``None``, and the reason noted, when it was not answered."""
     if result is not None and result.status in ("pass", "fail"):
         return result.status == "pass"
     why = result.reason if result is not None else "no result"
     claim = result.claim_id if result is not None else "?"
     errors.append(f"{case_id} {claim}: {why}")
-    return False
+    return None
 
 
 def _example(number: int, cases: Mapping[str, CaseResult], errors: list[str]) -> ExampleResult:
@@ -204,14 +212,14 @@ def _example(number: int, cases: Mapping[str, CaseResult], errors: list[str]) ->
     case = cases.get(case_id)
     if case is not None and _applies(_result(case, "semantic_match")):
         checks = {
-            name: _passed(_result(case, name) or _missing(name), case_id, errors)
+            name: _answer(_result(case, name) or _missing(name), case_id, errors)
             for name in STANDARD_CHECKS
         }
         return ExampleResult(number, "positive", checks)
-    faults = {
-        check: not _passed(_result(case, claim) or _missing(claim), case_id, errors)
-        for check, claim in REVERSE_CLAIMS.items()
-    }
+    faults: dict[str, Answer] = {}
+    for check, claim in REVERSE_CLAIMS.items():
+        avoided = _answer(_result(case, claim) or _missing(claim), case_id, errors)
+        faults[check] = None if avoided is None else not avoided
     return ExampleResult(number, "negative", faults)
 
 
@@ -232,12 +240,14 @@ def _answered(result: ClaimResult) -> dict[str, Any]:
     return answered if isinstance(answered, dict) else {}
 
 
-def _critique(result: ClaimResult | None, errors: list[str]) -> tuple[list[str], list[str], str]:
-    """The critique's weaknesses, suggestions and assessment; an unanswered critique
-    counts as three weaknesses (the lowest adversarial score)."""
-    if result is None or result.status not in ("pass", "fail"):
-        _passed(result, PROMPT_CASE, errors)
-        return ["(the critique could not be answered)"] * _UNANSWERED_WEAKNESSES, [], ""
+def _critique(
+    result: ClaimResult | None, errors: list[str]
+) -> tuple[list[str] | None, list[str], str]:
+    """The critique's weaknesses, suggestions and assessment; no weaknesses at all
+    (``None``, not scored) when it was not answered."""
+    if _answer(result, PROMPT_CASE, errors) is None:
+        return None, [], ""
+    assert result is not None
     verdict = _answered(result)
     found = verdict.get("weaknesses", [])
     weaknesses = [str(item.get("weakness", "")) for item in found]

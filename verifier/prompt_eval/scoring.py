@@ -12,6 +12,11 @@ fractions, so a score never depends on how a model (or a float) rounds:
 The final score passes at 70 of 100. Shown figures are whole points rounded down
 (53.5 is shown as 53, and a score of 69.9 does not pass), and ``score`` is the shown
 figure over 100.
+
+A check the judge could not answer (``None``) is neither a yes nor a no: it is not
+scored, and neither is its component (an example, the structure, the critique), which
+shows ``—`` with how many checks went unanswered. An evaluation with a component not
+scored has no score: it is incomplete, never passed nor failed on what was not asked.
 """
 
 from __future__ import annotations
@@ -29,11 +34,15 @@ __all__ = [
     "STANDARD_CHECKS",
     "STRUCTURAL_CHECKS",
     "WEIGHTS",
+    "Answer",
+    "Component",
     "Empirical",
     "Evaluation",
     "ExampleResult",
+    "Verdict",
     "adversarial_points",
     "evaluate",
+    "not_answered",
     "shown",
     "structural_points",
 ]
@@ -55,6 +64,9 @@ PASS_AT: Final = 70
 """Points out of 100 at which a prompt passes."""
 
 ExampleKind = Literal["positive", "negative"]
+Answer = bool | None
+"""A check's answer: yes, no, or ``None`` when the judge could not answer it."""
+Verdict = Literal["passed", "failed", "incomplete"]
 
 
 def shown(points: Fraction) -> int:
@@ -62,13 +74,22 @@ def shown(points: Fraction) -> int:
     return math.floor(points)
 
 
-def _answered(checks: Mapping[str, bool], names: Sequence[str], what: str) -> int:
-    """How many of ``names`` were answered yes; every one must be answered."""
+def _tally(checks: Mapping[str, Answer], names: Sequence[str], what: str) -> tuple[int, int]:
+    """How many of ``names`` were answered yes, and how many were not answered; every
+    one must be given (``None`` for a check the judge could not answer)."""
     missing = [name for name in names if name not in checks]
     unknown = sorted(set(checks) - set(names))
     if missing or unknown:
         raise ValueError(f"{what} checks: missing {missing or 'none'}, unknown {unknown or 'none'}")
-    return sum(bool(checks[name]) for name in names)
+    return (
+        sum(checks[name] is True for name in names),
+        sum(checks[name] is None for name in names),
+    )
+
+
+def not_answered(count: int) -> str:
+    """Why a component is not scored: ``2 checks could not be answered``."""
+    return f"{count} {'check' if count == 1 else 'checks'} could not be answered"
 
 
 @dataclass(frozen=True)
@@ -83,18 +104,25 @@ class ExampleResult:
 
     number: int
     kind: ExampleKind
-    checks: Mapping[str, bool]
-
-    @property
-    def points(self) -> Fraction:
-        """25 per standard check passed, or 100 less 25 per bad trait shared."""
-        if self.kind == "positive":
-            return Fraction(25 * _answered(self.checks, STANDARD_CHECKS, "standard"))
-        return Fraction(100 - 25 * _answered(self.checks, REVERSE_CHECKS, "reverse"))
+    checks: Mapping[str, Answer]
 
     @property
     def names(self) -> tuple[str, ...]:
         return STANDARD_CHECKS if self.kind == "positive" else REVERSE_CHECKS
+
+    @property
+    def unanswered(self) -> int:
+        """How many of its checks the judge could not answer."""
+        return _tally(self.checks, self.names, self.kind)[1]
+
+    @property
+    def points(self) -> Fraction | None:
+        """25 per standard check passed, or 100 less 25 per bad trait shared; ``None``
+        (not scored) when a check was not answered."""
+        yes, unanswered = _tally(self.checks, self.names, self.kind)
+        if unanswered:
+            return None
+        return Fraction(25 * yes if self.kind == "positive" else 100 - 25 * yes)
 
 
 @dataclass(frozen=True)
@@ -107,32 +135,47 @@ class Empirical:
 
     examples: Sequence[ExampleResult]
 
+    def of_kind(self, kind: ExampleKind) -> list[ExampleResult]:
+        return [e for e in self.examples if e.kind == kind]
+
     def _mean(self, kind: ExampleKind) -> Fraction | None:
-        of_kind = [e.points for e in self.examples if e.kind == kind]
-        return sum(of_kind, Fraction(0)) / len(of_kind) if of_kind else None
+        points = [e.points for e in self.of_kind(kind)]
+        if not points or any(p is None for p in points):
+            return None
+        return sum((p for p in points if p is not None), Fraction(0)) / len(points)
 
     @property
     def positive(self) -> Fraction | None:
-        """Mean points of the positive examples (``None`` without any)."""
+        """Mean points of the positive examples (``None`` without any, or when one of
+        them is not scored)."""
         return self._mean("positive")
 
     @property
     def negative(self) -> Fraction | None:
-        """Mean points of the negative examples (``None`` without any)."""
+        """Mean points of the negative examples (``None`` as for ``positive``)."""
         return self._mean("negative")
 
     @property
-    def points(self) -> Fraction:
-        """Standard, reverse, or (both given) the mean of the two."""
-        kinds = [p for p in (self.positive, self.negative) if p is not None]
-        if not kinds:
+    def unanswered(self) -> int:
+        return sum(e.unanswered for e in self.examples)
+
+    @property
+    def points(self) -> Fraction | None:
+        """Standard, reverse, or (both given) the mean of the two; ``None`` (not
+        scored) when a check of an example was not answered."""
+        if not self.examples:
             raise ValueError("the empirical score needs at least one example")
+        if self.unanswered:
+            return None
+        kinds = [p for p in (self.positive, self.negative) if p is not None]
         return sum(kinds, Fraction(0)) / len(kinds)
 
 
-def structural_points(checks: Mapping[str, bool]) -> Fraction:
-    """20 points per structural check the prompt passes."""
-    return Fraction(20 * _answered(checks, STRUCTURAL_CHECKS, "structural"))
+def structural_points(checks: Mapping[str, Answer]) -> Fraction | None:
+    """20 points per structural check the prompt passes; ``None`` (not scored) when a
+    check was not answered."""
+    yes, unanswered = _tally(checks, STRUCTURAL_CHECKS, "structural")
+    return None if unanswered else Fraction(20 * yes)
 
 
 def adversarial_points(weaknesses: int) -> Fraction:
@@ -143,107 +186,112 @@ def adversarial_points(weaknesses: int) -> Fraction:
 
 
 @dataclass(frozen=True)
+class Component:
+    """One weighted part of the score.
+
+    Attributes:
+        name: ``empirical``, ``structural`` or ``adversarial``.
+        points: Its points out of 100, or ``None`` when it is not scored.
+        unanswered: Its checks the judge could not answer (the critique is one check).
+    """
+
+    name: str
+    points: Fraction | None
+    unanswered: int
+
+    @property
+    def weight(self) -> Fraction:
+        return WEIGHTS[self.name]
+
+    @property
+    def not_scored(self) -> str | None:
+        """Why it is not scored (``3 checks could not be answered``), or ``None``."""
+        if self.points is not None:
+            return None
+        if self.name == "adversarial":
+            return "the critique could not be answered"
+        return not_answered(self.unanswered)
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """A prompt's three components and what they add up to.
 
     Attributes:
         empirical: The examples' results.
-        structural: Each structural check of the prompt.
-        weaknesses: The adversarial critique's weaknesses, as it worded them.
+        structural: Each structural check of the prompt (``None``: not answered).
+        weaknesses: The adversarial critique's weaknesses, as it worded them
+            (``None``: the critique could not be answered).
         assessment: The critique's summary sentence (shown last in feedback).
     """
 
     empirical: Empirical
-    structural: Mapping[str, bool]
-    weaknesses: Sequence[str]
+    structural: Mapping[str, Answer]
+    weaknesses: Sequence[str] | None
     assessment: str = ""
 
     @property
-    def points(self) -> Fraction:
-        """The weighted sum, exact."""
+    def components(self) -> tuple[Component, Component, Component]:
+        """Empirical, structural and adversarial, each scored or not."""
+        critique = self.weaknesses
         return (
-            self.empirical.points * WEIGHTS["empirical"]
-            + structural_points(self.structural) * WEIGHTS["structural"]
-            + adversarial_points(len(self.weaknesses)) * WEIGHTS["adversarial"]
+            Component("empirical", self.empirical.points, self.empirical.unanswered),
+            Component(
+                "structural",
+                structural_points(self.structural),
+                _tally(self.structural, STRUCTURAL_CHECKS, "structural")[1],
+            ),
+            Component(
+                "adversarial",
+                None if critique is None else adversarial_points(len(critique)),
+                int(critique is None),
+            ),
         )
 
     @property
-    def score(self) -> float:
-        """The shown whole points over 100 (53.5 points: 0.53)."""
-        return shown(self.points) / 100
+    def unanswered(self) -> int:
+        """Every check the judge could not answer."""
+        return sum(c.unanswered for c in self.components)
+
+    @property
+    def points(self) -> Fraction | None:
+        """The weighted sum, exact; ``None`` when a component is not scored."""
+        total = Fraction(0)
+        for component in self.components:
+            if component.points is None:
+                return None
+            total += component.points * component.weight
+        return total
+
+    @property
+    def score(self) -> float | None:
+        """The shown whole points over 100 (53.5 points: 0.53); ``None`` when incomplete."""
+        points = self.points
+        return None if points is None else shown(points) / 100
 
     @property
     def passed(self) -> bool:
-        """Whether the prompt reached ``PASS_AT`` points."""
-        return self.points >= PASS_AT
+        """Whether the prompt reached ``PASS_AT`` points (never when incomplete)."""
+        points = self.points
+        return points is not None and points >= PASS_AT
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.points is None:
+            return "incomplete"
+        return "passed" if self.passed else "failed"
 
     def feedback(self) -> str:
         """The feedback text, laid out component by component with each check."""
-        verdict = "PASSED" if self.passed else "FAILED"
-        lines = [f"Score: {shown(self.points)}/100 ({verdict})", ""]
-        lines += self._empirical_lines()
-        passed = [name for name in STRUCTURAL_CHECKS if self.structural[name]]
-        lines += [
-            "",
-            f"Structural (30%): {shown(structural_points(self.structural))}/100 - "
-            f"{len(passed)}/{len(STRUCTURAL_CHECKS)} checks passed",
-            *(f"  {_mark(self.structural[name])} {name}" for name in STRUCTURAL_CHECKS),
-            "",
-            f"Adversarial (20%): {shown(adversarial_points(len(self.weaknesses)))}/100 - "
-            f"{_counted(len(self.weaknesses), 'weakness', 'weaknesses')} found",
-            *(f'  - "{weakness}"' for weakness in self.weaknesses),
-        ]
-        if self.assessment:
-            lines += ["", f"Assessment: {self.assessment}"]
-        return "\n".join(lines)
+        from verifier.prompt_eval.feedback import feedback_text
 
-    def _empirical_lines(self) -> list[str]:
-        empirical = self.empirical
-        count = len(empirical.examples)
-        positive, negative = empirical.positive, empirical.negative
-        if positive is not None and negative is not None:
-            n_pos = sum(e.kind == "positive" for e in empirical.examples)
-            head = (
-                f"Combined Empirical (50%): {shown(empirical.points)}/100 — "
-                f"Positive: {shown(positive)}/100 ({_examples(n_pos)}), "
-                f"Negative: {shown(negative)}/100 ({_examples(count - n_pos)})"
-            )
-        else:
-            head = (
-                f"Empirical (50%): {shown(empirical.points)}/100 - "
-                f"Tested against {_examples(count)}"
-            )
-        lines = [head]
-        for example in empirical.examples:
-            label = "Example" if example.kind == "positive" else "Negative example"
-            lines.append(
-                f"  {_mark(example.points >= PASS_AT)} {label} {example.number}: "
-                f"{shown(example.points)}/100"
-            )
-            # A reverse check found is a fault, so its mark is a cross.
-            good = example.kind == "positive"
-            lines += [
-                f"    - {name}: {_mark(example.checks[name] == good)}" for name in example.names
-            ]
-        return lines
-
-
-def _mark(ok: bool) -> str:
-    return "✓" if ok else "✗"
-
-
-def _counted(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
-def _examples(count: int) -> str:
-    return _counted(count, "example", "examples")
+        return feedback_text(self)
 
 
 def evaluate(
     examples: Sequence[ExampleResult],
-    structural: Mapping[str, bool],
-    weaknesses: Sequence[str],
+    structural: Mapping[str, Answer],
+    weaknesses: Sequence[str] | None,
     assessment: str = "",
 ) -> Evaluation:
     """An ``Evaluation``, with every check checked for completeness at once.
@@ -252,7 +300,10 @@ def evaluate(
         ValueError: A check missing or unknown, or no example at all.
     """
     evaluation = Evaluation(
-        Empirical(tuple(examples)), dict(structural), tuple(weaknesses), assessment
+        Empirical(tuple(examples)),
+        dict(structural),
+        None if weaknesses is None else tuple(weaknesses),
+        assessment,
     )
-    evaluation.points  # noqa: B018 - validates every component now, not when first shown
+    evaluation.components  # noqa: B018 - validates every component now, not when first shown
     return evaluation

@@ -4,7 +4,8 @@
 run without a shell), ``python:MODULE:FUNCTION``, or a YAML flow mapping of the
 ``sut:`` block (``{prompt: {provider: anthropic, model: ..., template_file: p.md}}``).
 A spec from the command line replaces the contract's system but keeps the contract's
-``input``, ``output``, ``format`` and ``timeout`` unless it sets them itself.
+``input``, ``output``, ``format``, ``allow_empty``, ``timeout`` and ``repeat`` unless it
+sets them itself.
 """
 
 from __future__ import annotations

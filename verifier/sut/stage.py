@@ -106,6 +106,10 @@ class SutStage:
 
     def _decode(self, produced: Produced) -> tuple[Any, str | None]:
         value = produced.value
+        if isinstance(value, str) and not value.strip():
+            empty = self._empty(value)
+            if empty is not None:
+                return None, empty
         if self.spec.format == "text":
             if not isinstance(value, str):
                 kind = type(value).__name__
@@ -120,6 +124,23 @@ class SutStage:
             return orjson.loads(orjson.dumps(value)), None
         except TypeError as exc:
             return None, f"returned a value that is not JSON data: {exc}"
+
+    def _empty(self, value: str) -> str | None:
+        """Why an empty or all-whitespace output is refused (``None``: accepted).
+
+        Every kind of system ends here, so none of them can pass a claim that something
+        is absent or short by producing nothing: a command that crashed quietly or a
+        function that forgot to return its text is an error row, not a pass.
+        """
+        if self.spec.allow_empty and self.spec.format == "text":
+            return None
+        nothing = "nothing" if value == "" else "only whitespace"
+        verb = {"exec": "printed", "python": "returned", "prompt": "answered"}[self.spec.kind]
+        if self.spec.format == "json":
+            return f"{verb} {nothing}, not JSON"
+        if self.spec.kind == "prompt":
+            return f"{verb} {nothing}"
+        return f"{verb} {nothing} (set `allow_empty: true` in `sut:` if that is an answer)"
 
     def _provenance(self, runs: Sequence[Produced]) -> dict[str, Any]:
         provenance = {**self.identity, "calls": [produced.call for produced in runs]}
