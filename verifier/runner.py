@@ -23,6 +23,8 @@ from verifier.cases import CaseLine
 from verifier.claim_checks import RubricPass, UnavailableModelPhase, line_error_results
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract
+from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
+from verifier.contract.schema_files import schema_file_hashes
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
@@ -205,6 +207,7 @@ class Runner:
                 self.options.options_record or {},
                 threshold=self.threshold,
                 record=self.record.as_record(),
+                **_schema_files(self.loaded),
             ),
         )
         log.info(
@@ -462,3 +465,9 @@ def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = N
         verifier.stoppable.Terminated: SIGTERM stopped the run (recorded as interrupted).
     """
     return run_stoppable(runner.run(cases, total=total))
+
+
+def _schema_files(loaded: LoadedContract) -> dict[str, dict[str, str]]:
+    """The run option naming the schema files read, by their sha256 (none: no option)."""
+    hashes = schema_file_hashes(loaded)
+    return {SCHEMA_FILES_OPTION: hashes} if hashes else {}

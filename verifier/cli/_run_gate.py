@@ -10,7 +10,14 @@ from typing import IO, TYPE_CHECKING
 
 from verifier.cli._options import fail
 from verifier.cli._run_inputs import RunInputs
-from verifier.compare.gate_file import Gate, cases_sha256, read_gate, refuse_changed
+from verifier.compare.gate_file import (
+    Gate,
+    cases_sha256,
+    read_gate,
+    refuse_changed,
+    refuse_changed_files,
+)
+from verifier.contract.schema_files import schema_file_hashes
 from verifier.errors import VerifierError
 from verifier.report import ReportFormat, ReportWriter, make_writer
 from verifier.report.json_report import JsonReportWriter
@@ -33,6 +40,7 @@ def gate_inputs(gate_path: Path | None, inputs: RunInputs) -> tuple[Gate | None,
             return None, sha
         gate = read_gate(gate_path)
         refuse_changed("contract", inputs.loaded.sha256, gate.contract_sha256)
+        refuse_changed_files(schema_file_hashes(inputs.loaded), gate.schema_files)
         refuse_changed("cases file", sha, gate.cases_sha256)
     except VerifierError as exc:
         fail(str(exc))

@@ -56,8 +56,14 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
     decides on its primary claim and exits 0 (passed) or 1 (failed)."""
     from verifier.compare.analysis import compare_runs
     from verifier.compare.gate import decide_comparison
-    from verifier.compare.gate_file import GateRefused, read_gate, refuse_changed
+    from verifier.compare.gate_file import (
+        GateRefused,
+        read_gate,
+        refuse_changed,
+        refuse_changed_files,
+    )
     from verifier.compare.report import as_json, render_markdown, write_report
+    from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
 
@@ -80,6 +86,15 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                         "its cases cannot be checked against the gate"
                     )
                 refuse_changed(f"cases of run {run_id}", cases, gate.cases_sha256)
+                if gate.schema_files is not None:
+                    read = record.options.get(SCHEMA_FILES_OPTION)
+                    if not isinstance(read, dict):
+                        raise GateRefused(
+                            f"run {run_id} records no schema file hashes (it was run before "
+                            "runs kept them), so its schema files cannot be checked against "
+                            "the gate"
+                        )
+                    refuse_changed_files(read, gate.schema_files, f" of run {run_id}")
             comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
             decision = decide_comparison(gate, comparison)
     except VerifierError as exc:

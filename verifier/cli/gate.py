@@ -90,6 +90,7 @@ def lock_command(
     from verifier.cases import cases_beside
     from verifier.compare.gate_file import Gate, cases_sha256, gate_text
     from verifier.contract.load import load_contract
+    from verifier.contract.schema_files import schema_file_hashes
     from verifier.errors import VerifierError
 
     cases_path = cases_path or cases_beside(contract)
@@ -112,6 +113,7 @@ def lock_command(
             alpha=alpha,
             verifier_version=__version__,
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            schema_files=schema_file_hashes(loaded) or None,
         )
         text = gate_text(gate, json=out.suffix.lower() == ".json")
         write_whole(out, lambda stream: stream.write(text), "the gate file")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -37,6 +38,7 @@ __all__ = [
     "gate_text",
     "read_gate",
     "refuse_changed",
+    "refuse_changed_files",
 ]
 
 Metric = Literal["pass_rate", "mean_score"]
@@ -73,6 +75,8 @@ class Gate:
         alpha: One-sided significance level of the comparison's paired test.
         verifier_version: The verifier that locked the gate.
         created_at: When it was locked (ISO 8601, UTC).
+        schema_files: SHA-256 of each schema file the contract names, by its name
+            (``None``: it names none, or the gate was locked before gates kept them).
     """
 
     contract_id: str
@@ -85,6 +89,7 @@ class Gate:
     alpha: float
     verifier_version: str
     created_at: str
+    schema_files: dict[str, str] | None = None
 
     def rule(self) -> str:
         """``(metric, direction, alpha A)``, as the decision line names the rule."""
@@ -108,6 +113,8 @@ def cases_sha256(path: Path) -> str:
 def gate_text(gate: Gate, *, json: bool) -> str:
     """The gate file's text: YAML with a comment saying what it is, or JSON."""
     document = {"gate": GATE_FORMAT, **asdict(gate)}
+    if gate.schema_files is None:
+        del document["schema_files"]  # as gates locked before it was kept read
     if json:
         return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
     head = (
@@ -137,12 +144,19 @@ def _check(key: str, value: Any) -> str | None:
     if key == "threshold":
         in_range = value is None or (_number(value) and 0 <= value <= 1)
         return None if in_range else "must be a number from 0 to 1, or null"
+    if key == "schema_files":
+        ok = isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(v, str) and _HEX64.fullmatch(v) is not None
+            for k, v in value.items()
+        )
+        return None if ok else "must map each schema file's name to its sha256"
     if key == "alpha":
         return None if _number(value) and 0 < value < 0.5 else "must be a number above 0, below 0.5"
     return None if isinstance(value, str) and value else "must be a non-empty string"
 
 
 _KEYS: Final = ("gate", *Gate.__dataclass_fields__)
+_OPTIONAL: Final = ("schema_files",)
 
 
 def _located(path: Path, positions: Positions, loc: tuple[str, ...], message: str) -> GateError:
@@ -176,7 +190,7 @@ def read_gate(path: Path) -> Gate:
         problem = _check(key, value)
         if problem is not None:
             raise _located(path, positions, (key,), f"{key} {problem}")
-    missing = [k for k in _KEYS if k not in data]
+    missing = [k for k in _KEYS if k not in data and k not in _OPTIONAL]
     if missing:
         raise _located(path, positions, (), "missing key(s): " + ", ".join(missing))
     fields = {k: v for k, v in data.items() if k != "gate"}
@@ -196,3 +210,19 @@ def refuse_changed(what: str, actual: str, locked: str) -> None:
         raise GateRefused(
             f"{what} changed since the gate was locked (sha {actual}, gate has {locked})"
         )
+
+
+def refuse_changed_files(
+    actual: Mapping[str, Any], locked: Mapping[str, str] | None, of: str = ""
+) -> None:
+    """Refuses when a schema file the gate locked (or the contract names now) is not
+    the one it was locked on; a gate that kept none checks none.
+
+    Raises:
+        GateRefused: ``schema file NAME changed since the gate was locked (...)``.
+    """
+    if locked is None:
+        return
+    for name in sorted({*actual, *locked}):
+        was = str(actual.get(name, "none"))
+        refuse_changed(f"schema file {name}{of}", was, locked.get(name, "none"))

@@ -1,13 +1,16 @@
 """Checks on the two runs of a comparison: they exist, they checked one contract, and
-what a reader should be warned about (a changed contract file, an unfinished run, a
-claim judged by a different judge in each run).
+what a reader should be warned about (a changed contract file or schema file, an
+unfinished run, a claim judged by a different judge in each run).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
+from verifier.contract.schema_files import changed_schema_files
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord
 
@@ -36,9 +39,11 @@ class RunInfo:
     contract_sha256: str
     status: str
     judges_off: bool = False
+    schema_files: Mapping[str, Any] | None = None  # None: the run kept no hashes
 
     @classmethod
     def of(cls, record: RunRecord) -> RunInfo:
+        schema_files = record.options.get(SCHEMA_FILES_OPTION)
         return cls(
             record.run_id,
             record.contract_id,
@@ -46,6 +51,7 @@ class RunInfo:
             record.contract_sha256,
             record.status,
             record.options.get("judges") == "off",
+            schema_files if isinstance(schema_files, Mapping) else None,
         )
 
 
@@ -105,6 +111,12 @@ def check_runs(baseline: RunInfo, candidate: RunInfo) -> list[str]:
             f"v{candidate.contract_version}, sha256 {candidate.contract_sha256[:12]}…): a "
             "change may come from the contract rather than the system"
         )
+    if baseline.schema_files is not None and candidate.schema_files is not None:
+        for name in changed_schema_files(baseline.schema_files, candidate.schema_files):
+            warnings.append(
+                f"the runs read different versions of schema file {name}: a change of a "
+                "json_schema claim may come from the schema rather than the system"
+            )
     for info in (baseline, candidate):
         if info.judges_off:
             warnings.append(

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from verifier._gc import gc_frozen
+from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
 from verifier.contract.selection import judged_claims
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import GapStore, StoredRow
@@ -143,8 +144,10 @@ def _recheck_case(
             known = [(row, body) for row, body in known if body.get("claim_id") not in skipped]
     case_id = str(first.get("case_id"))
     results = plan.results(case_id, content.case, [str(b["claim_id"]) for _, b in known])
+    read = recorded.get(SCHEMA_FILES_OPTION)
+    read = read if isinstance(read, Mapping) else None
     for row, body in known:
-        _compare(row, body, plan, content, results, report)
+        _compare(row, body, plan, content, results, report, read)
 
 
 def _no_content(content: NoContent, rows: int, report: RecheckReport) -> None:
@@ -161,6 +164,7 @@ def _compare(
     content: CaseContent,
     results: Mapping[str, ClaimResult],
     report: RecheckReport,
+    schema_files_read: Mapping[str, Any] | None,
 ) -> None:
     claim_id = str(body["claim_id"])
     if plan.missing_files:
@@ -168,6 +172,11 @@ def _compare(
         if missing is not None:
             report.skip("schema_file_missing", missing)
             return
+    changed = plan.changed_file(claim_id, schema_files_read)
+    if changed is not None:
+        # The verdict was right for the file the run read: not a difference to report.
+        report.skip("schema_file_changed", changed)
+        return
     if content.withheld:
         path = touched(plan.reads(claim_id, content.case), content.withheld)
         if path is not None:

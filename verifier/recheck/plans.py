@@ -21,6 +21,7 @@ from verifier.comparative import output_paths
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.models import CompareClaim, JudgeClaim
+from verifier.contract.schema_files import schema_file_hashes, schema_file_names
 from verifier.contract.selection import needs_judge
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
@@ -66,6 +67,10 @@ class StoredPlan:
     _reads: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.schema_hashes = schema_file_hashes(self.loaded)
+        self._schema_names: dict[str, list[str]] = {}
+        for claim_id, name in schema_file_names(self.loaded.contract.claims):
+            self._schema_names.setdefault(claim_id, []).append(name)
         self.claims = {p.id: p for p in self.plan.order}
         self.judged = frozenset(p.id for p in self.plan.model if needs_judge(p.claim))
         self._model_ids = frozenset(p.id for p in self.plan.model)
@@ -100,6 +105,25 @@ class StoredPlan:
             return self.missing_files[claim_id]
         for gate in self.claims[claim_id].after:
             why = self.missing_file(gate) if gate in self.claims else None
+            if why is not None:
+                return why
+        return None
+
+    def changed_file(self, claim_id: str, read: Mapping[str, Any] | None) -> str | None:
+        """Why a claim, or a claim it waits for, would be re-checked against another
+        schema file than the run read (``read``: the run's ``schema_files`` option;
+        ``None``: the run kept none, so nothing can be told)."""
+        if read is None:
+            return None
+        for name in self._schema_names.get(claim_id, ()):
+            now, then = self.schema_hashes.get(name), read.get(name)
+            if now != then:
+                return (
+                    f"schema file {name!r} of claim {claim_id} has sha256 {str(now)[:12]}… "
+                    f"now, {str(then)[:12]}… when the run read it"
+                )
+        for gate in self.claims[claim_id].after:
+            why = self.changed_file(gate, read) if gate in self.claims else None
             if why is not None:
                 return why
         return None
