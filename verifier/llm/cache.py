@@ -289,8 +289,15 @@ class Recordings:
     def put(self, entry: CachedReply) -> None:
         self._entries[entry.key] = entry
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("ab") as handle:
-            handle.write(canonical_json(entry.as_json()) + b"\n")
+        line = canonical_json(entry.as_json()) + b"\n"
+        with self.path.open("a+b") as handle:
+            # A file edited by hand may end without a newline: the entry must not be
+            # joined onto its last line, which would spoil both.
+            if handle.seek(0, 2) > 0:
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    line = b"\n" + line
+            handle.write(line)
         self._last_line += 1
         self._lines[entry.key] = self._last_line
 
