@@ -259,3 +259,23 @@ def test_a_recheck_that_could_check_nothing_does_not_claim_every_verdict_agrees(
     assert report.lines()[-1] == "ok: nothing differs, but no row could be rechecked (see above)"
     report.rechecked = report.agree = 1
     assert report.lines()[-1] == "ok: every rechecked verdict agrees"
+
+
+def test_a_recheck_from_another_folder_says_where_it_looked_for_a_schema_file(
+    tmp_path: Path,
+) -> None:
+    started, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    started.mkdir()
+    elsewhere.mkdir()
+    (started / "s.json").write_text('{"type": "object"}')
+    (started / "c.yaml").write_text(
+        "contract: c\nversion: 1\nclaims:\n"
+        "  - id: shaped\n    rubric: json_schema\n    field: output\n    schema_file: s.json\n"
+    )
+    (started / "cases.jsonl").write_text('{"id": "x", "output": {}}\n')
+    store = str(tmp_path / "gaps.db")
+    run = verifier("run", "c.yaml", "--cases", "cases.jsonl", "--store", store, cwd=started)
+    assert run.returncode == 0, run.stderr
+    assert recheck(store, started)[1]["agree"] == 1
+    why = recheck(store, elsewhere)[1]["not_recheckable_by_reason"]["schema_file_missing"]
+    assert f"its stored path is relative, so it was looked for from {elsewhere}" in why["example"]

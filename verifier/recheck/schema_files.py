@@ -44,7 +44,7 @@ def without_missing_schemas(
         if names and isinstance(claim, dict):
             missing[str(claim.get("id"))] = (
                 f"{path}: claim {claim.get('id')!r}: schema_file {names[0]!r} does not exist "
-                "beside the stored contract"
+                f"beside the stored contract{_looked_in(path)}"
             )
     if not missing:
         return None
@@ -53,6 +53,17 @@ def without_missing_schemas(
     except ValidationError:
         return None
     return LoadedContract(contract, path, source, sha256, positions), missing
+
+
+def _looked_in(path: Path) -> str:
+    """Where a relative stored path was looked for: it is relative to the folder the run
+    was started in, which the store does not know."""
+    if path.is_absolute():
+        return ""
+    return (
+        f" (its stored path is relative, so it was looked for from {Path.cwd()}; recheck "
+        "from the folder the run was started in)"
+    )
 
 
 def _swap_missing(node: Any, base: Path) -> list[str]:
