@@ -441,3 +441,24 @@ def test_a_number_option_that_is_not_finite_is_a_usage_error(
         result.stderr
     )
     assert not (tmp_path / ".verifier").exists()  # refused before anything ran
+
+
+def test_a_baseline_with_an_unusable_line_is_refused_before_the_run(tmp_path: Path) -> None:
+    lines = (EXAMPLES / "answer-comparison.baseline.jsonl").read_text().splitlines()
+    for bad, why in (
+        ('{"id": "q1", "output": ', "invalid json"),
+        (lines[0], "duplicate case id"),
+    ):
+        baseline = tmp_path / "baseline.jsonl"
+        baseline.write_text("\n".join([*lines, bad]) + "\n")
+        result = verifier(
+            "run", str(EXAMPLES / "answer-comparison.yaml"),
+            "--cases", str(EXAMPLES / "answer-comparison.candidate.jsonl"),
+            "--baseline", str(baseline), "--store", str(tmp_path / "g.db"),
+            cwd=tmp_path, env={"ANTHROPIC_API_KEY": ""},
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert_no_traceback(result)
+        error = f"error: {baseline}:{len(lines) + 1}: a baseline line must be a usable case: "
+        assert error in result.stderr and why in result.stderr.lower(), result.stderr
+        assert not (tmp_path / "g.db").exists()  # refused before any run began

@@ -24,13 +24,13 @@ from hypothesis import strategies as st
 from tests._fuzz_files import BOM, damaged_jsonl, edit_json, json_values
 from tests.conftest import EXAMPLES
 from tests.gaps._history import day, judge_evidence, plant_run
-from verifier.cases import CaseLine, join_baseline, read_cases
+from verifier.cases import CaseLine, join_baseline, read_baseline, read_cases
 from verifier.ci.baseline import BaselineError, load_baseline
 from verifier.compare.labels import LabelsError, read_labels
 from verifier.contract.judge_template import TemplateError, parse_template
 from verifier.contract.load import check_contract_source, load_contract
 from verifier.contract.prompt_template import PromptTemplate
-from verifier.errors import SutError
+from verifier.errors import CasesError, SutError
 from verifier.evaluate import EvaluateError, parse_evaluation
 from verifier.gaps.export import export_jsonl
 from verifier.gaps.importer import ExportRefused, import_jsonl
@@ -90,7 +90,12 @@ def _located(problems: list[str], path: Path) -> None:
 def test_any_cases_file_gives_case_lines_each_error_naming_its_line(data: bytes) -> None:
     with _file(data) as path:
         lines = list(read_cases(path))
-        joined = list(join_baseline(iter(lines), path))
+        try:
+            joined = list(join_baseline(iter(lines), read_baseline(path)))
+        except CasesError as exc:  # a baseline is refused whole, naming its first bad line
+            assert any(line.case is None for line in lines)
+            _located([str(exc)], path)
+            joined = lines
     assert len(joined) == len(lines)
     ids = [line.case_id for line in lines]
     assert len(set(ids)) == len(ids), ids  # one result per case: ids stay apart

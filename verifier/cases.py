@@ -183,21 +183,31 @@ def case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseL
                 )
 
 
-def join_baseline(cases: Iterator[CaseLine], baseline: Path) -> Iterator[CaseLine]:
-    """Adds each case's baseline (the case with the same id in ``baseline``) under
-    ``baseline``, for comparative claims. A case with no baseline gets an empty one,
-    so its comparisons fail naming the missing path.
-
-    The baseline file is read whole (its cases are looked up by id); unusable lines
-    in it are skipped, as they name no id.
+def read_baseline(baseline: Path) -> dict[str, dict[str, Any]]:
+    """The cases of a baseline file by id, read whole (cases are looked up by id).
 
     Raises:
-        CasesError: The baseline file cannot be opened.
+        CasesError: The file cannot be opened, or a line of it is unusable (not JSON,
+            no id, an id taken already): a case whose baseline was on that line would
+            be compared with none, so the file is refused, naming the line.
     """
     index: dict[str, dict[str, Any]] = {}
     for line in read_cases(baseline):
-        if line.case is not None:
-            index[line.case_id] = line.case
+        if line.case is None:
+            reason = (line.error or "unusable").removeprefix(f"line {line.line}: ")
+            raise CasesError(
+                f"{baseline}:{line.line}: a baseline line must be a usable case: {reason}"
+            )
+        index[line.case_id] = line.case
+    return index
+
+
+def join_baseline(
+    cases: Iterator[CaseLine], index: Mapping[str, dict[str, Any]]
+) -> Iterator[CaseLine]:
+    """Adds each case's baseline (the case with the same id in ``index``, made by
+    ``read_baseline``) under ``baseline``, for comparative claims. A case with no
+    baseline gets an empty one, so its comparisons fail naming the missing path."""
     for line in cases:
         if line.case is None:
             yield line

@@ -132,7 +132,7 @@ class ContractFile(pytest.File):
     cases_path: Path
 
     def collect(self) -> list[pytest.Item]:
-        from verifier.cases import join_baseline, read_cases
+        from verifier.cases import join_baseline, read_baseline, read_cases
         from verifier.contract.load import check_contract
         from verifier.errors import VerifierError
 
@@ -169,7 +169,9 @@ class ContractFile(pytest.File):
         baseline = self.path.with_name(f"{self.path.stem}.baseline.jsonl")
         try:
             stream = read_cases(cases_path)
-            lines = list(join_baseline(stream, baseline) if baseline.is_file() else stream)
+            if baseline.is_file():
+                stream = join_baseline(stream, read_baseline(baseline))
+            lines = list(stream)
         except VerifierError as exc:
             raise self.CollectError(str(exc)) from None
         if not lines:

@@ -62,7 +62,7 @@ def run(
     set, a Markdown summary of the run is appended to it.
     """
     from verifier._atomic import AtomicFile
-    from verifier.cases import join_baseline, read_cases, sample_cases
+    from verifier.cases import join_baseline, read_baseline, read_cases, sample_cases
     from verifier.cli._run_gate import gate_inputs, gated_writer, write_gate
     from verifier.cli._run_inputs import check_inputs
     from verifier.cli._run_parts import (
@@ -129,13 +129,18 @@ def run(
     loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
     gate, cases_sha256 = gate_inputs(gate_path, inputs)
 
+    try:  # read before the run begins: a bad line refuses the run, naming it
+        baseline_index = read_baseline(baseline) if baseline is not None else None
+    except VerifierError as exc:
+        fail(str(exc))
+
     def open_cases() -> Any:
         stream = read_cases(cases_path)
         if shard is not None:
             stream = in_shard(stream, shard)
         if sample is not None and seed is not None:
             stream = sample_cases(stream, sample, seed)
-        return join_baseline(stream, baseline) if baseline is not None else stream
+        return join_baseline(stream, baseline_index) if baseline_index is not None else stream
 
     try:
         target = new_store_target(store)
