@@ -130,9 +130,15 @@ def row_not_applicable(body: Any) -> bool:
 class ClaimTally:
     """Counts of one claim's statuses across the run.
 
+    A claim's pass rate is its passes over its checked results: passes, fails and
+    errors (a check that could not be had is not a pass). Skipped results were not
+    checked (a gate that did not pass, judges off, a case the claim did not apply to)
+    and are left out; a claim with no checked result has no pass rate, rather than a
+    rate of 0. Every report and the audit's trends count so.
+
     Attributes:
         not_applicable: Of the skipped results, those of cases the claim did not apply
-            to (its ``when`` path missing): not checked, so outside the pass rate.
+            to (its ``when`` path missing).
     """
 
     passed: int = 0
@@ -162,9 +168,14 @@ class ClaimTally:
         return self.total - self.not_applicable
 
     @property
-    def pass_rate(self) -> float:
-        """Passes over the results of the cases the claim applied to (0.0 when none)."""
-        return self.passed / self.applicable if self.applicable else 0.0
+    def checked(self) -> int:
+        """Results that count in the pass rate: every one but the skipped ones."""
+        return self.passed + self.failed + self.errors
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passes over the checked results (``None`` when none was checked)."""
+        return self.passed / self.checked if self.checked else None
 
     @property
     def skipped_text(self) -> str:
@@ -175,8 +186,9 @@ class ClaimTally:
         return f"{self.skipped} ({self.not_applicable} n/a)"
 
     def as_dict(self) -> dict[str, Any]:
+        rate = self.pass_rate
         out: dict[str, Any] = {
-            "pass_rate": round(self.pass_rate, 6),
+            "pass_rate": None if rate is None else round(rate, 6),
             "passed": self.passed,
             "failed": self.failed,
             "errors": self.errors,
@@ -185,6 +197,15 @@ class ClaimTally:
         if self.not_applicable:  # a run without `when` keeps the record it always had
             out["not_applicable"] = self.not_applicable
         return out
+
+
+PASS_RATE_NOTE = "pass rate: passes over the results checked (skips left out)"
+"""What reports say under a table of pass rates where some results were skipped."""
+
+
+def rate_text(rate: float | None) -> str:
+    """A pass rate as reports show it: ``83.3%``, or ``—`` when there is none."""
+    return "—" if rate is None else f"{rate:.1%}"
 
 
 _Z95 = 1.959963984540054

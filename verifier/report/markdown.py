@@ -11,7 +11,14 @@ from typing import IO
 
 from verifier._markdown import code_span
 from verifier.report._failures import FailingCase, FailingCaseSample
-from verifier.results import CaseResult, ClaimTally, RunSummary, noise_line
+from verifier.results import (
+    PASS_RATE_NOTE,
+    CaseResult,
+    ClaimTally,
+    RunSummary,
+    noise_line,
+    rate_text,
+)
 
 __all__ = [
     "MAX_FAILING_CASES",
@@ -99,11 +106,13 @@ def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
     ]
     for claim_id, tally in breakdown.items():
         lines.append(
-            f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} | {tally.passed} "
+            f"| {table_cell(claim_id)} | {rate_text(tally.pass_rate)} | {tally.passed} "
             f"| {tally.failed} | {tally.errors} | {tally.skipped_text} |"
         )
     if not breakdown:
         lines.append("| *(no results)* | | | | | |")
+    if any(tally.skipped for tally in breakdown.values()):
+        lines += ["", f"*{PASS_RATE_NOTE[0].upper()}{PASS_RATE_NOTE[1:]}.*"]
     return lines
 
 

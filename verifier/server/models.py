@@ -184,7 +184,10 @@ class ContractSummary(_Body):
 
 
 class ClaimTally(_Body):
-    pass_rate: float
+    pass_rate: Annotated[
+        float | None,
+        Field(description="Passes over the checked results (skips left out); null when none."),
+    ]
     passed: int
     failed: int
     errors: int
