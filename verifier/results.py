@@ -321,6 +321,58 @@ def served_line(noise: Mapping[str, Any]) -> str | None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeClaimsNotRun:
+    """The claims a run left unchecked on purpose that need a judge: those a judge
+    answers and those waiting for one (the run's options say why).
+
+    Attributes:
+        judges_off: Skipped in every case, and out of its score: the run had judges off.
+        not_chosen: Left out of the run by its choice of claims (``--claims``): no rows.
+    """
+
+    judges_off: tuple[str, ...] = ()
+    not_chosen: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.judges_off) + len(self.not_chosen)
+
+    def line(self) -> str | None:
+        """``judge claims not run: 2 (--judges off)``, or ``None`` when none was left out."""
+        why = [
+            (len(ids), reason)
+            for ids, reason in ((self.judges_off, "--judges off"), (self.not_chosen, "--claims"))
+            if ids
+        ]
+        if not why:
+            return None
+        if len(why) == 1:
+            return f"judge claims not run: {self.count} ({why[0][1]})"
+        parts = ", ".join(f"{n} by {reason}" for n, reason in why)
+        return f"judge claims not run: {self.count} ({parts})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "judges_off": list(self.judges_off),
+            "not_chosen": list(self.not_chosen),
+        }
+
+    @classmethod
+    def of(cls, raw: Any) -> JudgeClaimsNotRun:
+        """The claims ``as_dict`` wrote (in a stored run summary); none when ``raw`` is not
+        in its shape."""
+        if not isinstance(raw, Mapping):
+            return cls()
+
+        def ids(key: str) -> tuple[str, ...]:
+            value = raw.get(key)
+            return tuple(str(i) for i in value) if isinstance(value, list) else ()
+
+        return cls(ids("judges_off"), ids("not_chosen"))
+
+
 @dataclass(slots=True)
 class RunSummary:
     """Totals of a finished (or interrupted) run.
@@ -354,6 +406,8 @@ class RunSummary:
     """Problems of the contract the run revealed (a field path missing in every case)."""
     judge_noise: dict[str, JudgeNoise] = field(default_factory=dict)
     """Per judged claim (judge claims and pairwise comparisons), how noisy its judge was."""
+    judge_claims_not_run: JudgeClaimsNotRun = field(default_factory=JudgeClaimsNotRun)
+    """The claims needing a judge that the run left out on purpose, and why."""
 
     def judge_noise_dict(self) -> dict[str, dict[str, Any]]:
         """``judge_noise`` as reports and the run record keep it."""

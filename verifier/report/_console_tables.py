@@ -69,6 +69,9 @@ def _summary_panel(summary: RunSummary) -> Panel:
             f"✘ {summary.failed_cases} of {summary.total_cases} cases failed", style="bold red"
         )
     text.append(printable(f" · average score {summary.average_score:.3f} · run {summary.run_id}"))
+    not_run = summary.judge_claims_not_run.line()
+    if not_run:
+        text.append(f"\n{not_run}: the cases were scored without them", style="bold yellow")
     if summary.interrupted:
         text.append("\ninterrupted: totals cover the cases that finished", style="yellow")
     usage = summary.judge_usage_line()
@@ -77,9 +80,8 @@ def _summary_panel(summary: RunSummary) -> Panel:
     if summary.store:
         text.append(printable(f"\nresults stored in {summary.store}"), style="dim")
     title = Text(printable_line(f"verifier · {summary.contract_id} v{summary.contract_version}"))
-    return Panel(
-        text, title=title, title_align="left", expand=False, border_style="green" if ok else "red"
-    )
+    border = ("yellow" if not_run else "green") if ok else "red"
+    return Panel(text, title=title, title_align="left", expand=False, border_style=border)
 
 
 def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:

@@ -181,6 +181,9 @@ def _properties(summary: RunSummary) -> str:
         "threshold": str(summary.threshold),
         "interrupted": str(summary.interrupted).lower(),
     }
+    not_run = summary.judge_claims_not_run.line()
+    if not_run:
+        values["judge_claims_not_run"] = not_run.removeprefix("judge claims not run: ")
     rendered = "".join(
         f"      <property name={_attr(name)} value={_attr(value)} />\n"
         for name, value in values.items()

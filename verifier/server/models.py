@@ -236,6 +236,13 @@ class RunReport(_Body):
         str | None,
         Field(description="The store's head once the run's end was sealed (audit checks it)."),
     ] = None
+    judge_claims_not_run: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Claims needing a judge the run left unchecked on purpose (judges "
+            "off, a choice of claims): count, judges_off, not_chosen. Absent when none."
+        ),
+    ] = None
     cases: list[CaseReport]
 
 
