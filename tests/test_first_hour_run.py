@@ -259,7 +259,7 @@ def test_judges_off_skips_judged_claims_out_of_the_score(tmp_path: Path, example
     code, report, stderr = json_run(
         tmp_path, str(example), "--judges", "off", "--store", str(tmp_path / "g.db")
     )
-    assert "judge claims skipped: 2 (--judges off)" in stderr
+    assert "judge claims not run: 2 (--judges off)" in stderr
     for claim in JUDGED:
         tally = report["assertion_breakdown"][claim]
         assert tally["skipped"] == 5 and tally["passed"] == tally["failed"] == tally["errors"] == 0

@@ -130,9 +130,15 @@ def row_not_applicable(body: Any) -> bool:
 class ClaimTally:
     """Counts of one claim's statuses across the run.
 
+    A claim's pass rate is its passes over its checked results: passes, fails and
+    errors (a check that could not be had is not a pass). Skipped results were not
+    checked (a gate that did not pass, judges off, a case the claim did not apply to)
+    and are left out; a claim with no checked result has no pass rate, rather than a
+    rate of 0. Every report and the audit's trends count so.
+
     Attributes:
         not_applicable: Of the skipped results, those of cases the claim did not apply
-            to (its ``when`` path missing): not checked, so outside the pass rate.
+            to (its ``when`` path missing).
     """
 
     passed: int = 0
@@ -162,9 +168,14 @@ class ClaimTally:
         return self.total - self.not_applicable
 
     @property
-    def pass_rate(self) -> float:
-        """Passes over the results of the cases the claim applied to (0.0 when none)."""
-        return self.passed / self.applicable if self.applicable else 0.0
+    def checked(self) -> int:
+        """Results that count in the pass rate: every one but the skipped ones."""
+        return self.passed + self.failed + self.errors
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passes over the checked results (``None`` when none was checked)."""
+        return self.passed / self.checked if self.checked else None
 
     @property
     def skipped_text(self) -> str:
@@ -175,8 +186,9 @@ class ClaimTally:
         return f"{self.skipped} ({self.not_applicable} n/a)"
 
     def as_dict(self) -> dict[str, Any]:
+        rate = self.pass_rate
         out: dict[str, Any] = {
-            "pass_rate": round(self.pass_rate, 6),
+            "pass_rate": None if rate is None else round(rate, 6),
             "passed": self.passed,
             "failed": self.failed,
             "errors": self.errors,
@@ -185,6 +197,15 @@ class ClaimTally:
         if self.not_applicable:  # a run without `when` keeps the record it always had
             out["not_applicable"] = self.not_applicable
         return out
+
+
+PASS_RATE_NOTE = "pass rate: passes over the results checked (skips left out)"
+"""What reports say under a table of pass rates where some results were skipped."""
+
+
+def rate_text(rate: float | None) -> str:
+    """A pass rate as reports show it: ``83.3%``, or ``—`` when there is none."""
+    return "—" if rate is None else f"{rate:.1%}"
 
 
 _Z95 = 1.959963984540054
@@ -300,6 +321,58 @@ def served_line(noise: Mapping[str, Any]) -> str | None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeClaimsNotRun:
+    """The claims a run left unchecked on purpose that need a judge: those a judge
+    answers and those waiting for one (the run's options say why).
+
+    Attributes:
+        judges_off: Skipped in every case, and out of its score: the run had judges off.
+        not_chosen: Left out of the run by its choice of claims (``--claims``): no rows.
+    """
+
+    judges_off: tuple[str, ...] = ()
+    not_chosen: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.judges_off) + len(self.not_chosen)
+
+    def line(self) -> str | None:
+        """``judge claims not run: 2 (--judges off)``, or ``None`` when none was left out."""
+        why = [
+            (len(ids), reason)
+            for ids, reason in ((self.judges_off, "--judges off"), (self.not_chosen, "--claims"))
+            if ids
+        ]
+        if not why:
+            return None
+        if len(why) == 1:
+            return f"judge claims not run: {self.count} ({why[0][1]})"
+        parts = ", ".join(f"{n} by {reason}" for n, reason in why)
+        return f"judge claims not run: {self.count} ({parts})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "judges_off": list(self.judges_off),
+            "not_chosen": list(self.not_chosen),
+        }
+
+    @classmethod
+    def of(cls, raw: Any) -> JudgeClaimsNotRun:
+        """The claims ``as_dict`` wrote (in a stored run summary); none when ``raw`` is not
+        in its shape."""
+        if not isinstance(raw, Mapping):
+            return cls()
+
+        def ids(key: str) -> tuple[str, ...]:
+            value = raw.get(key)
+            return tuple(str(i) for i in value) if isinstance(value, list) else ()
+
+        return cls(ids("judges_off"), ids("not_chosen"))
+
+
 @dataclass(slots=True)
 class RunSummary:
     """Totals of a finished (or interrupted) run.
@@ -333,6 +406,8 @@ class RunSummary:
     """Problems of the contract the run revealed (a field path missing in every case)."""
     judge_noise: dict[str, JudgeNoise] = field(default_factory=dict)
     """Per judged claim (judge claims and pairwise comparisons), how noisy its judge was."""
+    judge_claims_not_run: JudgeClaimsNotRun = field(default_factory=JudgeClaimsNotRun)
+    """The claims needing a judge that the run left out on purpose, and why."""
 
     def judge_noise_dict(self) -> dict[str, dict[str, Any]]:
         """``judge_noise`` as reports and the run record keep it."""

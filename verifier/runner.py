@@ -25,6 +25,7 @@ from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract
 from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
 from verifier.contract.schema_files import schema_file_hashes
+from verifier.contract.selection import judge_claims_not_run
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
 from verifier.gaps.redact import Redactor, claim_paths
@@ -194,6 +195,9 @@ class Runner:
             threshold=self.threshold,
             started_at=_now(),
             claim_lines={p.id: self.loaded.claim_line(p.id) for p in self.plan.order},
+            judge_claims_not_run=judge_claims_not_run(
+                self.loaded, self.options.options_record or {}
+            ),
         )
         self.store.begin_run(
             run_id=self.run_id,
@@ -446,7 +450,7 @@ def _of_shard(cases: Iterator[CaseResult], shard: Shard) -> Iterator[CaseResult]
 
 def summary_record(summary: RunSummary) -> dict[str, Any]:
     """The totals a store records when a run (or a shard of one) ends."""
-    return {
+    record = {
         "total_cases": summary.total_cases,
         "passed_cases": summary.passed_cases,
         "failed_cases": summary.failed_cases,
@@ -455,6 +459,10 @@ def summary_record(summary: RunSummary) -> dict[str, Any]:
         "assertion_breakdown": {k: v.as_dict() for k, v in summary.breakdown.items()},
         "usage": summary.judge_usage,
     }
+    not_run = summary.judge_claims_not_run
+    if not_run.count:  # a run that checked every claim keeps the record it always had
+        record["judge_claims_not_run"] = not_run.as_dict()
+    return record
 
 
 def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:

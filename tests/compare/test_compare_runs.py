@@ -394,6 +394,25 @@ def test_markdown_report_has_a_row_per_claim(store: SqliteStore, tmp_path: Path)
     assert "| `y` | 2 | 100.0% | 100.0% | +0.0 pp" in text
 
 
+def test_a_claim_without_pairs_has_no_pass_rates_rather_than_zero(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    # Every result of z is skipped in the candidate (judges off): nothing to pair.
+    add_run(store, "a", {**outcomes("x", "pppp"), **outcomes("z", "pppf")})
+    add_run(store, "b", {**outcomes("x", "pppp"), **outcomes("z", "ssss")})
+    comparison = compare_runs(store, "a", "b")
+    z = next(c for c in as_json(comparison)["claims"] if c["claim"] == "z")
+    assert z["pairs"] == 0
+    assert z["baseline"]["pass_rate"] is None and z["candidate"]["pass_rate"] is None
+    for fmt in ("markdown", "console"):
+        path = tmp_path / f"compare.{fmt}"
+        with path.open("w", encoding="utf-8") as out:
+            write_report(comparison, fmt, out)
+        text = path.read_text(encoding="utf-8")
+        (row,) = [line for line in text.splitlines() if " z " in line or "`z`" in line]
+        assert "0.0%" not in row and row.count("—") >= 3, row
+
+
 # --- end to end: `verifier run` twice, then `verifier compare` --------------------------------
 
 

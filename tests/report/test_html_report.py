@@ -149,7 +149,7 @@ def test_the_page_renders_in_chromium_without_errors_or_requests(
     assert bars.count() == len(STATUSES)
     assert [bars.nth(n).get_attribute("data-claim") for n in range(bars.count())] == list(STATUSES)
     rates = visit.page.locator("svg.pass-rates text.rate").all_text_contents()
-    assert rates == ["50.0%", "100.0%", "25.0%"]
+    assert rates == ["50.0%", "100.0%", "33.3%"]
     triples = visit.page.locator("#judge-table tr.triple")
     assert triples.count() == 1
     assert "claude-haiku-4-5-20251001" in triples.inner_text()

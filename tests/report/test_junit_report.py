@@ -3,10 +3,12 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from verifier.report import make_writer
 from verifier.report.junit import JunitReportWriter, xml_text
-from verifier.results import CaseResult, ClaimResult, RunSummary
+from verifier.results import CaseResult, ClaimResult, RunSummary, not_applicable_result
+from verifier.session import run_contract
 
 
 def render(cases: Iterable[CaseResult], summary: RunSummary) -> str:
@@ -116,6 +118,75 @@ def test_failed_case_without_results_is_reported_as_an_error(
     assert suite.get("errors") == "1"
     testcase = suite.find("testcase")
     assert testcase is not None and testcase.find("error") is not None
+
+
+def test_a_failed_case_whose_claims_were_all_skipped_is_a_failure(
+    make_claim: Callable[..., ClaimResult], make_summary: Callable[..., RunSummary]
+) -> None:
+    skipped = (not_applicable_result("tone", "rubric", "input"), make_claim("cites", "skipped"))
+    cases = [
+        CaseResult("bare", 1, (skipped[0],), 0.0, passed=False),
+        CaseResult("gated", 2, (make_claim("short"), *skipped), 0.5, passed=False),
+        CaseResult("fine", 3, (make_claim("short"), skipped[0]), 1.0, passed=True),
+    ]
+
+    suite = parse_suite(render(cases, make_summary(cases)))
+
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("8", "2", "0")
+    failures = {
+        (t.get("classname"), t.get("name")): failure.get("message")
+        for t in suite.iter("testcase")
+        if (failure := t.find("failure")) is not None
+    }
+    assert failures == {
+        ("account-research.bare", "(case)"): (
+            "the case failed with score 0.000, below the run's threshold: no claim applies "
+            "to it (every claim's `when` path is missing)"
+        ),
+        ("account-research.gated", "(case)"): (
+            "the case failed with score 0.500, below the run's threshold: 2 of its 3 claims "
+            "were skipped, which is no pass"
+        ),
+    }
+
+
+WHEN_CONTRACT = """\
+contract: when-demo
+version: 1
+claims:
+  - id: has_answer
+    rubric: regex
+    field: output
+    pattern: ANSWER
+    when: output
+  - id: note_long
+    rubric: length
+    field: note
+    min_chars: 5
+    when: note
+"""
+
+
+def test_junit_failures_agree_with_the_failing_cases_of_a_run(tmp_path: Path) -> None:
+    contract = tmp_path / "when.yaml"
+    contract.write_text(WHEN_CONTRACT, encoding="utf-8")
+    cases = [
+        {"id": "answered", "output": "ANSWER: yes", "note": "long enough"},
+        {"id": "unanswered", "output": "no idea"},
+        {"id": "empty"},  # no claim applies: it scores 0 and fails
+    ]
+    out = io.StringIO()
+    result = run_contract(contract, cases, store=tmp_path / "g.db", sinks=[JunitReportWriter(out)])
+
+    suite = parse_suite(out.getvalue())
+    failing = {c.case_id for c in result.cases if not c.passed}
+    shown = {
+        t.get("classname", "").removeprefix("when-demo.")
+        for t in suite.iter("testcase")
+        if t.find("failure") is not None or t.find("error") is not None
+    }
+    assert failing == {"unanswered", "empty"} == shown
+    assert suite.get("failures") == "2"
 
 
 def test_zero_cases_is_a_valid_empty_suite(make_summary: Callable[..., RunSummary]) -> None:

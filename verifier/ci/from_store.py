@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from verifier.contract.load import check_contract_source
-from verifier.contract.selection import choose_claims, judged_claims, unscored
+from verifier.contract.selection import choose_claims, judge_claims_not_run, judged_claims, unscored
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
@@ -68,6 +68,7 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
         claim_lines={p.id: loaded.claim_line(p.id) for p in plan.order},
         store=store.location,
         interrupted=record.status != "finished",
+        judge_claims_not_run=judge_claims_not_run(loaded, record.options),
     )
     usage = record.summary.get("usage")
     if isinstance(usage, dict):

@@ -25,7 +25,7 @@ from verifier.report.markdown import (
     heading_lines,
     table_cell,
 )
-from verifier.results import CaseResult, ClaimTally, RowStatus, RunSummary
+from verifier.results import CaseResult, ClaimTally, RowStatus, RunSummary, rate_text
 
 __all__ = ["MAX_BODY_CHARS", "MAX_CHANGES", "PrCommentWriter", "comment_marker"]
 
@@ -202,11 +202,9 @@ def _breakdown(breakdown: dict[str, ClaimTally], baseline: BaselineRun | None) -
         change = ""
         if baseline is not None:
             before = baseline.breakdown.get(claim_id)
-            change = (
-                " new |" if before is None else f" {_delta(tally.pass_rate - before.pass_rate)} |"
-            )
+            change = " new |" if before is None else f" {_claim_delta(tally, before)} |"
         lines.append(
-            f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} |{change} {tally.passed} "
+            f"| {table_cell(claim_id)} | {rate_text(tally.pass_rate)} |{change} {tally.passed} "
             f"| {tally.failed} | {tally.errors} | {tally.skipped_text} |"
         )
     if not breakdown:
@@ -215,10 +213,18 @@ def _breakdown(breakdown: dict[str, ClaimTally], baseline: BaselineRun | None) -
         gone = [claim_id for claim_id in baseline.breakdown if claim_id not in breakdown]
         if gone:
             listed = ", ".join(
-                f"{code_span(c)} ({baseline.breakdown[c].pass_rate:.1%})" for c in gone
+                f"{code_span(c)} ({rate_text(baseline.breakdown[c].pass_rate)})" for c in gone
             )
             lines += ["", f"*In the baseline only:* {listed}."]
     return lines
+
+
+def _claim_delta(now: ClaimTally, before: ClaimTally) -> str:
+    """A claim's pass-rate change; ``—`` when either run has no rate for it (it checked
+    none of its results)."""
+    if now.pass_rate is None or before.pass_rate is None:
+        return "—"
+    return _delta(now.pass_rate - before.pass_rate)
 
 
 def _delta(change: float) -> str:

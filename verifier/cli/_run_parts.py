@@ -15,9 +15,8 @@ from typing import IO, Any
 import click
 
 from verifier.cli._options import annotating
-from verifier.contract.load import LoadedContract
-from verifier.contract.selection import judged_claims
 from verifier.errors import VerifierError
+from verifier.results import RunSummary
 
 __all__ = [
     "StdoutGuard",
@@ -128,16 +127,15 @@ def note(why: str) -> None:
     click.echo(f"note: {why} (pass --judges live for real calls)", err=True)
 
 
-def scope_lines(
-    loaded: LoadedContract, judge_mode: str | None, claims: list[str] | None
-) -> list[str]:
-    """What the run left out on purpose, for the lines that end it."""
+def scope_lines(summary: RunSummary, claims: list[str] | None) -> list[str]:
+    """What the run left out on purpose, for the lines that end it (the reports' own
+    line on the judge claims not run among them)."""
     lines = []
     if claims is not None:
         lines.append(f"claims run: {', '.join(claims)} (--claims)")
-    skipped = judged_claims(loaded) if judge_mode == "off" else []
-    if skipped:
-        lines.append(f"judge claims skipped: {len(skipped)} (--judges off)")
+    not_run = summary.judge_claims_not_run.line()
+    if not_run:
+        lines.append(not_run)
     return lines
 
 

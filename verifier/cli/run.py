@@ -313,7 +313,7 @@ def run(
                 written.commit()
             except VerifierError as exc:
                 fail(str(exc))
-    for line in scope_lines(loaded, judge_mode, inputs.claims):
+    for line in scope_lines(summary, inputs.claims):
         click.echo(line, err=True)
     finish_run(
         summary,

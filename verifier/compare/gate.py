@@ -31,7 +31,7 @@ from verifier.compare.analysis import RunComparison
 from verifier.compare.gate_file import Gate, GateRefused
 from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
-from verifier.results import row_not_applicable
+from verifier.results import rate_text, row_not_applicable
 
 __all__ = ["GateDecision", "decide_comparison", "decide_run"]
 
@@ -174,7 +174,7 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
         favoured = table.baseline_only if towards_worse else table.candidate_only
         p = _binomial_upper_tail(favoured, claim.discordant)
         figures = (
-            f"pass rate {table.baseline_rate:.1%} -> {table.candidate_rate:.1%} over "
+            f"pass rate {rate_text(table.baseline_rate)} -> {rate_text(table.candidate_rate)} over "
             f"{table.pairs} pairs, {table.baseline_only} worse and {table.candidate_only} "
             f"better; one-sided exact McNemar p {p:.4g}"
         )

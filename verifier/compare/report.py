@@ -12,6 +12,7 @@ from typing import IO
 from verifier._markdown import code_span
 from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.report_json import METHODS, as_json, overall_verdict
+from verifier.results import rate_text
 
 __all__ = [
     "METHODS",
@@ -24,11 +25,9 @@ __all__ = [
 ]
 
 
-def _pct(rate: float) -> str:
-    return f"{rate:.1%}"
-
-
 def _diff(c: ClaimComparison) -> str:
+    if not c.table.pairs:
+        return "—"  # nothing paired: no rates to compare
     lo, hi = c.interval
     return f"{c.table.difference * 100:+.1f} pp [{lo * 100:+.1f}, {hi * 100:+.1f}]"
 
@@ -134,8 +133,8 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
         table.add_row(
             Text(c.name, style="italic" if c is comparison.overall else ""),
             str(c.table.pairs),
-            _pct(c.table.baseline_rate),
-            _pct(c.table.candidate_rate),
+            rate_text(c.table.baseline_rate),
+            rate_text(c.table.candidate_rate),
             _diff(c),
             f"{_p(c.p_value)} ({_p(c.p_adjusted)})",
             Text(c.verdict, style=styles[c.verdict]),
@@ -202,8 +201,8 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
     for c in every:
         name = f"*{c.name}*" if c is comparison.overall else _cell(c.name)
         lines.append(
-            f"| {name} | {c.table.pairs} | {_pct(c.table.baseline_rate)} | "
-            f"{_pct(c.table.candidate_rate)} | {_diff(c)} | {_p(c.p_value)} "
+            f"| {name} | {c.table.pairs} | {rate_text(c.table.baseline_rate)} | "
+            f"{rate_text(c.table.candidate_rate)} | {_diff(c)} | {_p(c.p_value)} "
             f"({_p(c.p_adjusted)}) | {mark[c.verdict]} | {_power(c)} | {_needed(c)} |"
         )
     graded = [c for c in every if c.scores is not None]

@@ -59,14 +59,14 @@ class PairedTable:
         return self.both_pass + self.candidate_only
 
     @property
-    def baseline_rate(self) -> float:
-        """The baseline's pass rate over the pairs (0 when there are none)."""
-        return self.baseline_passed / self.pairs if self.pairs else 0.0
+    def baseline_rate(self) -> float | None:
+        """The baseline's pass rate over the pairs (``None`` when there are none)."""
+        return self.baseline_passed / self.pairs if self.pairs else None
 
     @property
-    def candidate_rate(self) -> float:
-        """The candidate's pass rate over the pairs (0 when there are none)."""
-        return self.candidate_passed / self.pairs if self.pairs else 0.0
+    def candidate_rate(self) -> float | None:
+        """The candidate's pass rate over the pairs (``None`` when there are none)."""
+        return self.candidate_passed / self.pairs if self.pairs else None
 
     @property
     def difference(self) -> float:

@@ -12,7 +12,7 @@ from verifier.canonical import sha256_hex
 from verifier.contract.lint import lint_document
 from verifier.contract.messages import message as error_message
 from verifier.contract.messages import pattern_mismatch as pattern_mismatch
-from verifier.contract.models import Contract, validate_contract
+from verifier.contract.models import Claim, Contract, validate_contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.files import FileScope
 from verifier.yaml_positions import (
@@ -36,6 +36,8 @@ class LoadedContract:
         positions: Line and column of every node, for annotations.
         warnings: Problems that do not reject the contract.
         scope: Where the files it names may lie (default: its folder's tree).
+        left_out: The file's claims a choice of claims (``--claims``) left out of
+            ``contract``, in file order; empty when it holds them all.
     """
 
     contract: Contract
@@ -45,6 +47,7 @@ class LoadedContract:
     positions: Positions
     warnings: tuple[Diagnostic, ...] = ()
     scope: FileScope | None = None
+    left_out: tuple[Claim, ...] = ()
 
     @property
     def base_dir(self) -> Path:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.errors import VerifierError
+from verifier.results import JudgeClaimsNotRun
 from verifier.yaml_positions import Loc, Positions
 
 __all__ = [
     "ClaimChoiceError",
     "choose_claims",
+    "judge_claims_not_run",
     "judged_claims",
     "needs_judge",
     "unscored",
@@ -42,8 +44,26 @@ def needs_judge(claim: Any) -> bool:
 def judged_claims(loaded: LoadedContract) -> list[str]:
     """Ids of the claims a run without judges cannot check, in contract order: those a
     judge answers, and the comparisons that wait for one of them."""
+    return _judged(loaded.contract.claims)
+
+
+def judge_claims_not_run(loaded: LoadedContract, options: Mapping[str, Any]) -> JudgeClaimsNotRun:
+    """The claims needing a judge that a run of ``loaded`` leaves out on purpose: every
+    one it holds when the run's options record ``judges: off``, and those its choice of
+    claims (``choose_claims``) left out.
+
+    Args:
+        loaded: The contract the run checks (narrowed to its chosen claims, if any).
+        options: The run's options record.
+    """
+    off = judged_claims(loaded) if options.get("judges") == "off" else []
+    left_out = {str(c.id) for c in loaded.left_out}
+    whole = _judged((*loaded.contract.claims, *loaded.left_out))
+    return JudgeClaimsNotRun(tuple(off), tuple(i for i in whole if i in left_out))
+
+
+def _judged(claims: Sequence[Any]) -> list[str]:
     out: set[str] = set()
-    claims = loaded.contract.claims
     grew = True
     while grew:  # gates may chain; lint has rejected cycles
         before = len(out)
@@ -82,7 +102,10 @@ def choose_claims(loaded: LoadedContract, ids: Sequence[str]) -> LoadedContract:
     kept = [(i, c) for i, c in enumerate(loaded.contract.claims) if str(c.id) in chosen]
     contract = loaded.contract.model_copy(update={"claims": [c for _, c in kept]})
     positions = _renumbered(loaded.positions, {old: new for new, (old, _) in enumerate(kept)})
-    return dataclasses.replace(loaded, contract=contract, positions=positions)
+    unchosen = tuple(c for c in loaded.contract.claims if str(c.id) not in chosen)
+    return dataclasses.replace(
+        loaded, contract=contract, positions=positions, left_out=(*loaded.left_out, *unchosen)
+    )
 
 
 def unscored(loaded: LoadedContract, ids: Iterable[str]) -> LoadedContract:

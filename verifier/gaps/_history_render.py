@@ -46,9 +46,9 @@ def render_console(audit: HistoryAudit) -> str:
     shown = audit.window + 1
     width = max((len(t.name) for t in audit.trends.claims), default=0)
     for trend in audit.trends.claims:
-        rates = " ".join(f"{r.tally.pass_rate:.3f}" for r in trend.runs[-shown:])
+        rates = " ".join(f"{r.pass_rate:.3f}" for r in trend.runs[-shown:])
         more = "... " if len(trend.runs) > shown else ""
-        days = ", ".join(f"{d.day} {d.tally.pass_rate:.3f}" for d in trend.days[-_DAYS_SHOWN:])
+        days = ", ".join(f"{d.day} {d.pass_rate:.3f}" for d in trend.days[-_DAYS_SHOWN:])
         lines.append(f"  {trend.name:<{width}}  runs: {more}{rates}  days: {days}")
     return "\n".join(lines)
 
@@ -131,11 +131,11 @@ def _problems(audit: HistoryAudit) -> list[str]:
 
 
 def _trend_row(trend: ClaimTrend, window: int) -> str:
-    rates = [r.tally.pass_rate for r in trend.runs]
+    rates = [r.pass_rate for r in trend.runs]
     prior = rates[-window - 1 : -1]
     mean = f"{sum(prior) / len(prior):.1%}" if prior else ""
     recent = " ".join(f"{rate:.0%}" for rate in rates[-window - 1 :])
-    days = ", ".join(f"{d.day}: {d.tally.pass_rate:.0%}" for d in trend.days[-_DAYS_SHOWN:])
+    days = ", ".join(f"{d.day}: {d.pass_rate:.0%}" for d in trend.days[-_DAYS_SHOWN:])
     return f"| {_code(trend.name)} | {len(rates)} | {rates[-1]:.1%} | {mean} | {recent} | {days} |"
 
 

@@ -6,11 +6,11 @@ run spans), never with rows. It reads a row's columns, not its body: the audit
 reports any column that disagrees with the hashed body as an integrity problem.
 
 A pass rate counts as the run report does (``ClaimTally.pass_rate``): passes over
-every result of the claim, errors and skips included, since a result that could not
-be had is not a pass; only the rows of cases the claim did not apply to (its
-``when`` path missing) are left out, and a run or day where it applied to no case
-has no rate for it. A claim is named by its contract and id: two contracts may
-both have a claim ``tone``.
+the claim's checked results, errors included, since a result that could not be had
+is not a pass; skipped rows (a gate that did not pass, judges off, a case the claim
+did not apply to) were not checked and are left out, and a run or day where every
+row of the claim was skipped has no rate for it. A claim is named by its contract
+and id: two contracts may both have a claim ``tone``.
 
 Degradation rule (``degradation_alerts``): a run alerts for a claim when its pass rate
 is more than ``max(2 * sd, ZERO_VARIANCE_TOLERANCE)`` below the mean of the claim's
@@ -71,13 +71,25 @@ class RunRef:
     first_seq: int
 
 
+def _rate_of(tally: ClaimTally) -> float:
+    rate = tally.pass_rate
+    if rate is None:
+        # Trends are built of the runs and days that checked the claim.
+        raise ValueError("a point of a trend needs a checked result")
+    return rate
+
+
 @dataclass(frozen=True, slots=True)
 class RunRate:
-    """One claim's results in one run."""
+    """One claim's results in one run (at least one of them checked)."""
 
     run_id: str
     started_at: str
     tally: ClaimTally
+
+    @property
+    def pass_rate(self) -> float:
+        return _rate_of(self.tally)
 
     def as_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "started_at": self.started_at, **self.tally.as_dict()}
@@ -85,10 +97,15 @@ class RunRate:
 
 @dataclass(frozen=True, slots=True)
 class DayRate:
-    """One claim's results recorded on one UTC day (``YYYY-MM-DD``), over all runs."""
+    """One claim's results recorded on one UTC day (``YYYY-MM-DD``), over all runs (at
+    least one of them checked)."""
 
     day: str
     tally: ClaimTally
+
+    @property
+    def pass_rate(self) -> float:
+        return _rate_of(self.tally)
 
     def as_dict(self) -> dict[str, Any]:
         return {"day": self.day, **self.tally.as_dict()}
@@ -205,7 +222,7 @@ def degradation_alerts(trend: ClaimTrend, window: int = DEFAULT_WINDOW) -> list[
     """
     if window < MIN_PRIOR_RUNS:
         raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
-    rates = [r.tally.pass_rate for r in trend.runs]
+    rates = [r.pass_rate for r in trend.runs]
     alerts = []
     for n in range(MIN_PRIOR_RUNS, len(rates)):
         start = max(0, n - window)
@@ -271,34 +288,26 @@ class PassRateObserver:
         order = _order_runs(self._first, by_id)
         position = {ref.run_id: n for n, ref in enumerate(order)}
         contract_of = {ref.run_id: ref.contract_id for ref in order}
-        # A run with judges off checked none of its judged claims: they have no pass
-        # rate there (every row skipped), rather than a rate of 0 that would alert.
-        off = {i for i, r in by_id.items() if (r.options or {}).get("judges") == "off"}
-        checked = {
-            (r, c)
-            for r, c, _, status in self._counts
-            if r in off and status not in ("skipped", _NOT_APPLICABLE)
-        }
         by_run: dict[ClaimKey, dict[str, ClaimTally]] = {}
         by_day: dict[ClaimKey, dict[str, ClaimTally]] = {}
         for (run_id, claim_id, day, status), count in self._counts.items():
-            if run_id in off and (run_id, claim_id) not in checked:
-                continue
             key = (contract_of[run_id], claim_id)
             _add(by_run.setdefault(key, {}).setdefault(run_id, ClaimTally()), status, count)
             _add(by_day.setdefault(key, {}).setdefault(day, ClaimTally()), status, count)
         claims = []
         for key in sorted(by_run):
-            applied = {r: t for r, t in by_run[key].items() if t.applicable}
-            days_applied = {d: t for d, t in by_day[key].items() if t.applicable}
-            if not applied:
-                continue  # the claim applied to no case of any run: no rate to follow
-            runs = sorted(applied.items(), key=lambda item: position[item[0]])
+            # A run (a day) whose every row of the claim was skipped has no rate for it
+            # (judges off, every case gated out), rather than a rate of 0 that would alert.
+            checked = {r: t for r, t in by_run[key].items() if t.checked}
+            days_checked = {d: t for d, t in by_day[key].items() if t.checked}
+            if not checked:
+                continue  # no run checked the claim: no rate to follow
+            runs = sorted(checked.items(), key=lambda item: position[item[0]])
             claims.append(
                 ClaimTrend(
                     *key,
                     runs=tuple(RunRate(r, order[position[r]].started_at, t) for r, t in runs),
-                    days=tuple(DayRate(d, t) for d, t in sorted(days_applied.items())),
+                    days=tuple(DayRate(d, t) for d, t in sorted(days_checked.items())),
                 )
             )
         return PassRateTrends(tuple(claims), tuple(order))

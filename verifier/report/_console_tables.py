@@ -15,7 +15,14 @@ from verifier._terminal import printable, printable_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
 from verifier.report.console import rate_style
-from verifier.results import ClaimTally, JudgeNoise, RunSummary, served_line
+from verifier.results import (
+    PASS_RATE_NOTE,
+    ClaimTally,
+    JudgeNoise,
+    RunSummary,
+    rate_text,
+    served_line,
+)
 
 __all__ = ["print_report"]
 
@@ -62,6 +69,9 @@ def _summary_panel(summary: RunSummary) -> Panel:
             f"✘ {summary.failed_cases} of {summary.total_cases} cases failed", style="bold red"
         )
     text.append(printable(f" · average score {summary.average_score:.3f} · run {summary.run_id}"))
+    not_run = summary.judge_claims_not_run.line()
+    if not_run:
+        text.append(f"\n{not_run}: the cases were scored without them", style="bold yellow")
     if summary.interrupted:
         text.append("\ninterrupted: totals cover the cases that finished", style="yellow")
     usage = summary.judge_usage_line()
@@ -70,20 +80,25 @@ def _summary_panel(summary: RunSummary) -> Panel:
     if summary.store:
         text.append(printable(f"\nresults stored in {summary.store}"), style="dim")
     title = Text(printable_line(f"verifier · {summary.contract_id} v{summary.contract_version}"))
-    return Panel(
-        text, title=title, title_align="left", expand=False, border_style="green" if ok else "red"
-    )
+    border = ("yellow" if not_run else "green") if ok else "red"
+    return Panel(text, title=title, title_align="left", expand=False, border_style=border)
 
 
 def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
-    table = Table(title="Claims", title_justify="left")
+    skips = any(tally.skipped for tally in breakdown.values())
+    table = Table(
+        title="Claims",
+        title_justify="left",
+        caption=PASS_RATE_NOTE if skips else None,
+        caption_justify="left",
+    )
     table.add_column("claim")
     for name in ("pass rate", "passed", "failed", "errors", "skipped"):
         table.add_column(name, justify="right")
     for claim_id, tally in breakdown.items():
         table.add_row(
             Text(printable_line(claim_id)),
-            Text(f"{tally.pass_rate:.1%}", style=rate_style(tally)),
+            Text(rate_text(tally.pass_rate), style=rate_style(tally)),
             str(tally.passed),
             str(tally.failed),
             str(tally.errors),
@@ -95,7 +110,12 @@ def _breakdown_table(breakdown: dict[str, ClaimTally]) -> Table:
 def _noise_table(noise: dict[str, JudgeNoise]) -> Table:
     table = Table(title="Judge noise", title_justify="left")
     table.add_column("claim")
-    for name in ("verdicts", "pass rate (95% CI)", "position flips", "sample agreement"):
+    for name in (
+        "verdicts",
+        "pass rate of verdicts (95% CI)",
+        "position flips",
+        "sample agreement",
+    ):
         table.add_column(name, justify="right")
     for claim_id, claim in noise.items():
         figures = claim.as_dict()

@@ -26,7 +26,7 @@ from verifier.report._case_content import (
 )
 from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
 from verifier.report._spans import deciding_spans, evidence_paths
-from verifier.results import ClaimTally, JudgeNoise, row_not_applicable
+from verifier.results import ClaimTally, JudgeClaimsNotRun, JudgeNoise, row_not_applicable
 
 __all__ = [
     "CONTENT_BUDGET",
@@ -151,6 +151,17 @@ class RunView:
         """The case totals the run recorded when it ended, or ``None`` (still running,
         killed before it could record them, or a run that records none: an import)."""
         return CaseTotals.of(self.record.summary)
+
+    @property
+    def not_run(self) -> str | None:
+        """``judge claims not run: 2 (--judges off)`` when the run left claims needing a
+        judge unchecked on purpose (a run that recorded no totals says only why)."""
+        stored = JudgeClaimsNotRun.of(self.record.summary.get("judge_claims_not_run"))
+        if stored.count:
+            return stored.line()
+        if self.record.options.get("judges") == "off":
+            return "judge claims not run (--judges off)"
+        return None
 
     @property
     def threshold(self) -> float | None:

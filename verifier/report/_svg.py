@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from verifier.results import ClaimTally
+from verifier.results import ClaimTally, rate_text
 
 __all__ = ["STATUS_COLOURS", "LinePoint", "bar_chart", "sparkline"]
 
@@ -62,8 +62,8 @@ def bar_chart(tallies: Sequence[tuple[str, ClaimTally]]) -> Markup:
                 )
             )
         parts.append(
-            Markup('<text class="rate" x="{}" y="{}">{:.1f}%</text></g>').format(
-                _BAR_LEFT + _BAR_WIDTH + 6, y + 15, 100 * tally.pass_rate
+            Markup('<text class="rate" x="{}" y="{}">{}</text></g>').format(
+                _BAR_LEFT + _BAR_WIDTH + 6, y + 15, rate_text(tally.pass_rate)
             )
         )
     parts.append(Markup("</svg>"))
@@ -145,7 +145,7 @@ def _segments(tally: ClaimTally) -> tuple[tuple[str, int], ...]:
 def _tally_text(tally: ClaimTally) -> str:
     return (
         f"{tally.passed} pass, {tally.failed} fail, {tally.errors} error, "
-        f"{tally.skipped_text} skipped ({100 * tally.pass_rate:.1f}% pass)"
+        f"{tally.skipped_text} skipped ({rate_text(tally.pass_rate)} pass)"
     )
 
 

@@ -28,12 +28,14 @@ _WARN_RATE = 0.8
 
 
 def rate_style(tally: ClaimTally) -> str:
-    """Returns the rich style of a claim's pass rate: green, yellow or red."""
-    if tally.applicable == 0:
+    """Returns the rich style of a claim's pass rate: green, yellow or red (dim when it
+    has none)."""
+    rate = tally.pass_rate
+    if rate is None:
         return "dim"
-    if tally.pass_rate >= 1.0:
+    if rate >= 1.0:
         return "green"
-    return "yellow" if tally.pass_rate >= _WARN_RATE else "red"
+    return "yellow" if rate >= _WARN_RATE else "red"
 
 
 class ConsoleReportWriter:

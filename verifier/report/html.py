@@ -23,7 +23,7 @@ from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
 from verifier.report._svg import STATUS_COLOURS, bar_chart
-from verifier.results import judge_usage_text
+from verifier.results import PASS_RATE_NOTE, judge_usage_text
 
 __all__ = ["FILTER_SCRIPT", "MAX_RESULTS", "render_run_html", "write_run_html"]
 
@@ -74,6 +74,7 @@ def render_run_html(view: RunView, retests: Sequence[TripleAgreement] = ()) -> s
         "usage": judge_usage_line(view.record.summary.get("usage")),
         "colours": STATUS_COLOURS,
         "chart": bar_chart(tallies),
+        "pass_rate_note": PASS_RATE_NOTE if any(t.skipped for _, t in tallies) else None,
         "judged": [c for c in view.claims.values() if c.triples or c.missing_triple],
         "failing_claims": sorted({r.claim_id for r in view.results}),
         "retests": retests,

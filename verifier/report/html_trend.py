@@ -74,14 +74,14 @@ def claim_plots(
     runs = [
         LinePoint(
             run_slots[rate.run_id],
-            rate.tally.pass_rate,
+            rate.pass_rate,
             f"run {rate.run_id} ({rate.started_at}), {rate.tally.total} results",
             alerts.get((trend.contract_id, trend.claim_id, rate.run_id)),
         )
         for rate in trend.runs
     ]
     days = [
-        LinePoint(day_slots[d.day], d.tally.pass_rate, f"{d.day}, {d.tally.total} results")
+        LinePoint(day_slots[d.day], d.pass_rate, f"{d.day}, {d.tally.total} results")
         for d in trend.days
     ]
     name = trend.name
@@ -90,12 +90,12 @@ def claim_plots(
         trend.claim_id,
         sparkline(runs, slots=len(run_slots), claim=name, axis="run") if len(runs) > 1 else None,
         sparkline(days, slots=len(day_slots), claim=name, axis="day") if len(days) > 1 else None,
-        trend.runs[-1].tally.pass_rate if trend.runs else 0.0,
+        trend.runs[-1].pass_rate if trend.runs else 0.0,
         sum(p.alert is not None for p in runs),
-        _figure(trend.runs[0].tally.pass_rate, f"run {trend.runs[0].run_id}")
+        _figure(trend.runs[0].pass_rate, f"run {trend.runs[0].run_id}")
         if len(trend.runs) == 1
         else "",
-        _figure(trend.days[0].tally.pass_rate, trend.days[0].day) if len(trend.days) == 1 else "",
+        _figure(trend.days[0].pass_rate, trend.days[0].day) if len(trend.days) == 1 else "",
     )
 
 

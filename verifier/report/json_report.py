@@ -185,6 +185,10 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
         # with `verifier audit --expect-head`.
         "head": summary.head,
     }
+    if summary.judge_claims_not_run.count:
+        # Claims needing a judge that the run did not check, and why; only when there
+        # are: a run of every claim keeps the documented shape exactly.
+        head["judge_claims_not_run"] = summary.judge_claims_not_run.as_dict()
     if summary.warnings:
         # Only when there is one: a clean run keeps the documented shape exactly.
         head["warnings"] = summary.warnings

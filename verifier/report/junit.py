@@ -1,5 +1,9 @@
 """JUnit XML: one ``<testcase>`` per case x claim, for CI test-result views.
 
+A case that failed with no failing or erroring claim (its skipped claims are not
+passes, or no claim applied to it) gets one more testcase, ``(case)``, failed with
+its score: every failing case of the run is a failure or an error in CI.
+
 The suite's counts are attributes of its opening tag and the contract id is part
 of every ``classname``; both are known only in ``finish``. So each result's
 outcome element is rendered as it arrives and spooled to a temporary file, and
@@ -44,9 +48,10 @@ _ATTR_TABLE: dict[int, str | None] = {
 }
 # CI tools show the message attribute on one line; the full reason is in the body.
 _MESSAGE_CHARS = 1000
-# A case with no claim results (e.g. an unreadable line) still needs a testcase,
-# or its failure would vanish from CI.
-_NO_RESULT_NAME = "(case)"
+# A case whose failure no claim's testcase shows (an unreadable line without results,
+# a case whose claims were all skipped) gets a testcase of its own, or its failure
+# would vanish from CI.
+_CASE_NAME = "(case)"
 
 _STATUS_ELEMENT = {"fail": "failure", "error": "error", "skipped": "skipped"}
 _COUNTER = {"fail": "failures", "error": "errors", "skipped": "skipped"}
@@ -92,7 +97,11 @@ class JunitReportWriter:
             if not case.passed:
                 counts["errors"] += 1
                 outcome = _outcome("error", "the case produced no claim results", {})
-            outcomes.append((_NO_RESULT_NAME, outcome))
+            outcomes.append((_CASE_NAME, outcome))
+        elif not case.passed and all(r.status in ("pass", "skipped") for r in case.results):
+            counts["tests"] += 1
+            counts["failures"] += 1
+            outcomes.append((_CASE_NAME, _outcome("fail", _case_failure(case), {})))
         self._spool.append((case.case_id, outcomes))
 
     def finish(self, summary: RunSummary) -> None:
@@ -131,6 +140,15 @@ class JunitReportWriter:
         out.flush()
 
 
+def _case_failure(case: CaseResult) -> str:
+    """Why a case failed whose claims all passed or were skipped."""
+    why = f"the case failed with score {case.score:.3f}, below the run's threshold"
+    if not case.applicable:
+        return f"{why}: no claim applies to it (every claim's `when` path is missing)"
+    skipped = case.count("skipped")
+    return f"{why}: {skipped} of its {len(case.results)} claims were skipped, which is no pass"
+
+
 def _claim_attrs(summary: RunSummary, claim_id: str, file_attr: str) -> str:
     line = summary.claim_lines.get(claim_id, 0)
     line_attr = f' line="{line}"' if line > 0 else ""
@@ -163,6 +181,9 @@ def _properties(summary: RunSummary) -> str:
         "threshold": str(summary.threshold),
         "interrupted": str(summary.interrupted).lower(),
     }
+    not_run = summary.judge_claims_not_run.line()
+    if not_run:
+        values["judge_claims_not_run"] = not_run.removeprefix("judge claims not run: ")
     rendered = "".join(
         f"      <property name={_attr(name)} value={_attr(value)} />\n"
         for name, value in values.items()

@@ -11,7 +11,15 @@ from typing import IO
 
 from verifier._markdown import code_span
 from verifier.report._failures import FailingCase, FailingCaseSample
-from verifier.results import CaseResult, ClaimTally, RunSummary, noise_line
+from verifier.results import (
+    PASS_RATE_NOTE,
+    CaseResult,
+    ClaimTally,
+    JudgeClaimsNotRun,
+    RunSummary,
+    noise_line,
+    rate_text,
+)
 
 __all__ = [
     "MAX_FAILING_CASES",
@@ -71,16 +79,22 @@ def heading_lines(summary: RunSummary) -> list[str]:
     """The report's heading (verdict, contract) and its line of totals with the run id."""
     ok = summary.failed_cases == 0 and not summary.interrupted
     title = f"{summary.contract_id} v{summary.contract_version}"
+    not_run = summary.judge_claims_not_run.line()
     if ok:
         verdict = f"all {summary.total_cases} cases passed"
     else:
         verdict = f"{summary.failed_cases} of {summary.total_cases} cases failed"
-    lines = [f"## {'✅' if ok else '❌'} {code_span(title)}: {verdict}", ""]
+    mark = ("⚠️" if not_run else "✅") if ok else "❌"
+    if not_run:
+        verdict += f"; {not_run}"
+    lines = [f"## {mark} {code_span(title)}: {verdict}", ""]
     lines.append(
         f"**{summary.total_cases}** cases · **{summary.passed_cases}** passed · "
         f"**{summary.failed_cases}** failed · average score "
         f"**{summary.average_score:.3f}** · run {code_span(summary.run_id)}"
     )
+    if not_run:
+        lines += ["", f"> ⚠️ {_not_run_note(summary.judge_claims_not_run)}"]
     if summary.interrupted:
         lines += ["", "> ⚠️ The run was interrupted; the totals cover the cases that finished."]
     if summary.head:
@@ -92,6 +106,18 @@ def heading_lines(summary: RunSummary) -> list[str]:
     return lines
 
 
+def _not_run_note(not_run: JudgeClaimsNotRun) -> str:
+    """Which claims needing a judge the run did not check, and why, in a sentence."""
+    parts = []
+    if not_run.judges_off:
+        ids = ", ".join(code_span(i) for i in not_run.judges_off)
+        parts.append(f"skipped with `--judges off`, out of every case's score: {ids}")
+    if not_run.not_chosen:
+        ids = ", ".join(code_span(i) for i in not_run.not_chosen)
+        parts.append(f"not chosen with `--claims`: {ids}")
+    return f"Judge claims not run ({'; '.join(parts)})."
+
+
 def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
     lines = [
         "| claim | pass rate | passed | failed | errors | skipped |",
@@ -99,11 +125,13 @@ def _breakdown(breakdown: dict[str, ClaimTally]) -> list[str]:
     ]
     for claim_id, tally in breakdown.items():
         lines.append(
-            f"| {table_cell(claim_id)} | {tally.pass_rate:.1%} | {tally.passed} "
+            f"| {table_cell(claim_id)} | {rate_text(tally.pass_rate)} | {tally.passed} "
             f"| {tally.failed} | {tally.errors} | {tally.skipped_text} |"
         )
     if not breakdown:
         lines.append("| *(no results)* | | | | | |")
+    if any(tally.skipped for tally in breakdown.values()):
+        lines += ["", f"*{PASS_RATE_NOTE[0].upper()}{PASS_RATE_NOTE[1:]}.*"]
     return lines
 
 

@@ -184,7 +184,10 @@ class ContractSummary(_Body):
 
 
 class ClaimTally(_Body):
-    pass_rate: float
+    pass_rate: Annotated[
+        float | None,
+        Field(description="Passes over the checked results (skips left out); null when none."),
+    ]
     passed: int
     failed: int
     errors: int
@@ -232,6 +235,13 @@ class RunReport(_Body):
     head: Annotated[
         str | None,
         Field(description="The store's head once the run's end was sealed (audit checks it)."),
+    ] = None
+    judge_claims_not_run: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Claims needing a judge the run left unchecked on purpose (judges "
+            "off, a choice of claims): count, judges_off, not_chosen. Absent when none."
+        ),
     ] = None
     cases: list[CaseReport]
 

@@ -12,7 +12,8 @@ from ``verifier audit``, which counts the rows themselves:
   written) is left out, and counted, so the page can say so.
 
 Runs of one ``--variant`` are a history of their own (``CONTRACT@VARIANT``), as in
-the audit; a run with judges off has no rate for a claim it did not check.
+the audit; a run has no rate for a claim it did not check (every row skipped: judges
+off, every case gated out or not applicable).
 """
 
 from __future__ import annotations
@@ -86,17 +87,13 @@ def _tallies(record: RunRecord) -> dict[str, ClaimTally] | None:
     breakdown = record.summary.get("assertion_breakdown")
     if not isinstance(breakdown, Mapping):
         return None
-    judges_off = (record.options or {}).get("judges") == "off"
     tallies = {}
     for claim_id, raw in breakdown.items():
         if not isinstance(raw, Mapping):
             continue
         tally = _tally(raw)
-        if not tally.applicable:
-            continue  # the claim applied to no case of this run: no rate here
-        if judges_off and tally.skipped == tally.total:
-            continue  # a judged claim in a run with judges off was not checked
-        tallies[str(claim_id)] = tally
+        if tally.checked:  # else every row was skipped: no rate here
+            tallies[str(claim_id)] = tally
     return tallies
 
 

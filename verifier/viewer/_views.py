@@ -22,7 +22,7 @@ from verifier.report._case_content import (
 from verifier.report._claim_notes import ClaimNote
 from verifier.report._run_view import CONTENT_CHARS, ResultView, result_view
 from verifier.report._spans import deciding_spans, evidence_paths
-from verifier.results import wilson_95
+from verifier.results import ClaimTally, wilson_95
 
 __all__ = [
     "STATUSES",
@@ -44,25 +44,21 @@ class ClaimLine:
     """One claim's figures over a run, from its stored summary.
 
     Attributes:
-        applicable: Results of the cases the claim applied to (the pass rate's base).
+        tally: Its results by status; the pass rate is the tally's, over the checked
+            results.
         low: Lower end of the pass rate's 95% Wilson interval.
         high: Upper end of it.
     """
 
     claim_id: str
     description: str | None
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
-    not_applicable: int
-    applicable: int
+    tally: ClaimTally
     low: float
     high: float
 
     @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.applicable if self.applicable else None
+        return self.tally.pass_rate
 
 
 def _count(value: Any) -> int:
@@ -78,35 +74,26 @@ def claim_lines(summary: Mapping[str, Any], notes: Mapping[str, ClaimNote]) -> l
     run that has not recorded its end)."""
     breakdown = summary.get("assertion_breakdown")
     lines = []
-    for claim_id, tally in breakdown.items() if isinstance(breakdown, Mapping) else ():
-        if not isinstance(tally, Mapping):
+    for claim_id, raw in breakdown.items() if isinstance(breakdown, Mapping) else ():
+        if not isinstance(raw, Mapping):
             continue
-        passed, failed = _count(tally.get("passed")), _count(tally.get("failed"))
-        errors, skipped = _count(tally.get("errors")), _count(tally.get("skipped"))
-        not_applicable = min(_count(tally.get("not_applicable")), skipped)
-        applicable = passed + failed + errors + skipped - not_applicable
-        low, high = wilson_95(passed, applicable)
-        note = notes.get(claim_id)
-        lines.append(
-            ClaimLine(
-                str(claim_id),
-                note.description if note else None,
-                passed,
-                failed,
-                errors,
-                skipped,
-                not_applicable,
-                applicable,
-                low,
-                high,
-            )
+        skipped = _count(raw.get("skipped"))
+        tally = ClaimTally(
+            passed=_count(raw.get("passed")),
+            failed=_count(raw.get("failed")),
+            errors=_count(raw.get("errors")),
+            skipped=skipped,
+            not_applicable=min(_count(raw.get("not_applicable")), skipped),
         )
+        low, high = wilson_95(tally.passed, tally.checked)
+        note = notes.get(claim_id)
+        lines.append(ClaimLine(str(claim_id), note.description if note else None, tally, low, high))
     return lines
 
 
 def results_in_summary(lines: Sequence[ClaimLine]) -> int:
     """How many results the run's claims hold in all."""
-    return sum(c.passed + c.failed + c.errors + c.skipped for c in lines)
+    return sum(c.tally.total for c in lines)
 
 
 def shown_result(
