@@ -111,7 +111,9 @@ ENTRIES = (
         doc=(
             "Searches the field for the pattern with RE2, whose matching time is linear in the "
             "text, so no pattern can hang a run. Passes when a match is found (or, with "
-            "`negate: true`, when none is). Evidence: the matched span and its offsets."
+            "`negate: true`, when none is). RE2 has no backreferences or lookaround, and its "
+            "`\\w`, `\\d` and `\\b` are ASCII only: write `\\pL` for any letter (`ü` "
+            "included). Evidence: the matched span and its offsets."
         ),
         example={
             "id": "cites_sources",
