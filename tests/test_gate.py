@@ -122,8 +122,9 @@ def test_run_gate_decides_on_the_primary_claim_against_the_threshold(
     passed = run(where, "polite", "--gate", "better.yaml", "--format", "markdown")
     assert passed.returncode == 0, passed.stderr
     line = (
-        "gate: PASS on primary claim polite (pass_rate, better, alpha 0.05): pass rate 1 "
-        "(12/12 rows passed) > threshold 0.9; secondary (not deciding): short: pass rate 1"
+        "gate: PASS on primary claim polite (pass_rate, better, alpha 0.05): pass rate 100.0% "
+        "(12 passed of 12 checked; 0 skipped, 0 errors) > threshold 90.0%; secondary (not "
+        "deciding): short: pass rate 100.0% (12 of 12 checked)"
     )
     assert line in passed.stderr
     assert "**gate: PASS** on primary claim polite" in passed.stdout
@@ -131,12 +132,12 @@ def test_run_gate_decides_on_the_primary_claim_against_the_threshold(
     # plain run would exit 1.
     wordy = run(where, "wordy", "--gate", "better.yaml")
     assert wordy.returncode == 0, wordy.stderr
-    assert "secondary (not deciding): short: pass rate 0" in wordy.stderr
+    assert "secondary (not deciding): short: pass rate 0.0% (0 of 12 checked)" in wordy.stderr
     failed = run(where, "plain", "--gate", "better.yaml")
     assert failed.returncode == 1, failed.stderr
     assert (
-        "gate: FAIL on primary claim polite (pass_rate, better, alpha 0.05): pass rate 0 (0/12 rows passed) <= threshold 0.9"
-        in failed.stderr
+        "gate: FAIL on primary claim polite (pass_rate, better, alpha 0.05): pass rate 0.0% "
+        "(0 passed of 12 checked; 0 skipped, 0 errors) <= threshold 90.0%" in failed.stderr
     )
 
 
@@ -156,8 +157,12 @@ def test_run_gate_json_report_carries_the_decision(
         "pass_rate",
     )
     assert (gate["threshold"], gate["direction"], gate["p_value"]) == (0.9, "better", None)
-    assert gate["evidence"] == "pass rate 1 (12/12 rows passed) > threshold 0.9"
-    assert gate["secondary"] == [{"claim": "short", "not_deciding": True, "figures": "pass rate 0"}]
+    assert gate["evidence"] == (
+        "pass rate 100.0% (12 passed of 12 checked; 0 skipped, 0 errors) > threshold 90.0%"
+    )
+    assert gate["secondary"] == [
+        {"claim": "short", "not_deciding": True, "figures": "pass rate 0.0% (0 of 12 checked)"}
+    ]
     assert gate["line"] in result.stderr  # still said on stderr too
     failed = run(where, "plain", "--gate", "better.yaml", "--format", "json")
     assert failed.returncode == 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -146,12 +146,20 @@ class ClaimTally:
     errors: int = 0
     skipped: int = 0
     not_applicable: int = 0
+    score_sum: float = 0.0
+    """Sum of the checked results' scores (``checked_score``), for ``mean_score``."""
 
-    def add(self, status: RowStatus, not_applicable: bool = False) -> None:
+    def add(
+        self, status: RowStatus, not_applicable: bool = False, score: float | None = None
+    ) -> None:
+        """Counts one result; ``score`` is its stored score, if it has one."""
         if status == "pass":
             self.passed += 1
+            self.score_sum += 1.0 if score is None else score
         elif status == "fail":
             self.failed += 1
+            if score is not None:
+                self.score_sum += score
         elif status == "error":
             self.errors += 1
         else:
@@ -178,6 +186,34 @@ class ClaimTally:
         return self.passed / self.checked if self.checked else None
 
     @property
+    def mean_score(self) -> float | None:
+        """Mean score of the checked results (``None`` when none was checked): a pass
+        without a score counts 1, a fail without one 0, an error 0."""
+        return self.score_sum / self.checked if self.checked else None
+
+    def counts_text(self) -> str:
+        """The counts a rate rests on, as every surface prints them beside it:
+        ``4 passed of 5 checked; 1 skipped, 0 errors``."""
+        return (
+            f"{self.passed} passed of {self.checked} checked; {self.skipped_text} skipped, "
+            f"{self.errors} error{'' if self.errors == 1 else 's'}"
+        )
+
+    def rate_with_counts(self) -> str:
+        """``80.0% (4 passed of 5 checked; 1 skipped, 0 errors)``, or ``—`` with its counts."""
+        return f"{rate_text(self.pass_rate)} ({self.counts_text()})"
+
+    def rate_in_brief(self) -> str:
+        """``60.0% (3 of 5 checked)``, with ``, 1 skipped`` and ``, 1 error`` when there are
+        any: the short form beside many rates on one line."""
+        extra = "".join(
+            f", {n} {word}{'' if n == 1 or word == 'skipped' else 's'}"
+            for n, word in ((self.skipped, "skipped"), (self.errors, "error"))
+            if n
+        )
+        return f"{rate_text(self.pass_rate)} ({self.passed} of {self.checked} checked{extra})"
+
+    @property
     def skipped_text(self) -> str:
         """The skipped count as reports show it: ``5 (3 n/a)`` when some were skipped
         because the claim did not apply to the case."""
@@ -197,6 +233,33 @@ class ClaimTally:
         if self.not_applicable:  # a run without `when` keeps the record it always had
             out["not_applicable"] = self.not_applicable
         return out
+
+
+def stored_outcome(body: Any) -> tuple[RowStatus, bool, float | None]:
+    """``(status, not applicable, score)`` of a stored row's body, as tallies count it:
+    a status that is none of the four is an ``error`` (nothing can vouch for it), a
+    score that is not a number is none."""
+    if not isinstance(body, Mapping):
+        return "error", False, None
+    raw = body.get("status")
+    status: RowStatus = raw if raw in ("pass", "fail", "error", "skipped") else "error"
+    score = body.get("score")
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        score = None
+    return status, row_not_applicable(body), None if score is None else float(score)
+
+
+def tally_rows(bodies: Iterable[Any]) -> dict[str, ClaimTally]:
+    """Every claim's tally over stored row bodies, in the order claims first appear:
+    the same counts a run's own report makes, for surfaces that read a store."""
+    tallies: dict[str, ClaimTally] = {}
+    for body in bodies:
+        claim = str(body.get("claim_id")) if isinstance(body, Mapping) else "?"
+        tally = tallies.get(claim)
+        if tally is None:
+            tally = tallies[claim] = ClaimTally()
+        tally.add(*stored_outcome(body))
+    return tallies
 
 
 PASS_RATE_NOTE = "pass rate: passes over the results checked (skips left out)"
@@ -434,7 +497,9 @@ class RunSummary:
             tally = breakdown.get(result.claim_id)
             if tally is None:
                 tally = breakdown[result.claim_id] = ClaimTally()
-            tally.add(result.status, is_not_applicable(result.status, result.evidence))
+            tally.add(
+                result.status, is_not_applicable(result.status, result.evidence), result.score
+            )
             # A judged result carries its judge's triple; a rubric or deterministic
             # comparison has none and no noise to measure.
             if "judge" in result.evidence:

@@ -2,11 +2,10 @@
 
 Two decisions, both on the gate's primary claim and metric (``gate_file``):
 
-- a single run (``verifier run --gate``): the claim's pass rate (passes over every row
-  of the claim but those of cases it did not apply to; an error or a skipped row is
-  not a pass) or mean score (an error or a
-  skipped row scores 0) against the gate's threshold: at least the threshold for
-  ``not-worse``, above it for ``better``;
+- a single run (``verifier run --gate``): the claim's pass rate or mean score as every
+  report prints it (``results.ClaimTally``: over the results checked, an error counting
+  as checked and not passed, a skipped result left out) against the gate's threshold:
+  at least the threshold for ``not-worse``, above it for ``better``;
 - a comparison (``verifier compare --gate``): the paired test ``verifier compare`` uses
   on the claim, one-sided at the gate's alpha and in the gate's direction, without
   Holm's correction, because the one primary claim was named before the runs. For
@@ -31,9 +30,9 @@ from verifier.compare.analysis import RunComparison
 from verifier.compare.gate_file import Gate, GateRefused
 from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
-from verifier.results import rate_text, row_not_applicable
+from verifier.results import ClaimTally, rate_text, tally_rows
 
-__all__ = ["GateDecision", "decide_comparison", "decide_run"]
+__all__ = ["GateDecision", "decide_comparison", "decide_run", "run_tallies"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,33 +95,34 @@ class GateDecision:
         return f"**gate: {'PASS' if self.passed else 'FAIL'}** {self._rest()}\n"
 
 
-def _run_metrics(store: GapStore, run_id: str) -> dict[str, tuple[int, int, float]]:
-    """``claim -> (rows, passes, score sum)`` over a run's stored rows."""
-    found: dict[str, list[Any]] = {}
-    for row in store.iter_rows(run_id):
-        body = orjson.loads(row.body)
-        status, score = body.get("status"), body.get("score")
-        if row_not_applicable(body):
-            continue  # the claim did not apply to the case: not checked, not a row of it
-        if status not in ("pass", "fail") or isinstance(score, bool):
-            score = 0.0
-        elif not isinstance(score, int | float):
-            score = 1.0 if status == "pass" else 0.0
-        tally = found.setdefault(str(body.get("claim_id")), [0, 0, 0.0])
-        tally[0] += 1
-        tally[1] += status == "pass"
-        tally[2] += float(score)
-    return {claim: (rows, passes, total) for claim, (rows, passes, total) in found.items()}
+def run_tallies(store: GapStore, run_id: str) -> dict[str, ClaimTally]:
+    """Every claim's tally over a run's stored rows: the counts its report made."""
+    return tally_rows(orjson.loads(row.body) for row in store.iter_rows(run_id))
 
 
-def _value(gate: Gate, rows: int, passes: int, score_sum: float) -> float:
-    if not rows:
-        return 0.0
-    return passes / rows if gate.metric == "pass_rate" else score_sum / rows
+def _metric_text(gate: Gate, tally: ClaimTally) -> str:
+    """The primary metric of a tally, with the counts it rests on."""
+    if gate.metric == "pass_rate":
+        return f"pass rate {tally.rate_with_counts()}"
+    mean = tally.mean_score
+    return f"mean score {'—' if mean is None else f'{mean:.3f}'} ({tally.counts_text()})"
+
+
+def _metric(gate: Gate, tally: ClaimTally) -> float | None:
+    return tally.pass_rate if gate.metric == "pass_rate" else tally.mean_score
+
+
+def _threshold_text(gate: Gate, threshold: float) -> str:
+    """The threshold on the scale its metric is printed on."""
+    return rate_text(threshold) if gate.metric == "pass_rate" else f"{threshold:.3f}"
 
 
 def decide_run(gate: Gate, store: GapStore, run_id: str) -> GateDecision:
     """Holds the primary claim's metric in a stored run against the gate's threshold.
+
+    The metric is the one every report prints (``ClaimTally``): passes (or the mean
+    score) over the results checked, an error counting as checked and not passed, a
+    skipped result left out. A claim checked on no case cannot meet any threshold.
 
     Raises:
         GateRefused: The gate has no threshold, or the run has no row of its primary claim.
@@ -132,25 +132,37 @@ def decide_run(gate: Gate, store: GapStore, run_id: str) -> GateDecision:
             "the gate has no threshold: a single run is held against one (lock it with "
             "--threshold), or compare two runs with verifier compare --gate"
         )
-    metrics = _run_metrics(store, run_id)
-    if gate.primary_claim not in metrics:
+    tallies = run_tallies(store, run_id)
+    if gate.primary_claim not in tallies:
         raise GateRefused(f"run {run_id} has no row of the primary claim {gate.primary_claim}")
-    rows, passes, score_sum = metrics[gate.primary_claim]
-    value = _value(gate, rows, passes, score_sum)
-    passed = value > gate.threshold if gate.direction == "better" else value >= gate.threshold
-    relation = (
-        (">" if passed else "<=") if gate.direction == "better" else (">=" if passed else "<")
-    )
-    label = "pass rate" if gate.metric == "pass_rate" else "mean score"
+    tally = tallies[gate.primary_claim]
+    value = _metric(gate, tally)
+    if value is None:
+        passed = False
+        relation = "cannot be held against"
+    else:
+        passed = value > gate.threshold if gate.direction == "better" else value >= gate.threshold
+        better = gate.direction == "better"
+        relation = (">" if passed else "<=") if better else (">=" if passed else "<")
     evidence = (
-        f"{label} {value:.4g} ({passes}/{rows} rows passed) {relation} threshold {gate.threshold:g}"
+        f"{_metric_text(gate, tally)} {relation} threshold {_threshold_text(gate, gate.threshold)}"
     )
+    if value is None:
+        evidence += ": the claim was checked on no case"
     secondary = tuple(
-        (claim, f"{label} {_value(gate, *figures):.4g}")
-        for claim, figures in metrics.items()
+        (claim, _brief(gate, other))
+        for claim, other in tallies.items()
         if claim != gate.primary_claim
     )
     return GateDecision(gate, passed, evidence, None, secondary)
+
+
+def _brief(gate: Gate, tally: ClaimTally) -> str:
+    """A secondary claim's metric in brief, its counts beside it."""
+    if gate.metric == "pass_rate":
+        return f"pass rate {tally.rate_in_brief()}"
+    mean = tally.mean_score
+    return f"mean score {'—' if mean is None else f'{mean:.3f}'} ({tally.checked} checked)"
 
 
 def _binomial_upper_tail(successes: int, trials: int) -> float:
