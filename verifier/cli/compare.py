@@ -96,7 +96,7 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                         )
                     refuse_changed_files(read, gate.schema_files, f" of run {run_id}")
             comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
-            decision = decide_comparison(gate, comparison)
+            decision = decide_comparison(gate, comparison, gap_store)
     except VerifierError as exc:
         fail(str(exc))
     for warning in comparison.paired.warnings:

@@ -12,9 +12,14 @@ Two decisions, both on the gate's primary claim and metric (``gate_file``):
   ``pass_rate`` the exact McNemar test of the discordant pairs; for ``mean_score``
   Wilcoxon's signed-rank test of the paired score differences. ``better`` passes when
   the candidate is significantly better; ``not-worse`` passes unless it is
-  significantly worse.
+  significantly worse. The pairs are the cases both runs gave a verdict on; each run's
+  own figure (over its own checked results) is printed beside the test, so a claim
+  behind an ``after`` gate that was checked on different cases says so.
 
-Every other claim is reported as secondary, never deciding.
+Every other claim is secondary: reported with its figures and, in a comparison, its
+two-sided Holm-adjusted verdict. A secondary claim (or whole cases) significantly worse
+in the candidate fails the gate, unless the gate was locked ``secondary: report-only``;
+a single run's secondary claims never decide (there is nothing to regress from).
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ class GateDecision:
         passed: Whether the primary claim met the rule.
         evidence: The figures the verdict rests on, in words.
         p_value: The one-sided p-value of a comparison; ``None`` for a single run.
-        secondary: ``(claim, figures)`` of every other claim, not deciding.
+        secondary: ``(claim, figures)`` of every other claim.
+        blocking: The secondary claims whose significant regression failed the gate.
     """
 
     gate: Gate
@@ -52,6 +58,7 @@ class GateDecision:
     evidence: str
     p_value: float | None
     secondary: tuple[tuple[str, str], ...]
+    blocking: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -62,8 +69,14 @@ class GateDecision:
         others = "; ".join(f"{claim}: {text}" for claim, text in self.secondary) or "none"
         return (
             f"on primary claim {self.gate.primary_claim} {self.gate.rule()}: "
-            f"{self.evidence}; secondary (not deciding): {others}"
+            f"{self.evidence}; secondary ({self._secondary_role()}): {others}"
         )
+
+    def _secondary_role(self) -> str:
+        """What the secondary claims did to the verdict, as the line names them."""
+        if self.p_value is None or self.gate.secondary_policy == "report-only":
+            return "not deciding"
+        return "a significant regression blocks"
 
     def line(self) -> str:
         """``gate: PASS on primary claim X (metric, direction, alpha A): ...; secondary
@@ -84,8 +97,15 @@ class GateDecision:
             "evidence": self.evidence,
             "p_value": self.p_value,
             "secondary": [
-                {"claim": c, "not_deciding": True, "figures": t} for c, t in self.secondary
+                {
+                    "claim": c,
+                    "not_deciding": self._secondary_role() == "not deciding",
+                    "blocking": c in self.blocking,
+                    "figures": t,
+                }
+                for c, t in self.secondary
             ],
+            "secondary_policy": gate.secondary_policy,
             "contract_sha256": gate.contract_sha256,
             "cases_sha256": gate.cases_sha256,
         }
@@ -208,11 +228,39 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
     return p, figures
 
 
-def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
-    """Decides the gate on the paired test of its primary claim in ``comparison``.
+def _checked_in_both(gate: Gate, tallies: tuple[ClaimTally, ClaimTally], pairs: int) -> str:
+    """Each run's own figure of the primary claim, and what the pairs leave out.
+
+    A claim behind an ``after`` gate is checked on fewer cases when its gate fails more
+    often, so each run's rate is over its own cases: the paired test compares only the
+    cases both runs gave a verdict on, and the line says when those differ.
+    """
+    base, cand = tallies
+    text = f"baseline {_metric_text(gate, base)}, candidate {_metric_text(gate, cand)}"
+    if base.checked != cand.checked or base.skipped != cand.skipped:
+        text += (
+            f"; the runs checked the claim on different cases ({base.checked} and "
+            f"{cand.checked}): the test pairs the {pairs} both gave a verdict on"
+        )
+    return text
+
+
+def _blocking(gate: Gate, comparison: RunComparison) -> tuple[str, ...]:
+    """The secondary claims (and whole cases) significantly worse in the candidate, by
+    the two-sided Holm-adjusted test ``verifier compare`` reports, which fail the gate
+    unless it was locked ``secondary: report-only``."""
+    if gate.secondary_policy == "report-only":
+        return ()
+    return tuple(c.name for c in comparison.worse if c.name != gate.primary_claim)
+
+
+def decide_comparison(gate: Gate, comparison: RunComparison, store: GapStore) -> GateDecision:
+    """Decides the gate on the paired test of its primary claim in ``comparison``, and on
+    its secondary claims' regressions unless it was locked ``secondary: report-only``.
 
     ``comparison`` should be computed at the gate's alpha, so the secondary verdicts
     (Holm-adjusted, two-sided, as ``verifier compare`` reports them) use it too.
+    ``store`` holds both runs: each one's own figures of the primary claim are read from it.
 
     Raises:
         GateRefused: The primary claim is not in both runs.
@@ -231,14 +279,27 @@ def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
         says = "significantly better" if significant else "not significantly better"
     else:
         says = "significantly worse" if significant else "not significantly worse"
-    evidence = f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}"
+    own = tuple(
+        run_tallies(store, info.run_id).get(gate.primary_claim, ClaimTally())
+        for info in (comparison.paired.baseline, comparison.paired.candidate)
+    )
+    pairs = comparison.claims[index].table.pairs
+    evidence = (
+        f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}; "
+        f"{_checked_in_both(gate, (own[0], own[1]), pairs)}"
+    )
+    blocking = _blocking(gate, comparison)
+    if blocking:
+        passed = False
+        evidence += "; secondary regression blocks: " + ", ".join(blocking)
     every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
     secondary = tuple(
         (
             c.name,
-            f"{c.table.difference * 100:+.1f} pp, {c.verdict} (two-sided, Holm-adjusted)",
+            f"{c.table.difference * 100:+.1f} pp over {c.table.pairs} pairs, {c.verdict} "
+            "(two-sided, Holm-adjusted)",
         )
         for c in every
         if c.name != gate.primary_claim
     )
-    return GateDecision(gate, passed, evidence, p, secondary)
+    return GateDecision(gate, passed, evidence, p, secondary, blocking)

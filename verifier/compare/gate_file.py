@@ -90,6 +90,7 @@ class Gate:
     verifier_version: str
     created_at: str
     schema_files: dict[str, str] | None = None
+    secondary_policy: Literal["block", "report-only"] = "block"
 
     def rule(self) -> str:
         """``(metric, direction, alpha A)``, as the decision line names the rule."""
@@ -150,13 +151,15 @@ def _check(key: str, value: Any) -> str | None:
             for k, v in value.items()
         )
         return None if ok else "must map each schema file's name to its sha256"
+    if key == "secondary_policy":
+        return None if value in ("block", "report-only") else "must be block or report-only"
     if key == "alpha":
         return None if _number(value) and 0 < value < 0.5 else "must be a number above 0, below 0.5"
     return None if isinstance(value, str) and value else "must be a non-empty string"
 
 
 _KEYS: Final = ("gate", *Gate.__dataclass_fields__)
-_OPTIONAL: Final = ("schema_files",)
+_OPTIONAL: Final = ("schema_files", "secondary_policy")
 
 
 def _located(path: Path, positions: Positions, loc: tuple[str, ...], message: str) -> GateError:
