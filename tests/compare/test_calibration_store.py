@@ -11,10 +11,12 @@ import pytest
 from tests.conftest import FIXTURES
 from verifier.compare.calibrate import Confusion
 from verifier.compare.calibration_check import CalibrationCheck
+from verifier.compare.calibration_claim import claim_wording
 from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
 from verifier.compare.calibration_store import CalibrationStore
 from verifier.contract.judge_template import builtin_template_bytes, parse_template
 from verifier.contract.load import load_contract
+from verifier.contract.models import JudgeClaim
 from verifier.gaps.side_tables import sqlite_path
 from verifier.judge.prompt import judge_prompt_sha
 
@@ -30,6 +32,12 @@ SCALE_PROMPT = judge_prompt_sha(
     parse_template(builtin_template_bytes("scale"), source="s", kind="scale"), "scale"
 )
 SAMPLING = hashlib.sha256(b'{"max_tokens":512}').hexdigest()
+# What each judge claim of the fixture asks its judge, as a calibration records it.
+WORDING = {
+    claim.id: claim_wording(claim).text
+    for claim in load_contract(CONTRACT).contract.claims
+    if isinstance(claim, JudgeClaim)
+}
 
 
 def calibration(
@@ -41,6 +49,7 @@ def calibration(
     requested: str = SERVED,
     prompt_sha: str = BINARY_PROMPT,
     sampling_sha: str = SAMPLING,
+    wording: str | None = "",
 ) -> ClaimCalibration:
     return ClaimCalibration(
         contract_id="support-replies",
@@ -62,6 +71,7 @@ def calibration(
         ties=(),
         unlabelled=0,
         disagreements=(),
+        claim_wording=WORDING.get(claim_id) if wording == "" else wording,
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
@@ -35,6 +35,7 @@ from verifier.compare.calibrate import (
     percent_agreement,
     spearman,
 )
+from verifier.compare.calibration_claim import StoredWordings
 from verifier.compare.calibration_report import (
     CalibrationReport,
     ClaimCalibration,
@@ -48,7 +49,8 @@ from verifier.llm.triple import missing_parts
 
 __all__ = ["CalibrationError", "JudgeVerdict", "calibrate_run", "judge_verdict"]
 
-_GroupKey = tuple[str, str, str, str, str]  # contract, claim, model, prompt_sha, sampling_sha
+# contract, claim, model, prompt_sha, sampling_sha, the claim's wording ("": not known)
+_GroupKey = tuple[str, str, str, str, str, str]
 
 
 class CalibrationError(VerifierError):
@@ -75,6 +77,8 @@ class JudgeVerdict:
     triple: dict[str, Any] | None
     requested_model: str
     scale: Scale | None
+    contract_sha256: str = ""
+    wording: str | None = None
 
     @property
     def key(self) -> _GroupKey:
@@ -85,6 +89,7 @@ class JudgeVerdict:
             str(t.get("model_id")),
             str(t.get("prompt_sha")),
             str(t.get("sampling_sha")),
+            self.wording or "",
         )
 
     @property
@@ -134,6 +139,7 @@ def judge_verdict(row: StoredRow) -> JudgeVerdict:
         triple=triple if isinstance(triple, dict) else None,
         requested_model=str(evidence.get("requested_model") or ""),
         scale=_scale_of(evidence),
+        contract_sha256=str(body.get("contract_sha256") or ""),
     )
 
 
@@ -198,12 +204,15 @@ def calibrate_run(
     rows: dict[tuple[str, str], JudgeVerdict] = {}
     cases: set[str] = set()
     claims: dict[str, str] = {}
+    wordings = StoredWordings(store)
     for stored in store.iter_rows(run):
         cases.add(stored.case_id)
         claims.setdefault(stored.claim_id, stored.kind)
         if stored.kind == "judge":
             # A resumed run can hold a case twice; the later row is the run's word.
-            rows[(stored.case_id, stored.claim_id)] = judge_verdict(stored)
+            verdict = judge_verdict(stored)
+            wording = wordings.text(verdict.contract_sha256, verdict.claim_id)
+            rows[(stored.case_id, stored.claim_id)] = replace(verdict, wording=wording)
     unmatched: list[Unmatched] = []
     by_item: dict[tuple[str, str], list[HumanLabel]] = defaultdict(list)
     for label in labels.labels:
@@ -247,7 +256,7 @@ def _calibrate_claim(
     unlabelled: int,
     kappa_margin: float,
 ) -> ClaimCalibration:
-    contract_id, claim_id, model_id, prompt_sha, sampling_sha = key
+    contract_id, claim_id, model_id, prompt_sha, sampling_sha, wording = key
     items.sort(key=lambda pair: pair[0].case_id)
     pairs: list[tuple[bool, bool]] = []
     human_scores: list[float] = []
@@ -305,6 +314,7 @@ def _calibrate_claim(
         disagreements=tuple(disagreements),
         kappa_margin=kappa_margin,
         weighted_kappa=weighted_kappa(human_scores, judge_scores),
+        claim_wording=wording or None,
     )
 
 

@@ -26,7 +26,8 @@ from verifier.errors import Diagnostic
 from verifier.gaps.target import sqlite_path
 
 if TYPE_CHECKING:
-    from verifier.compare.calibration_store import CalibrationStore
+    from verifier.compare.calibration_claim import ClaimWording
+    from verifier.compare.calibration_store import CalibrationStore, StoredCalibration
     from verifier.contract.load import LoadedContract
     from verifier.gaps.resamples import ResampleStore
 
@@ -125,7 +126,7 @@ class CalibrationCheck:
             "prompt_sha": parts[0],
             "sampling_sha": parts[1],
         }
-        found = store.latest(**triple)
+        found, stale = _credited(store, claim, triple)
         who = f"claim {claim.id!r}: judge {claim.judge!r} ({spec.model}, prompt {parts[0][:12]})"
         if found is None:
             # Every judge claim counts toward pass/fail (a weight is above 0), so a
@@ -133,6 +134,8 @@ class CalibrationCheck:
             # itself (ADR 0031), gates a merge on unmeasured noise.
             if resamples.measured(**triple):
                 return None
+            if stale is not None:
+                return stale
             return (
                 f"{who} has no calibration against human labels and no measured "
                 "test-retest agreement, yet decides pass/fail; run `verifier calibrate "
@@ -164,3 +167,59 @@ class CalibrationCheck:
                 f"in its calibration (run {found.run_id}), under {MIN_KAPPA}"
             )
         return None
+
+
+def _credited(
+    store: CalibrationStore, claim: JudgeClaim, triple: dict[str, str]
+) -> tuple[StoredCalibration | None, str | None]:
+    """The calibration credited to ``claim`` under ``triple``: the first ``latest``
+    would choose that measured the claim's present wording. Else ``None``, with why
+    the first of the others is not credited (``None`` too when there is none)."""
+    from verifier.compare.calibration_claim import claim_wording
+
+    wording = claim_wording(claim)
+    stale: str | None = None
+    for candidate in store.candidates(**triple):
+        measured = _measured(store, candidate, claim.id)
+        if measured is not None and measured.sha == wording.sha:
+            return candidate, None
+        if stale is None:
+            stale = _not_credited(claim.id, candidate, measured, wording)
+    return None, stale
+
+
+def _measured(
+    store: CalibrationStore, calibration: StoredCalibration, claim_id: str
+) -> ClaimWording | None:
+    """The wording a calibration measured: recorded with it, or (a calibration made
+    before wordings were recorded) read from its run's contract while the store still
+    holds that run; ``None`` when neither can tell."""
+    from verifier.compare.calibration_claim import ClaimWording, stored_claim_wording
+
+    if calibration.claim_sha is not None:
+        return ClaimWording(calibration.claim_text or "", calibration.claim_sha)
+    source = store.run_contract(calibration.run_id)
+    return None if source is None else stored_claim_wording(source, claim_id)
+
+
+def _not_credited(
+    claim_id: str, calibration: StoredCalibration, measured: ClaimWording | None, now: ClaimWording
+) -> str:
+    run, since = calibration.run_id, calibration.created_at
+    if measured is None:
+        return (
+            f"calibration of claim {claim_id!r} (run {run}, {since}) did not record the "
+            f"claim's wording, and the store no longer holds run {run} to tell which it "
+            "measured: not credited; run `verifier calibrate` again"
+        )
+    changed = measured.changed_parts(now)
+    what = f"{_listed(changed)} changed" if changed else "its wording changed"
+    return (
+        f"calibration of claim {claim_id!r} (run {run}) was measured on another wording "
+        f"of the claim ({what} since {since}): not credited; run `verifier calibrate` on "
+        "a run of the claim as it reads now"
+    )
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.canonical import sha256_hex
 from verifier.compare.agreement import (
     DEFAULT_KAPPA_MARGIN,
     FailDetection,
@@ -84,6 +85,9 @@ class ClaimCalibration:
             plans for.
         weighted_kappa: Cohen's weighted kappa (quadratic weights) of the people's
             scores against the judge's, on the ``scored`` cases.
+        claim_wording: The claim's wording the run judged (``calibration_claim``:
+            canonical JSON of its judged parts); ``None`` when the store does not
+            hold the run's contract.
     """
 
     contract_id: str
@@ -107,6 +111,12 @@ class ClaimCalibration:
     disagreements: tuple[Disagreement, ...]
     kappa_margin: float = DEFAULT_KAPPA_MARGIN
     weighted_kappa: float | None = None
+    claim_wording: str | None = None
+
+    @property
+    def claim_sha(self) -> str | None:
+        """The SHA-256 of ``claim_wording``."""
+        return None if self.claim_wording is None else sha256_hex(self.claim_wording)
 
     @property
     def kappa_ci(self) -> tuple[float, float] | None:
@@ -161,6 +171,7 @@ class ClaimCalibration:
             "contract_id": self.contract_id,
             "claim_id": self.claim_id,
             "judge": self.triple,
+            "claim_sha": self.claim_sha,
             "requested_model": self.requested_model,
             **self.statistics(),
             "disagreements": [d.as_dict() for d in self.disagreements],

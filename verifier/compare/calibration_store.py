@@ -5,10 +5,16 @@
 (and the claim, since a calibration vouches for one instruction under one judge).
 ``verifier check`` then warns about each judge claim whose judge has no good one
 (``verifier.compare.calibration_check``).
+
+Each calibration also keeps the wording of the claim it measured (``claim_text``,
+``claim_sha``; ``verifier.compare.calibration_claim``). Tables made before that have
+neither column: opened to write, the store adds both (``NULL`` in the older rows);
+opened read-only, it reads those rows with no wording.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,12 +48,14 @@ _COLUMNS: Final = (
     "agreement",
     "statistics",
 )
+# Added after the table's first release: NULL in the rows made before (see ``_added``).
+_WORDING_COLUMNS: Final = ("claim_sha", "claim_text")
 _CREATE_COLUMNS: Final = (
     " created_at TEXT NOT NULL, run_id TEXT NOT NULL, labels_sha256 TEXT NOT NULL,"
     " contract_id TEXT NOT NULL, claim_id TEXT NOT NULL, model_id TEXT NOT NULL,"
     " requested_model TEXT NOT NULL, prompt_sha TEXT NOT NULL, sampling_sha TEXT NOT NULL,"
     " n INTEGER NOT NULL, kappa DOUBLE PRECISION, agreement DOUBLE PRECISION,"
-    " statistics TEXT NOT NULL)"
+    " statistics TEXT NOT NULL, claim_sha TEXT, claim_text TEXT)"
 )
 _INDEX: Final = (
     "CREATE INDEX IF NOT EXISTS calibrations_triple"
@@ -81,6 +89,8 @@ class StoredCalibration:
     kappa: float | None
     agreement: float | None
     statistics: dict[str, Any]
+    claim_sha: str | None = None
+    claim_text: str | None = None
 
 
 class CalibrationStore(Closing):
@@ -97,6 +107,22 @@ class CalibrationStore(Closing):
     def __init__(self, target: str | Path, *, read_only: bool = False) -> None:
         self._db = SideTables.open(str(target), _TABLE, error=_store_error, read_only=read_only)
         self.location = self._db.location
+        self._columns: tuple[str, ...] = _COLUMNS
+        if self._db.table_exists():
+            self._columns += self._added(read_only=read_only)
+
+    def _added(self, *, read_only: bool) -> tuple[str, ...]:
+        """The wording columns the table has, adding them first unless ``read_only``."""
+        have = self._db.columns()
+        missing = [name for name in _WORDING_COLUMNS if name not in have]
+        if missing and not read_only:
+            # Another process may add them first: the columns read after tell.
+            with contextlib.suppress(CalibrationStoreError):
+                self._db.execute_script(
+                    [f"ALTER TABLE calibrations ADD COLUMN {name} TEXT" for name in missing]
+                )
+            have = self._db.columns()
+        return tuple(name for name in _WORDING_COLUMNS if name in have)
 
     def save(self, report: CalibrationReport, *, created_at: str | None = None) -> int:
         """Stores each claim's calibration in ``report``; returns how many were stored."""
@@ -118,12 +144,15 @@ class CalibrationStore(Closing):
                 c.kappa,
                 c.agreement,
                 orjson.dumps(c.statistics()).decode(),
+                c.claim_sha,
+                c.claim_wording,
             )
             for c in report.claims
         ]
-        placeholders = ", ".join("?" for _ in _COLUMNS)
+        columns = (*_COLUMNS, *_WORDING_COLUMNS)
+        placeholders = ", ".join("?" for _ in columns)
         self._db.execute_many(
-            f"INSERT INTO calibrations ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
+            f"INSERT INTO calibrations ({', '.join(columns)}) VALUES ({placeholders})", values
         )
         return len(values)
 
@@ -133,30 +162,53 @@ class CalibrationStore(Closing):
         """The newest calibration of a claim under a triple whose served or requested
         model is ``model``, one ``model`` served first (its ``model_id`` says which it
         is); ``None`` when there is none (or no table yet)."""
+        found = self.candidates(
+            contract_id=contract_id,
+            claim_id=claim_id,
+            model=model,
+            prompt_sha=prompt_sha,
+            sampling_sha=sampling_sha,
+        )
+        return found[0] if found else None
+
+    def candidates(
+        self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
+    ) -> list[StoredCalibration]:
+        """Every calibration ``latest`` chooses from, in its order of preference."""
         query = (
-            f"SELECT {', '.join(_COLUMNS)} FROM calibrations WHERE contract_id = ?"
+            f"SELECT {', '.join(self._columns)} FROM calibrations WHERE contract_id = ?"
             " AND claim_id = ? AND prompt_sha = ? AND sampling_sha = ?"
             " AND (model_id = ? OR requested_model = ?)"
-            " ORDER BY CASE WHEN model_id = ? THEN 0 ELSE 1 END, id DESC LIMIT 1"
+            " ORDER BY CASE WHEN model_id = ? THEN 0 ELSE 1 END, id DESC"
         )
         params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model, model)
         if not self._db.table_exists():
+            return []
+        return [self._stored(row) for row in self._db.fetch(query, params)]
+
+    def run_contract(self, run_id: str) -> str | None:
+        """The source of the contract run ``run_id`` checked, as the store kept it;
+        ``None`` when the store no longer holds the run (or holds no runs at all)."""
+        if not (self._db.has_table("runs") and self._db.has_table("contracts")):
             return None
-        rows = self._db.fetch(query, params)
-        return _stored(rows[0]) if rows else None
+        rows = self._db.fetch(
+            "SELECT c.source FROM runs r JOIN contracts c ON c.sha256 = r.contract_sha256"
+            " WHERE r.run_id = ?",
+            (run_id,),
+        )
+        return str(rows[0][0]) if rows else None
 
     def all(self) -> list[StoredCalibration]:
         """Every stored calibration, oldest first."""
         if not self._db.table_exists():
             return []
-        rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM calibrations ORDER BY id")
-        return [_stored(row) for row in rows]
+        rows = self._db.fetch(f"SELECT {', '.join(self._columns)} FROM calibrations ORDER BY id")
+        return [self._stored(row) for row in rows]
 
     def close(self) -> None:
         self._db.close()
 
-
-def _stored(row: tuple[Any, ...]) -> StoredCalibration:
-    values = dict(zip(_COLUMNS, row, strict=True))
-    values["statistics"] = orjson.loads(values["statistics"])
-    return StoredCalibration(**values)
+    def _stored(self, row: tuple[Any, ...]) -> StoredCalibration:
+        values = dict(zip(self._columns, row, strict=True))
+        values["statistics"] = orjson.loads(values["statistics"])
+        return StoredCalibration(**values)

@@ -150,12 +150,28 @@ class SideTables(Closing):
         """Whether the side table exists (a read-only user may find none yet); asked of
         the database once per connection."""
         if self._exists is None:
-            if self.postgres:
-                query = "SELECT to_regclass(?) IS NOT NULL"
-            else:
-                query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
-            self._exists = bool(self.fetch(query, (self._table,))[0][0])
+            self._exists = self.has_table(self._table)
         return self._exists
+
+    def has_table(self, name: str) -> bool:
+        """Whether the store's database has a table ``name`` (in the current schema)."""
+        if self.postgres:
+            query = "SELECT to_regclass(?) IS NOT NULL"
+        else:
+            query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return bool(self.fetch(query, (name,))[0][0])
+
+    def columns(self) -> frozenset[str]:
+        """The names of the side table's columns (a table made by an older release may
+        lack some its ``TableSpec`` now creates)."""
+        if self.postgres:
+            query = (
+                "SELECT column_name FROM information_schema.columns"
+                " WHERE table_schema = current_schema() AND table_name = ?"
+            )
+        else:
+            query = "SELECT name FROM pragma_table_info(?)"
+        return frozenset(str(row[0]) for row in self.fetch(query, (self._table,)))
 
     def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows a query returns."""

@@ -3,8 +3,10 @@
 Every rubric and deterministic comparative row is re-evaluated from its case's stored
 content and the stored contract; every judge row is looked up again in the judge
 cache or the recordings under the same request, never called. A row whose stored
-verdict is not what the re-check gives is reported; a row that cannot be re-checked
-is counted with why (see ``WHY``), never as agreeing.
+verdict is not what the re-check gives is reported; a stored error the store can
+answer now is listed apart and is not a difference, while a stored pass or fail that
+rechecks to an error is (ADR 0061); a row that cannot be re-checked is counted with
+why (see ``WHY``), never as agreeing.
 """
 
 from verifier.recheck.engine import recheck_store

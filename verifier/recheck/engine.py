@@ -11,6 +11,7 @@ names: cases other processes write meanwhile are not part of it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -146,8 +147,28 @@ def _recheck_case(
     results = plan.results(case_id, content.case, [str(b["claim_id"]) for _, b in known])
     read = recorded.get(SCHEMA_FILES_OPTION)
     read = read if isinstance(read, Mapping) else None
+    unanswered = _unanswered({str(b["claim_id"]): b for _, b in known}, plan)
     for row, body in known:
-        _compare(row, body, plan, content, results, report, read)
+        _compare(row, body, plan, content, results, report, read, unanswered)
+
+
+def _unanswered(stored: Mapping[str, Mapping[str, Any]], plan: StoredPlan) -> frozenset[str]:
+    """The claims of a case the run had no answer for: stored as error, or skipped
+    while waiting for a claim it had no answer for (a gate that errored)."""
+    memo: dict[str, bool] = {}
+
+    def unanswered(claim_id: str) -> bool:
+        if claim_id not in memo:
+            memo[claim_id] = False  # a gate cycle cannot load; this only stops recursion
+            body = stored.get(claim_id)
+            status = body.get("status") if body is not None else None
+            gates = plan.claims[claim_id].after if claim_id in plan.claims else ()
+            memo[claim_id] = status == "error" or (
+                status == "skipped" and any(unanswered(g) for g in gates)
+            )
+        return memo[claim_id]
+
+    return frozenset(claim_id for claim_id in stored if unanswered(claim_id))
 
 
 def _no_content(content: NoContent, rows: int, report: RecheckReport) -> None:
@@ -165,6 +186,7 @@ def _compare(
     results: Mapping[str, ClaimResult],
     report: RecheckReport,
     schema_files_read: Mapping[str, Any] | None,
+    unanswered: frozenset[str],
 ) -> None:
     claim_id = str(body["claim_id"])
     if plan.missing_files:
@@ -199,18 +221,25 @@ def _compare(
         report.rechecked += 1
         report.agree += 1
         return
-    report.add_difference(
-        Difference(
-            seq=row.seq,
-            run_id=row.run_id,
-            case_id=row.case_id,
-            claim_id=claim_id,
-            stored=f"{body.get('status')} ({_score(body.get('score'))})",
-            rechecked=f"{result.status} ({_score(result.score)})",
-            what=what,
-            reason=result.reason,
-        )
+    difference = Difference(
+        seq=row.seq,
+        run_id=row.run_id,
+        case_id=row.case_id,
+        claim_id=claim_id,
+        stored=f"{body.get('status')} ({_score(body.get('score'))})",
+        rechecked=f"{result.status} ({_score(result.score)})",
+        what=what,
+        reason=result.reason,
     )
+    if claim_id in unanswered and result.status != "error":
+        # The run had no answer (a replay miss, a timeout, a gate that errored) and
+        # the store holds one now: nothing stored is contradicted.
+        stored_reason = str(body.get("reason") or "")
+        report.add_answerable(replace(difference, what=f"then: {stored_reason}"))
+    elif body.get("status") in ("pass", "fail") and result.status == "error":
+        report.add_unconfirmed(difference)
+    else:
+        report.add_difference(difference)
 
 
 def _differs(body: Mapping[str, Any], result: ClaimResult, judged: bool) -> str | None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from verifier._markdown import code_span
-
 __all__ = ["WHY", "Difference", "RecheckReport", "TamperedContent", "Why", "render_recheck"]
 
 Why: TypeAlias = Literal[
@@ -53,7 +51,11 @@ WHY: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Difference:
-    """A row whose stored verdict is not what re-checking its content gives."""
+    """A row whose stored verdict is not what re-checking its content gives.
+
+    The same shape lists the rows whose stored error is answerable now and the stored
+    verdicts that recheck to an error now (``RecheckReport.answerable``, ``unconfirmed``).
+    """
 
     seq: int
     run_id: str
@@ -107,7 +109,14 @@ class RecheckReport:
         rechecked: Rows re-evaluated (``agree`` + differing rows).
         not_recheckable: Rows that could not be re-evaluated, by ``WHY`` key.
         examples: The first detail seen for each key of ``not_recheckable``.
-        differences: Differing rows, at most ``max_listed`` of them.
+        differences: Differing rows, at most ``max_listed`` of them: a stored pass, fail,
+            skip or score that rechecks to another one.
+        answerable: Rows stored as error (or skipped behind a gate stored as error) that
+            recheck to an answer now, at most ``max_listed`` of them (``answered`` counts
+            them all): the record lacked an answer, it does not contradict one.
+        unconfirmed: Rows stored as pass or fail that recheck to an error now, at most
+            ``max_listed`` of them (``unconfirmed_rows`` counts them all): their verdict
+            is not borne out by what the store keeps.
         head: The store's head in the snapshot that was re-checked (``None``: nothing
             sealed): rows other processes wrote later were not read.
     """
@@ -121,6 +130,10 @@ class RecheckReport:
     not_recheckable: dict[str, int] = field(default_factory=dict)
     examples: dict[str, str] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
+    answered: int = 0
+    answerable: list[Difference] = field(default_factory=list)
+    unconfirmed_rows: int = 0
+    unconfirmed: list[Difference] = field(default_factory=list)
     tampered: dict[str, TamperedContent] = field(default_factory=dict)
     tampered_cache: list[str] = field(default_factory=list)
     tampered_cache_rows: int = 0
@@ -129,8 +142,14 @@ class RecheckReport:
 
     @property
     def ok(self) -> bool:
-        """Whether every re-checked row agrees and nothing stored was tampered with."""
-        return not self.differ and not self.tampered and not self.tampered_cache_rows
+        """Whether no re-checked verdict differs or recheck to an error, and nothing
+        stored was tampered with (a stored error answerable now is not a finding)."""
+        return (
+            not self.differ
+            and not self.unconfirmed_rows
+            and not self.tampered
+            and not self.tampered_cache_rows
+        )
 
     def cache_tampered(self, detail: str) -> None:
         """Counts a judge row whose cache entry no longer matches its seal."""
@@ -150,6 +169,20 @@ class RecheckReport:
         if len(self.differences) < self.max_listed:
             self.differences.append(difference)
 
+    def add_answerable(self, difference: Difference) -> None:
+        """Counts a row stored as error (no answer then) that rechecks to an answer now."""
+        self.rechecked += 1
+        self.answered += 1
+        if len(self.answerable) < self.max_listed:
+            self.answerable.append(difference)
+
+    def add_unconfirmed(self, difference: Difference) -> None:
+        """Counts a row stored as pass or fail that rechecks to an error now."""
+        self.rechecked += 1
+        self.unconfirmed_rows += 1
+        if len(self.unconfirmed) < self.max_listed:
+            self.unconfirmed.append(difference)
+
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (``--format json``)."""
         return {
@@ -167,19 +200,32 @@ class RecheckReport:
             },
             "differences": [d.as_dict() for d in self.differences],
             "omitted_differences": self.differ - len(self.differences),
+            "answerable_now": self.answered,
+            "answerable": [d.as_dict() for d in self.answerable],
+            "now_error": self.unconfirmed_rows,
+            "now_errors": [d.as_dict() for d in self.unconfirmed],
             "tampered_contents": [t.as_dict() for t in self.tampered.values()],
             "tampered_cache_rows": self.tampered_cache_rows,
             "tampered_cache": self.tampered_cache,
             "head": self.head,
         }
 
+    def counts(self) -> str:
+        """The counts in one phrase: rechecked, agree, differ, answerable now, now
+        error (the last two only when there are any) and not recheckable."""
+        parts = [f"{self.rechecked} rechecked", f"{self.agree} agree", f"{self.differ} differ"]
+        if self.answered:
+            parts.append(f"{self.answered} answerable now")
+        if self.unconfirmed_rows:
+            parts.append(f"{self.unconfirmed_rows} now error")
+        parts.append(f"{sum(self.not_recheckable.values())} not recheckable")
+        return ", ".join(parts)
+
     def lines(self) -> list[str]:
         """The report for a terminal, one line a finding."""
         scope = f"run {self.run_id} in {self.location}" if self.run_id else self.location
-        skipped = sum(self.not_recheckable.values())
         lines = [
-            f"recheck of {scope}: {self.rows} rows; {self.rechecked} rechecked, "
-            f"{self.agree} agree, {self.differ} differ, {skipped} not recheckable",
+            f"recheck of {scope}: {self.rows} rows; {self.counts()}",
             f"head: {self.head or 'none (nothing is sealed in this store yet)'} (the store "
             "as rechecked)",
         ]
@@ -193,24 +239,50 @@ class RecheckReport:
                 f"{tampered.rows} row(s) refer to it and were not rechecked against it"
             )
         lines += [f"  TAMPERED judge cache: {detail}" for detail in self.tampered_cache]
-        lines += [f"  DIFFERS {d.describe()}" for d in self.differences]
-        if self.differ > len(self.differences):
-            lines.append(f"  ... and {self.differ - len(self.differences)} more")
+        lines += _listed("  DIFFERS", self.differences, self.differ)
+        if self.unconfirmed_rows:
+            lines.append(
+                f"  {self.unconfirmed_rows} stored verdict(s) recheck to an error now: the "
+                "store no longer bears them out"
+            )
+            lines += _listed("    NOW ERROR", self.unconfirmed, self.unconfirmed_rows)
+        if self.answered:
+            lines.append(
+                f"  {self.answered} stored error(s) are answerable now (the run had no "
+                "answer, the store has one; not a difference):"
+            )
+            lines += _listed("    ANSWERABLE", self.answerable, self.answered)
+        return [*lines, self._verdict()]
+
+    def _verdict(self) -> str:
         if self.ok and not self.rechecked:
-            lines.append("ok: nothing differs, but no row could be rechecked (see above)")
-        elif self.ok:
-            lines.append("ok: every rechecked verdict agrees")
-        else:
-            found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []
-            if self.tampered:
-                found.append(f"{len(self.tampered)} stored content(s) tampered with")
-            if self.tampered_cache_rows:
-                found.append(
-                    f"{self.tampered_cache_rows} judge verdict(s) whose cache entry was "
-                    "tampered with"
-                )
-            lines.append("FAILED: " + "; ".join(found))
-        return lines
+            return "ok: nothing differs, but no row could be rechecked (see above)"
+        if self.ok and self.answered:
+            return (
+                f"ok: no stored verdict differs; {self.answered} stored error(s) are "
+                "answerable now (listed above)"
+            )
+        if self.ok:
+            return "ok: every rechecked verdict agrees"
+        found = [f"{self.differ} stored verdict(s) differ"] if self.differ else []
+        if self.unconfirmed_rows:
+            found.append(f"{self.unconfirmed_rows} stored verdict(s) recheck to an error now")
+        if self.tampered:
+            found.append(f"{len(self.tampered)} stored content(s) tampered with")
+        if self.tampered_cache_rows:
+            found.append(
+                f"{self.tampered_cache_rows} judge verdict(s) whose cache entry was tampered with"
+            )
+        return "FAILED: " + "; ".join(found)
+
+
+def _listed(label: str, rows: list[Difference], count: int) -> list[str]:
+    # ``label`` carries its indent; the "and more" line keeps it.
+    indent = label[: len(label) - len(label.lstrip())]
+    lines = [f"{label} {d.describe()}" for d in rows]
+    if count > len(rows):
+        lines.append(f"{indent}... and {count - len(rows)} more")
+    return lines
 
 
 def render_recheck(report: RecheckReport, fmt: str) -> str:
@@ -220,39 +292,7 @@ def render_recheck(report: RecheckReport, fmt: str) -> str:
 
         return orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "markdown":
-        return _markdown(report)
+        from verifier.recheck.report_markdown import recheck_markdown
+
+        return recheck_markdown(report)
     return "\n".join(report.lines()) + "\n"
-
-
-def _markdown(report: RecheckReport) -> str:
-
-    mark = "✅" if report.ok else "❌"
-    lines = [
-        f"## {mark} verifier audit --recheck",
-        "",
-        "| rechecked | agree | differ | not recheckable |",
-        "|---:|---:|---:|---:|",
-        f"| {report.rechecked} | {report.agree} | {report.differ} "
-        f"| {sum(report.not_recheckable.values())} |",
-        "",
-        f"head of the store as rechecked: {code_span(report.head or 'none')}",
-    ]
-    if report.not_recheckable:
-        lines += ["", "| not recheckable | rows |", "|---|---:|"]
-        lines += [
-            f"| {WHY[key]} | {count} |" for key, count in sorted(report.not_recheckable.items())
-        ]
-    if report.tampered:
-        lines += ["", "**Tampered contents:** " + ", ".join(code_span(s) for s in report.tampered)]
-    if report.differences:
-        lines += [
-            "",
-            "| seq | run | case | claim | stored | rechecked | reason |",
-            "|---:|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {d.seq} | {code_span(d.run_id)} | {code_span(d.case_id)} | "
-            f"{code_span(d.claim_id)} | {d.stored} | {d.rechecked} | {code_span(d.reason)} |"
-            for d in report.differences
-        ]
-    return "\n".join(lines) + "\n"
