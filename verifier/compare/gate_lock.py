@@ -57,33 +57,35 @@ def check_sealed(
     document = gate_document(gate)
     sha = document_sha256(document)
     locks = sealed_gates(store)
-    for lock in locks:
-        if lock.gate_sha256 == sha:
-            if not lock.intact:
-                raise GateRefused(
-                    f"the lock of {gate_path} in {store.location} (seal {lock.n}) was edited: "
-                    "it no longer matches its seal (verifier audit reports it)"
-                )
-            return lock
-    same = [lock for lock in locks if lock.document is not None and _same_lock(lock, document)]
-    if same:
-        lock = same[-1]
-        assert lock.document is not None
+    mine = [lock for lock in locks if lock.gate_sha256 == sha]
+    same = mine or [lock for lock in locks if _same_lock(lock, document)]
+    if not same:
+        raise GateRefused(
+            f"{gate_path} has no sealed lock in {store.location}: lock the gate there ({relock})"
+        )
+    lock = same[-1]
+    if not lock.intact:
+        raise GateRefused(
+            f"the lock of {gate_path} in {store.location} (seal {lock.n}) was edited: it no "
+            "longer matches its seal (verifier audit reports it)"
+        )
+    if lock.gate_sha256 != sha:
+        assert lock.document is not None  # an intact lock holds its gate
         differs = "; ".join(_differences(document, lock.document))
         raise GateRefused(
             f"{gate_path} differs from its sealed lock (seal {lock.n} in {store.location}): "
             f"{differs}; a locked gate is not edited: lock a new one ({relock})"
         )
-    raise GateRefused(
-        f"{gate_path} has no sealed lock in {store.location}: lock the gate there ({relock})"
-    )
+    return lock
 
 
 def _same_lock(lock: SealedGate, document: dict[str, Any]) -> bool:
     """Whether ``lock`` is the one a gate file was written with: locked at the same
     moment for the same contract id (the keys least likely to be edited)."""
     found = lock.document or {}
-    return all(found.get(key) == document.get(key) for key in ("created_at", "contract_id"))
+    return bool(found) and all(
+        found.get(key) == document.get(key) for key in ("created_at", "contract_id")
+    )
 
 
 def _differences(document: dict[str, Any], sealed: dict[str, Any]) -> list[str]:

@@ -164,7 +164,7 @@ class SealWalk:
             add("seal", None, None, f"seal {seal.n} was edited: its hash does not match it")
         elif seal.kind == "gate" and _gate_differs(seal, body):
             message = f"seal {seal.n} locks a gate that does not hash to its subject"
-            add("seal", None, None, message + ": the lock was sealed edited")
+            add("seal", None, None, message + ": the lock was edited and sealed again")
         elif seal.prev_hash != prev and seal.n == expected_n:
             add("seal", None, None, f"seal {seal.n}'s prev_hash does not match seal {seal.n - 1}")
         if seal.seal_hash == self.expect_head:
