@@ -238,3 +238,18 @@ def test_a_plan_that_cannot_be_made_is_refused(
     assert refused.returncode == 2
     assert message in refused.stderr
     assert not (tmp_path / "support.gate.yaml").exists()
+
+
+def test_a_bad_plan_in_a_gate_file_is_one_located_line(project: Path) -> None:
+    gate_file = project / "support.gate.yaml"
+    text = gate_file.read_text()
+    for old, new, problem in (
+        ("cases_needed: null", "cases_needed: 0", "cases_needed must be a whole number above 0"),
+        ('secondary: "block"', "secondary: warn", "secondary must be one of: block, report-only"),
+        ("effect: null", "effect: 1.5", "effect must be a number above 0, at most 1"),
+    ):
+        gate_file.write_text(text.replace(old, new))
+        refused = run(project, "baseline.jsonl", "--gate", "support.gate.yaml")
+        assert refused.returncode == 2
+        assert refused.stderr.startswith("error: support.gate.yaml:")
+        assert problem in refused.stderr and refused.stderr.count("\n") == 1

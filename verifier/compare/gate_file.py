@@ -190,8 +190,8 @@ def _check(key: str, value: Any) -> str | None:
         in_range = value is None or (_number(value) and 0 < value < 1)
         return None if in_range else "must be a number above 0, below 1, or null"
     if key == "cases_needed":
-        whole = value is None or (isinstance(value, int) and not isinstance(value, bool))
-        return None if whole and (value is None or value > 0) else "must be a whole number or null"
+        counted = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        return None if value is None or counted else "must be a whole number above 0, or null"
     if key == "metric":
         return None if value in METRICS else "must be one of: " + ", ".join(METRICS)
     if key == "direction":
