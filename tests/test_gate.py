@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,9 @@ def verifier(*args: str, cwd: Path) -> Any:
 
 def lock(where: Path, out: str, *options: str) -> None:
     result = verifier(
-        "gate", "lock", "gated.yaml", "--primary", "polite", "--out", out, *options, cwd=where
-    )
+        "gate", "lock", "gated.yaml", "--primary", "polite", "--out", out, "--store", "gaps.db",
+        *options, cwd=where,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
 
 
@@ -93,6 +95,7 @@ def test_lock_pins_the_contract_and_cases_by_sha(project: tuple[Path, dict[str, 
     gate = read_gate(where / "better.yaml")
     assert gate.contract_sha256 == sha256_hex(CONTRACT)
     assert gate.cases_sha256 == sha256_hex(CASES.encode())
+    assert gate.case_identity_sha256 is not None and gate.secondary_policy == "block"
     assert (gate.primary_claim, gate.metric, gate.direction) == ("polite", "pass_rate", "better")
     assert (gate.threshold, gate.alpha, gate.contract_id) == (0.9, 0.05, "gated")
     # JSON when the file is named so, and never taken for a contract by `verifier check`.
@@ -178,8 +181,9 @@ def test_run_gate_refuses_another_contract_or_cases(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     where, _ = project
-    for name in ("gated.yaml", "gated.cases.jsonl", "gate_bots.py", "better.yaml"):
+    for name in ("gated.yaml", "gated.cases.jsonl", "gate_bots.py", "better.yaml", "gaps.db"):
         shutil.copy(where / name, tmp_path / name)
+    runs_before = stored_runs(tmp_path / "gaps.db")
     edited = CONTRACT.replace("max_words: 5", "max_words: 6")
     (tmp_path / "gated.yaml").write_text(edited)
     result = run(tmp_path, "polite", "--gate", "better.yaml")
@@ -188,16 +192,25 @@ def test_run_gate_refuses_another_contract_or_cases(
         f"error: contract changed since the gate was locked (sha {sha256_hex(edited)}, "
         f"gate has {sha256_hex(CONTRACT)})"
     )
-    assert not (tmp_path / "gaps.db").exists()  # refused before anything ran
     (tmp_path / "gated.yaml").write_text(CONTRACT)
     (tmp_path / "gated.cases.jsonl").write_text(CASES + '{"id": "extra", "input": "q"}\n')
     result = run(tmp_path, "polite", "--gate", "better.yaml")
     assert result.returncode == 2
-    assert "error: cases file changed since the gate was locked (sha " in result.stderr
+    assert "error: cases changed since the gate was locked: an id, an input" in result.stderr
+    assert stored_runs(tmp_path / "gaps.db") == runs_before  # refused before anything ran
     # A gate without a threshold cannot hold a single run.
     result = run(where, "polite", "--gate", "not-worse.json")
     assert result.returncode == 2
     assert "the gate has no threshold" in result.stderr
+
+
+def stored_runs(store: Path) -> int:
+    conn = sqlite3.connect(store)
+    try:
+        (count,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+    finally:
+        conn.close()
+    return int(count)
 
 
 def compare(where: Path, a: str, b: str, gate: str, fmt: str = "json") -> Any:
@@ -275,10 +288,11 @@ def test_compare_gate_refuses_a_run_of_other_cases(
     refused = compare(where, runs["plain"], changed, "better.yaml")
     assert refused.returncode == 2
     assert refused.stdout == ""
-    assert refused.stderr.strip() == (
+    locked = read_gate(where / "better.yaml").case_identity_sha256
+    assert refused.stderr.startswith(
         f"error: cases of run {changed} changed since the gate was locked (sha "
-        f"{sha256_hex(other.read_bytes())}, gate has {sha256_hex(CASES.encode())})"
     )
+    assert refused.stderr.strip().endswith(f", gate has {locked})")
 
 
 GOOD = (

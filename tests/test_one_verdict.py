@@ -77,7 +77,7 @@ def test_run_gate_decides_on_the_rate_the_reports_print(where: Path) -> None:
     is met by the run it was read from."""
     lock = verifier(
         "gate", "lock", "tally.yaml", "--primary", "code_ok", "--threshold", "0.66",
-        "--out", "at-66.yaml", cwd=where,
+        "--out", "at-66.yaml", "--store", "gaps.db", cwd=where,
     )  # fmt: skip
     assert lock.returncode == 0, lock.stderr
     gated = run(where, "--gate", "at-66.yaml")
@@ -89,7 +89,7 @@ def test_run_gate_decides_on_the_rate_the_reports_print(where: Path) -> None:
     assert "secondary (not deciding): answered: pass rate 85.7% (6 of 7 checked)" in gated.stderr
     high = verifier(
         "gate", "lock", "tally.yaml", "--primary", "code_ok", "--threshold", "0.7",
-        "--out", "at-70.yaml", cwd=where,
+        "--out", "at-70.yaml", "--store", "gaps.db", cwd=where,
     )  # fmt: skip
     assert high.returncode == 0, high.stderr
     failed = run(where, "--gate", "at-70.yaml", "--format", "json")

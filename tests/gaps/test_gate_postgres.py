@@ -15,7 +15,7 @@ def test_gates_decide_on_runs_in_postgresql(postgres_url: str, tmp_path: Path) -
     (tmp_path / "gate_bots.py").write_text(BOTS)
     locked = verifier(
         "gate", "lock", "gated.yaml", "--primary", "polite", "--direction", "better",
-        "--threshold", "0.5", cwd=tmp_path,
+        "--threshold", "0.5", "--store", postgres_url, cwd=tmp_path,
     )  # fmt: skip
     assert locked.returncode == 0, locked.stderr
     runs = {}

@@ -52,18 +52,14 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str, gate_path: Path
 
 
 def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_path: Path) -> None:
-    """``compare --gate``: refuses runs of another contract or cases than the gate's, then
-    decides on its primary claim and exits 0 (passed) or 1 (failed)."""
+    """``compare --gate``: refuses a gate file that is not the gate sealed in the store,
+    and runs of another contract or cases than the gate's (their outputs may differ),
+    then decides on its primary claim and exits 0 (passed) or 1 (failed)."""
     from verifier.compare.analysis import compare_runs
     from verifier.compare.gate import decide_comparison
-    from verifier.compare.gate_file import (
-        GateRefused,
-        read_gate,
-        refuse_changed,
-        refuse_changed_files,
-    )
+    from verifier.compare.gate_file import read_gate
+    from verifier.compare.gate_lock import check_sealed, refuse_other_run
     from verifier.compare.report import as_json, render_markdown, write_report
-    from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
 
@@ -72,29 +68,11 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
     try:
         gate = read_gate(gate_path)
         with open_store(target) as gap_store:
+            check_sealed(gate, gate_path, gap_store)
             for run_id in (run_a, run_b):
                 record = gap_store.run(run_id)
-                if record is None:
-                    continue  # compare_runs names the unknown run
-                refuse_changed(
-                    f"contract of run {run_id}", record.contract_sha256, gate.contract_sha256
-                )
-                cases = record.options.get("cases_sha256")
-                if not isinstance(cases, str):
-                    raise GateRefused(
-                        f"run {run_id} records no cases sha (it was run before gates), so "
-                        "its cases cannot be checked against the gate"
-                    )
-                refuse_changed(f"cases of run {run_id}", cases, gate.cases_sha256)
-                if gate.schema_files is not None:
-                    read = record.options.get(SCHEMA_FILES_OPTION)
-                    if not isinstance(read, dict):
-                        raise GateRefused(
-                            f"run {run_id} records no schema file hashes (it was run before "
-                            "runs kept them), so its schema files cannot be checked against "
-                            "the gate"
-                        )
-                    refuse_changed_files(read, gate.schema_files, f" of run {run_id}")
+                if record is not None:  # else compare_runs names the unknown run
+                    refuse_other_run(gate, record)
             comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
             decision = decide_comparison(gate, comparison, gap_store)
     except VerifierError as exc:

@@ -127,7 +127,7 @@ def run(
         allow_outside=allow_outside,
     )
     loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
-    gate, cases_sha256 = gate_inputs(gate_path, inputs)
+    gate, cases_record = gate_inputs(gate_path, inputs, store)
 
     try:  # read before the run begins: a bad line refuses the run, naming it
         baseline_index = read_baseline(baseline) if baseline is not None else None
@@ -219,7 +219,7 @@ def run(
             )
             judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
             record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
-            record["cases_sha256"] = cases_sha256
+            record.update(cases_record)
             if sample is not None:
                 record.update(sample=sample, seed=seed)
             if inputs.claims is not None:

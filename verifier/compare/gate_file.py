@@ -2,11 +2,15 @@
 
 A gate file says, before anything is run, which claim decides (the *primary* claim),
 on which metric, in which direction, at which significance level and, for a single
-run, against which threshold; and it pins the contract and the cases it was written
-for by their SHA-256. ``verifier gate lock`` writes it; ``verifier run --gate`` and
-``verifier compare --gate`` refuse to decide on anything else. The contract's sha is
-computed as the store computes it (over the file's source); the cases' over the
-file's bytes.
+run, against which threshold; what a significant regression of another claim does
+(``secondary``); optionally the effect the hypothesis expects and the cases planned
+for it; and it pins the contract and the cases it was written for by their SHA-256.
+``verifier gate lock`` writes it and seals the same gate into the store
+(``verifier.compare.gate_lock``); ``verifier run --gate`` and ``verifier compare
+--gate`` refuse to decide on anything else. The contract's sha is computed as the
+store computes it (over the file's source); the cases are pinned by their identity
+(``verifier.compare.case_identity``: every field but the outputs), their file's
+bytes recorded beside it.
 
 The file is YAML, or JSON when its name ends in ``.json``; both are read with the
 contract loader's safe YAML reader, so a problem is reported at its line. It has no
@@ -18,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -34,7 +38,9 @@ __all__ = [
     "GateError",
     "GateRefused",
     "Metric",
+    "SecondaryPolicy",
     "cases_sha256",
+    "gate_document",
     "gate_text",
     "read_gate",
     "refuse_changed",
@@ -43,10 +49,14 @@ __all__ = [
 
 Metric = Literal["pass_rate", "mean_score"]
 Direction = Literal["not-worse", "better"]
+SecondaryPolicy = Literal["block", "report-only"]
 METRICS: Final = ("pass_rate", "mean_score")
 DIRECTIONS: Final = ("not-worse", "better")
-GATE_FORMAT: Final = 1
-"""Version of the gate file's layout, written as its ``gate:`` key."""
+SECONDARY_POLICIES: Final = ("block", "report-only")
+GATE_FORMAT: Final = 2
+"""Version of the gate file's layout, written as its ``gate:`` key. Format 1 (before
+gates pinned case identities and were sealed in a store) still reads."""
+_FORMATS: Final = (1, GATE_FORMAT)
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
@@ -77,6 +87,19 @@ class Gate:
         created_at: When it was locked (ISO 8601, UTC).
         schema_files: SHA-256 of each schema file the contract names, by its name
             (``None``: it names none, or the gate was locked before gates kept them).
+        case_identity_sha256: SHA-256 of the cases' identities: every field but the
+            outputs (``verifier.compare.case_identity``); ``None`` in a gate locked
+            before gates pinned them.
+        secondary_policy: ``block``: a significant regression of another claim fails
+            the gate; ``report-only``: it is reported and does not decide. The file's
+            key is ``secondary``.
+        effect: The smallest difference in the primary pass rate the hypothesis
+            expects (0.10 for 10 points), or ``None``.
+        power: The power planned for ``effect``, or ``None``.
+        discordant: The share of cases the plan assumed change result (``None``:
+            the least the effect allows, so ``cases_needed`` is a floor).
+        cases_needed: The paired cases the exact test needs for ``power`` at
+            ``effect``; ``None`` without a plan, or beyond the sizes searched.
     """
 
     contract_id: str
@@ -90,7 +113,12 @@ class Gate:
     verifier_version: str
     created_at: str
     schema_files: dict[str, str] | None = None
-    secondary_policy: Literal["block", "report-only"] = "block"
+    case_identity_sha256: str | None = None
+    secondary_policy: SecondaryPolicy = "block"
+    effect: float | None = None
+    power: float | None = None
+    discordant: float | None = None
+    cases_needed: int | None = None
 
     def rule(self) -> str:
         """``(metric, direction, alpha A)``, as the decision line names the rule."""
@@ -111,11 +139,25 @@ def cases_sha256(path: Path) -> str:
         raise GateError(f"{path}: cannot read the cases file: {exc.strerror or exc}") from None
 
 
+# The file's key of a field, where it is not the field's name.
+_KEY_OF: Final = {"secondary_policy": "secondary"}
+_FIELD_OF: Final = {key: name for name, key in _KEY_OF.items()}
+
+
+def gate_document(gate: Gate) -> dict[str, Any]:
+    """The gate as its file's keys hold it: what ``gate_text`` writes and a lock seals
+    (so a gate read back from its file gives the document that was sealed)."""
+    document = {"gate": GATE_FORMAT}
+    for name, value in asdict(gate).items():
+        if name == "schema_files" and value is None:
+            continue  # as gates locked before it was kept read
+        document[_KEY_OF.get(name, name)] = value
+    return document
+
+
 def gate_text(gate: Gate, *, json: bool) -> str:
     """The gate file's text: YAML with a comment saying what it is, or JSON."""
-    document = {"gate": GATE_FORMAT, **asdict(gate)}
-    if gate.schema_files is None:
-        del document["schema_files"]  # as gates locked before it was kept read
+    document = gate_document(gate)
     if json:
         return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
     head = (
@@ -134,10 +176,22 @@ def _number(value: Any) -> bool:
 def _check(key: str, value: Any) -> str | None:
     """What is wrong with one key's value, or ``None``."""
     if key == "gate":
-        return None if value == GATE_FORMAT and _number(value) else f"must be {GATE_FORMAT}"
-    if key in ("contract_sha256", "cases_sha256"):
+        known = value in _FORMATS and isinstance(value, int) and not isinstance(value, bool)
+        return None if known else f"must be {GATE_FORMAT} (or 1, as older gates wrote it)"
+    if key in ("contract_sha256", "cases_sha256", "case_identity_sha256"):
         ok = isinstance(value, str) and _HEX64.fullmatch(value) is not None
         return None if ok else "must be 64 lowercase hexadecimal digits"
+    if key == "secondary":
+        return None if value in SECONDARY_POLICIES else "must be one of: block, report-only"
+    if key in ("effect", "discordant"):
+        in_range = value is None or (_number(value) and 0 < value <= 1)
+        return None if in_range else "must be a number above 0, at most 1, or null"
+    if key == "power":
+        in_range = value is None or (_number(value) and 0 < value < 1)
+        return None if in_range else "must be a number above 0, below 1, or null"
+    if key == "cases_needed":
+        counted = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        return None if value is None or counted else "must be a whole number above 0, or null"
     if key == "metric":
         return None if value in METRICS else "must be one of: " + ", ".join(METRICS)
     if key == "direction":
@@ -151,15 +205,21 @@ def _check(key: str, value: Any) -> str | None:
             for k, v in value.items()
         )
         return None if ok else "must map each schema file's name to its sha256"
-    if key == "secondary_policy":
-        return None if value in ("block", "report-only") else "must be block or report-only"
     if key == "alpha":
         return None if _number(value) and 0 < value < 0.5 else "must be a number above 0, below 0.5"
     return None if isinstance(value, str) and value else "must be a non-empty string"
 
 
-_KEYS: Final = ("gate", *Gate.__dataclass_fields__)
-_OPTIONAL: Final = ("schema_files", "secondary_policy")
+_KEYS: Final = ("gate", *(_KEY_OF.get(f.name, f.name) for f in fields(Gate)))
+_OPTIONAL: Final = (
+    "schema_files",
+    "case_identity_sha256",
+    "secondary",
+    "effect",
+    "power",
+    "discordant",
+    "cases_needed",
+)
 
 
 def _located(path: Path, positions: Positions, loc: tuple[str, ...], message: str) -> GateError:
@@ -196,11 +256,12 @@ def read_gate(path: Path) -> Gate:
     missing = [k for k in _KEYS if k not in data and k not in _OPTIONAL]
     if missing:
         raise _located(path, positions, (), "missing key(s): " + ", ".join(missing))
-    fields = {k: v for k, v in data.items() if k != "gate"}
-    fields["alpha"] = float(fields["alpha"])
-    if fields["threshold"] is not None:
-        fields["threshold"] = float(fields["threshold"])
-    return Gate(**fields)
+    values: dict[str, Any] = {_FIELD_OF.get(str(k), str(k)): v for k, v in data.items()}
+    del values["gate"]
+    for name in ("alpha", "threshold", "effect", "power", "discordant"):
+        if values.get(name) is not None:
+            values[name] = float(values[name])
+    return Gate(**values)
 
 
 def refuse_changed(what: str, actual: str, locked: str) -> None:

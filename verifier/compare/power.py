@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,7 +46,10 @@ __all__ = [
     "mcnemar_cases_needed",
     "mcnemar_power",
     "min_discordant",
+    "planned_cases",
 ]
+
+Sides = Literal[1, 2]
 
 MAX_CASES: Final = 10_000
 """Largest sample size searched; a difference needing more is reported as beyond it."""
@@ -77,33 +80,45 @@ def _check_rates(baseline_only_rate: float, candidate_only_rate: float) -> None:
         raise ValueError("discordant rates cannot add up to more than 1")
 
 
-def _rejection(limit: int, share: float, alpha: float) -> np.ndarray:
+def _rejection(limit: int, share: float, alpha: float, sides: Sides = 2) -> np.ndarray:
     """``P(the exact test rejects | d discordant pairs)`` for every ``d`` up to ``limit``.
 
-    ``share`` is the probability that a discordant pair is a regression.
+    ``share`` is the probability that a discordant pair is a regression. One-sided
+    (``sides=1``), the test is of the more likely direction (regressions when
+    ``share > 1/2``) at ``alpha``: it rejects when the pairs against it are at most
+    ``k(d)``, the largest ``k`` with ``P(Binomial(d, 1/2) <= k) <= alpha``, as a gate's
+    one-sided test does.
     """
     # Deferred: see the module's docstring.
     import numpy as np
     from scipy.stats import binom
 
     d = np.arange(limit + 1)
-    # Smallest k with P(Bin(d, 1/2) <= k) >= alpha/2; the critical k(d) is one below it
-    # unless that probability is exactly alpha/2.
-    k = binom.ppf(alpha / 2, d, 0.5)
-    k = np.where(binom.cdf(k, d, 0.5) > alpha / 2, k - 1, k)
-    power = binom.cdf(k, d, share) + binom.sf(d - k - 1, d, share)
+    level = alpha / sides
+    # Smallest k with P(Bin(d, 1/2) <= k) >= level; the critical k(d) is one below it
+    # unless that probability is exactly the level.
+    k = binom.ppf(level, d, 0.5)
+    k = np.where(binom.cdf(k, d, 0.5) > level, k - 1, k)
+    lower, upper = binom.cdf(k, d, share), binom.sf(d - k - 1, d, share)
+    # One-sided, only the tail of the more likely direction rejects.
+    tested = upper if share > 0.5 else lower
+    power = tested if sides == 1 else lower + upper
     return np.where(k >= 0, power, 0.0)
 
 
 def _powers(
-    baseline_only_rate: float, candidate_only_rate: float, alpha: float, limit: int
+    baseline_only_rate: float,
+    candidate_only_rate: float,
+    alpha: float,
+    limit: int,
+    sides: Sides = 2,
 ) -> Iterator[float]:
-    """Exact power of the two-sided exact McNemar test at ``n`` = 0, 1, ... ``limit``."""
+    """Exact power of the exact McNemar test at ``n`` = 0, 1, ... ``limit``."""
     discordant = baseline_only_rate + candidate_only_rate
     if discordant <= 0.0:
         yield from (0.0 for _ in range(limit + 1))
         return
-    reject = _rejection(limit, min(1.0, baseline_only_rate / discordant), alpha)
+    reject = _rejection(limit, min(1.0, baseline_only_rate / discordant), alpha, sides)
     import numpy as np  # deferred: see the module's docstring
 
     # pmf[d] = P(D = d) at the current n, updated one case at a time:
@@ -174,6 +189,7 @@ def mcnemar_cases_needed(
     alpha: float = 0.05,
     power: float = 0.80,
     limit: int = MAX_CASES,
+    sides: Sides = 2,
 ) -> CasesNeeded:
     """Smallest number of paired cases at which the exact McNemar test has ``power``.
 
@@ -183,9 +199,11 @@ def mcnemar_cases_needed(
     Args:
         baseline_only_rate: Probability that a pair passes in the baseline only.
         candidate_only_rate: Probability that a pair passes in the candidate only.
-        alpha: Two-sided significance level of the test.
+        alpha: Significance level of the test.
         power: Target power.
         limit: Largest number of cases to try.
+        sides: 2 for the two-sided test ``verifier compare`` makes; 1 for the
+            one-sided test of the more likely direction that a gate makes.
     """
     _check_rates(baseline_only_rate, candidate_only_rate)
     if not 0.0 < power < 1.0:
@@ -193,10 +211,51 @@ def mcnemar_cases_needed(
     _check_alpha(alpha)
     if math.isclose(baseline_only_rate, candidate_only_rate, abs_tol=1e-15):
         return CasesNeeded(None, None, 0)
-    curve = _powers(baseline_only_rate, candidate_only_rate, alpha, limit)
+    curve = _powers(baseline_only_rate, candidate_only_rate, alpha, limit, sides)
     for n, reached in enumerate(curve):
         # 1e-12 keeps a power equal to the target (a whole binomial tail, say) from
         # being missed by its last bit.
         if reached >= power - 1e-12:
             return CasesNeeded(n, reached, n)
     return CasesNeeded(None, None, limit)
+
+
+def planned_cases(
+    effect: float,
+    *,
+    alpha: float,
+    power: float,
+    discordant: float | None = None,
+    limit: int = MAX_CASES,
+) -> CasesNeeded:
+    """The paired cases a gate's one-sided exact McNemar test needs, planned before the
+    runs from the effect the hypothesis expects.
+
+    A pass-rate difference of ``effect`` is the difference of the two discordant
+    rates; the test's power also depends on their sum, the share of cases whose
+    result changes either way (``discordant``). Given none, the least that the
+    effect allows is assumed (every change goes the expected way), which needs the
+    fewest cases: the result is then a floor, below which the power cannot be
+    reached whatever the discordance (more discordance at the same effect makes the
+    split of the changed cases closer to even and needs more cases).
+
+    Args:
+        effect: The expected difference in pass rate, in (0, 1].
+        alpha: The gate's one-sided significance level.
+        power: Target power, in (0, 1).
+        discordant: Expected share of cases whose result changes, in [effect, 1].
+        limit: Largest number of cases to try.
+
+    Raises:
+        ValueError: An argument is out of its range.
+    """
+    if not 0.0 < effect <= 1.0:
+        raise ValueError(f"the effect must be above 0 and at most 1, not {effect}")
+    share = effect if discordant is None else discordant
+    if not effect - 1e-12 <= share <= 1.0:
+        raise ValueError(
+            f"the discordant share must be at least the effect ({effect:g}) and at most 1, "
+            f"not {share:g}"
+        )
+    towards, against = (share + effect) / 2, max(0.0, (share - effect) / 2)
+    return mcnemar_cases_needed(towards, against, alpha=alpha, power=power, limit=limit, sides=1)

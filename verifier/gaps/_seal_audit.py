@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from verifier.canonical import sha256_hex
+from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._audit_report import AuditReport
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.seals import SEAL_KINDS, StoredSeal, seal_intact
@@ -162,6 +162,9 @@ class SealWalk:
         readable = isinstance(seq, int) and isinstance(row_hash, str)
         if not seal_intact(seal) or body is None or _columns_differ(seal, body) or not readable:
             add("seal", None, None, f"seal {seal.n} was edited: its hash does not match it")
+        elif seal.kind == "gate" and _gate_differs(seal, body):
+            message = f"seal {seal.n} locks a gate that does not hash to its subject"
+            add("seal", None, None, message + ": the lock was edited and sealed again")
         elif seal.prev_hash != prev and seal.n == expected_n:
             add("seal", None, None, f"seal {seal.n}'s prev_hash does not match seal {seal.n - 1}")
         if seal.seal_hash == self.expect_head:
@@ -236,6 +239,11 @@ def _columns_differ(seal: StoredSeal, body: dict[str, Any]) -> bool:
         or body.get("subject") != seal.subject
         or seal.kind not in SEAL_KINDS
     )
+
+
+def _gate_differs(seal: StoredSeal, body: dict[str, Any]) -> bool:
+    gate = body.get("gate")
+    return not isinstance(gate, dict) or sha256_hex(canonical_json(gate)) != seal.subject
 
 
 def _seal_gap(expected: int, n: int) -> str:

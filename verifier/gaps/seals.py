@@ -4,8 +4,9 @@ Rows alone cannot show that a run record was edited, that the newest run was dro
 whole, or that every row after an edit was hashed again. So every write a store makes
 also appends a *seal* to a second chain, in the same transaction: ``begin`` (a run's
 record as it began: contract, start, options), ``append`` (which runs got rows),
-``end`` (status, end time, summary with row count and last row) and ``cache`` (the
-SHA-256 of a judge-cache entry). Each seal records the row chain's last row
+``end`` (status, end time, summary with row count and last row), ``cache`` (the
+SHA-256 of a judge-cache entry) and ``gate`` (a pre-registered gate, whole:
+``verifier.gaps.gate_locks``). Each seal records the row chain's last row
 (``rows``: seq and hash) at that moment, so the seal chain commits to every row too.
 
 A seal's body is canonical JSON holding its position ``n`` and ``prev_hash``;
@@ -26,7 +27,7 @@ from verifier.canonical import canonical_json
 from verifier.gaps.chain import GENESIS, row_hash_of, verify_link
 
 SEAL_SCHEMA = "verifier.seal.v1"
-SEAL_KINDS: frozenset[str] = frozenset({"begin", "append", "end", "cache"})
+SEAL_KINDS: frozenset[str] = frozenset({"begin", "append", "end", "cache", "gate"})
 SEAL_COLUMNS = "n, kind, subject, body, prev_hash, seal_hash"
 
 Execute = Callable[[str, tuple[Any, ...]], Any]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier._closing import Closing
+from verifier.gaps.seals import StoredSeal
 from verifier.gaps.store import is_postgres_url
 from verifier.gaps.target import sqlite_path
 
@@ -213,9 +214,18 @@ class SideTables(Closing):
     ) -> None:
         """Runs one statement and appends a seal (``verifier.gaps.seals``) recording it,
         in one transaction that holds the store's chain lock."""
+        self._sealed((statement, params), kind, subject, payload)
+
+    def append_sealed(self, *, kind: str, subject: str, payload: Any) -> StoredSeal:
+        """Appends a seal whose body is the record itself (a gate lock), in a
+        transaction that holds the store's chain lock; returns it."""
+        return self._sealed(None, kind, subject, payload)
+
+    def _sealed(
+        self, write: tuple[str, Sequence[Any]] | None, kind: str, subject: str, payload: Any
+    ) -> StoredSeal:
         from verifier.gaps.seals import append_seal
 
-        sql = self._sql(statement)
         with self._errors():
             if self.postgres:
                 from verifier.gaps._postgres_conn import lock_key
@@ -225,14 +235,15 @@ class SideTables(Closing):
                     cursor.execute(
                         "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), "chain"),)
                     )
-                    cursor.execute(sql, params)
-                    append_seal(cursor.execute, "%s", kind, subject, payload)
-            else:
-                from verifier.gaps._sqlite_file import transaction
+                    if write is not None:
+                        cursor.execute(self._sql(write[0]), write[1])
+                    return append_seal(cursor.execute, "%s", kind, subject, payload)
+            from verifier.gaps._sqlite_file import transaction
 
-                with transaction(self._conn):
-                    self._conn.execute(sql, params)
-                    append_seal(self._conn.execute, "?", kind, subject, payload)
+            with transaction(self._conn):
+                if write is not None:
+                    self._conn.execute(write[0], write[1])
+                return append_seal(self._conn.execute, "?", kind, subject, payload)
 
     def close(self) -> None:
         self._conn.close()
