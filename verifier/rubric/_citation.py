@@ -24,7 +24,7 @@ from verifier.rubric._base import (
     fold_case,
     original_span,
     passed,
-    wrong_kind,
+    unusable_source,
 )
 from verifier.rubric._scales import Percent
 
@@ -86,7 +86,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
         sources: list[tuple[str, str, list[int] | None]] = []
         for where, text in within_path.find(case):
             if not isinstance(text, str):
-                return wrong_kind(where, text, "text", {"path": where})
+                return unusable_source(where, text)
             folded, index = fold_case(text) if ignore_case else (text, None)
             sources.append((where, folded, index))
         if not sources:
