@@ -115,6 +115,7 @@ ENTRIES = (
             "or as another case field (`reference_field`), with rapidfuzz: `ratio` (edit "
             "distance, the default) or `token_set_ratio` (word order and repeats ignored). "
             "Passes at `min_ratio` (0-100, default 90) or above; the score is the ratio / 100. "
+            "A `reference_field` that holds no text is an error: nothing was compared. "
             "Evidence: the ratio, the threshold and the method."
         ),
         example={
