@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
@@ -22,6 +22,9 @@ from verifier._seen_ids import SeenIds
 from verifier.canonical import loads_exact
 from verifier.errors import CasesError
 from verifier.fieldpath import FieldPath
+
+if TYPE_CHECKING:
+    from verifier.baseline_matches import BaselineMatches
 
 _READ_BUFFER = 256 * 1024
 
@@ -203,17 +206,22 @@ def read_baseline(baseline: Path) -> dict[str, dict[str, Any]]:
 
 
 def join_baseline(
-    cases: Iterator[CaseLine], index: Mapping[str, dict[str, Any]]
+    cases: Iterator[CaseLine],
+    index: Mapping[str, dict[str, Any]],
+    matches: BaselineMatches | None = None,
 ) -> Iterator[CaseLine]:
     """Adds each case's baseline (the case with the same id in ``index``, made by
     ``read_baseline``) under ``baseline``, for comparative claims. A case with no
-    baseline gets an empty one, so its comparisons fail naming the missing path."""
+    baseline gets ``null`` there, so its comparisons are errors saying so; ``matches``,
+    given, counts both."""
     for line in cases:
         if line.case is None:
             yield line
             continue
         joined = dict(line.case)
-        joined["baseline"] = index.get(line.case_id, {})
+        joined["baseline"] = found = index.get(line.case_id)
+        if matches is not None:
+            matches.add(line.case_id, found is not None)
         yield CaseLine(line.line, line.case_id, joined, line.error)
 
 

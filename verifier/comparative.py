@@ -11,23 +11,39 @@ the same system run twice, or a candidate beside a baseline. Where they come fro
 - otherwise ``outputs.a`` and ``outputs.b`` of the case, or, when the run joins a
   baseline (``--baseline``, ``--variant``), the claim's field in the case and in its
   baseline.
+
+A comparison with an input missing (a path that finds nothing, a case with no
+baseline, fewer than two outputs to agree) could not be made: its row is ``error``,
+never ``fail``, so it is no regression in ``compare``, a gate or a trend (ADR 0062).
+Scores are stored at full float precision, so a ratio reads back as the fraction it
+is (``compare.signed_rank.exact_score``).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from verifier.canonical import canonical_json
 from verifier.contract.models import CompareClaim
-from verifier.fieldpath import MISSING, compile_path
+from verifier.fieldpath import MISSING, closest_path, compile_path
 from verifier.results import ClaimResult
 
 BASELINE_KEY = "baseline"
 """Where a joined baseline case is placed inside the case (``--baseline``)."""
 RUNS_KEY = "runs"
 """Where the outputs of every run of the system under test go (``--repeat``)."""
+
+
+def reads_baseline(claim: CompareClaim) -> bool:
+    """Whether ``claim`` may read a joined baseline (``--baseline``): its ``outputs``
+    name ``baseline.*``, or it names none and so compares with the baseline when the
+    case has one (a ``consistency`` claim only when the case holds no ``runs``)."""
+    if not claim.outputs:
+        return True
+    return any(path.split(".")[0] == BASELINE_KEY for path in claim.outputs)
 
 
 def output_paths(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[str, ...]:
@@ -61,6 +77,19 @@ def resolve_outputs(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[list[
             else:
                 values.append(value)
     return values, missing
+
+
+def missing_input(case: Mapping[str, Any], missing: Sequence[str]) -> str:
+    """Why a comparison could not be made: each path that found nothing, with the
+    closest path the case has, or that the case has no baseline at all."""
+    no_baseline = BASELINE_KEY in case and case[BASELINE_KEY] is None
+    if no_baseline and any(path.split(".")[0] == BASELINE_KEY for path in missing):
+        return f"not compared: the baseline has no case with id {str(case.get('id'))!r}"
+    named = []
+    for path in missing:
+        near = closest_path(case, path)
+        named.append(f"{path} (closest: {near})" if near else path)
+    return f"not compared: no output to compare at {', '.join(named)}"
 
 
 def _as_text(value: Any) -> str:
@@ -113,9 +142,9 @@ def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimRe
     threshold = claim.min_ratio / 100.0
     base: dict[str, Any] = {"method": claim.method, "paths": list(output_paths(claim, case))}
     if missing:
-        reason = f"no output to compare at {', '.join(missing)}"
+        reason = missing_input(case, missing)
         return ClaimResult(
-            claim.id, "comparative", "fail", 0.0, reason, {**base, "missing": missing}
+            claim.id, "comparative", "error", None, reason, {**base, "missing": missing}
         )
     if claim.compare == "similarity":
         if len(values) != 2:
@@ -128,14 +157,17 @@ def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimRe
             f"{claim.min_ratio:g}% (min_ratio)"
         )
         evidence = {**base, "ratio": round(score * 100, 2), "min_ratio": claim.min_ratio}
+        # Full precision: a ratio rounded to a few decimals no longer reads back as
+        # the fraction it is, and tied differences stop tying (ADR 0062).
         return ClaimResult(
-            claim.id, "comparative", "pass" if ok else "fail", round(score, 6), reason, evidence
+            claim.id, "comparative", "pass" if ok else "fail", score, reason, evidence
         )
     if len(values) < 2:
-        reason = f"consistency needs at least two outputs; {len(values)} found"
-        return ClaimResult(claim.id, "comparative", "fail", 0.0, reason, base)
+        reason = f"not compared: consistency needs at least two outputs; {len(values)} found"
+        return ClaimResult(claim.id, "comparative", "error", None, reason, base)
     pairs = [similarity(x, y, claim.method) for x, y in itertools.combinations(values, 2)]
-    mean, low = sum(pairs) / len(pairs), min(pairs)
+    # Summed exactly, so the mean is the float nearest the mean of the pairs' floats.
+    mean, low = float(sum(map(Fraction, pairs)) / len(pairs)), min(pairs)
     ok = mean >= threshold
     reason = (
         f"{len(values)} outputs: mean pairwise {claim.method} similarity {_percent(mean)} "
@@ -145,15 +177,13 @@ def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimRe
     evidence = {
         **base,
         "outputs": len(values),
-        "mean": round(mean, 6),
-        "min": round(low, 6),
+        "mean": mean,
+        "min": low,
         "mean_ratio": round(mean * 100, 2),
         "lowest_ratio": round(low * 100, 2),
         "min_ratio": claim.min_ratio,
     }
-    return ClaimResult(
-        claim.id, "comparative", "pass" if ok else "fail", round(mean, 6), reason, evidence
-    )
+    return ClaimResult(claim.id, "comparative", "pass" if ok else "fail", mean, reason, evidence)
 
 
 def combine_orders(first: str, second: str) -> tuple[str, bool]:
@@ -176,10 +206,13 @@ def combine_orders(first: str, second: str) -> tuple[str, bool]:
 def pairwise_outputs(
     claim: CompareClaim, case: Mapping[str, Any]
 ) -> tuple[Sequence[Any] | None, str]:
-    """The two outputs of a pairwise claim, or ``None`` with why not."""
+    """The two outputs of a pairwise claim, or ``None`` with why not (an ``error``)."""
     values, missing = resolve_outputs(claim, case)
     if missing:
-        return None, f"no output to compare at {', '.join(missing)}"
+        return None, missing_input(case, missing)
     if len(values) != 2:
-        return None, f"a pairwise comparison needs two outputs; {len(values)} were found"
+        return (
+            None,
+            f"not compared: a pairwise comparison needs two outputs; {len(values)} were found",
+        )
     return values, ""

@@ -188,3 +188,39 @@ def paths_overlap(a: str, b: str) -> bool:
     """
     pa, pb = a.split("."), b.split(".")
     return all(x == y or x == "*" or y == "*" for x, y in zip(pa, pb, strict=False))
+
+
+def where_path_stops(case: Mapping[str, Any], path: str) -> tuple[int, set[str]]:
+    """The index of the first segment of ``path`` found nowhere in ``case``, and the
+    keys that were there instead (those of the mappings its last found prefix reached)."""
+    try:
+        compiled = compile_path(path)
+    except ValueError:
+        return 0, set()
+    nodes: list[Any] = [case]
+    for depth in range(len(compiled.parts)):
+        following = [value for _, value in compiled.prefix(depth + 1).find(case)]
+        if not following:
+            return depth, {str(k) for node in nodes if isinstance(node, Mapping) for k in node}
+        nodes = following
+    return len(compiled.parts), set()
+
+
+def nearest_path(path: str, depth: int, keys: set[str]) -> str | None:
+    """``path`` with its segment at ``depth`` replaced by the nearest of ``keys``
+    (``where_path_stops`` gives both), or ``None`` when no key is near."""
+    import difflib  # only when a path is missing: every run imports this module
+
+    parts = path.split(".")
+    if depth >= len(parts):
+        return None
+    near = difflib.get_close_matches(parts[depth], sorted(keys), n=1, cutoff=0.6)
+    if not near:
+        return None
+    return ".".join([*parts[:depth], near[0], *parts[depth + 1 :]])
+
+
+def closest_path(case: Mapping[str, Any], path: str) -> str | None:
+    """The path nearest ``path`` that ``case`` has where ``path`` stops finding anything
+    (``output.summry`` -> ``output.summary``), or ``None`` when no key is near."""
+    return nearest_path(path, *where_path_stops(case, path))

@@ -10,11 +10,10 @@ fields.total)``).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from verifier.fieldpath import compile_path
+from verifier.fieldpath import nearest_path, where_path_stops
 from verifier.results import ClaimResult, ClaimTally
 
 __all__ = ["MissingFields"]
@@ -67,7 +66,7 @@ class MissingFields:
         return lines
 
     def _remember_keys(self, key: tuple[str, str], case: Mapping[str, Any], path: str) -> None:
-        depth, found = _keys_where_path_stops(case, path)
+        depth, found = where_path_stops(case, path)
         known = self._keys.get(key)
         if known is None or depth > known[0]:
             self._keys[key] = (depth, set(list(found)[:_MAX_KEYS]))
@@ -76,27 +75,4 @@ class MissingFields:
 
     def _closest(self, claim_id: str, path: str) -> str | None:
         known = self._keys.get((claim_id, path))
-        if known is None:
-            return None
-        depth, keys = known
-        parts = path.split(".")
-        near = difflib.get_close_matches(parts[depth], sorted(keys), n=1, cutoff=0.6)
-        if not near:
-            return None
-        return ".".join([*parts[:depth], near[0], *parts[depth + 1 :]])
-
-
-def _keys_where_path_stops(case: Mapping[str, Any], path: str) -> tuple[int, set[str]]:
-    """The index of the first segment of ``path`` found nowhere in ``case``, and the
-    keys that were there instead (those of the mappings its last found prefix reached)."""
-    try:
-        compiled = compile_path(path)
-    except ValueError:
-        return 0, set()
-    nodes: list[Any] = [case]
-    for depth in range(len(compiled.parts)):
-        following = [value for _, value in compiled.prefix(depth + 1).find(case)]
-        if not following:
-            return depth, {str(k) for node in nodes if isinstance(node, Mapping) for k in node}
-        nodes = following
-    return len(compiled.parts), set()
+        return None if known is None else nearest_path(path, *known)

@@ -45,8 +45,14 @@ def test_a_stored_score_is_read_as_the_simplest_fraction_near_it(
 
 
 def test_a_score_is_never_moved_by_more_than_the_tolerance() -> None:
-    value = 0.123456789123
-    assert abs(float(exact_score(value)) - value) <= 1e-9
+    value = 0.123456789123  # no ratio of small integers: read as the float it is
+    assert exact_score(value) == Fraction(value)
+    # A ratio with a large denominator still reads back exactly from full precision.
+    assert exact_score(123457 / 999983) == Fraction(123457, 999983)
+
+
+def test_a_score_rounded_by_an_older_version_reads_as_its_decimal() -> None:
+    assert exact_score(0.333333) == Fraction(333333, 10**6)
 
 
 def test_a_score_that_is_not_finite_is_refused() -> None:

@@ -58,11 +58,16 @@ def test_empty_or_non_text_spans_fail(make_check: Make, span: Any, why: str) -> 
     assert "(1 of 2 spans grounded)" in outcome.reason
 
 
-def test_missing_or_non_text_within_fails(make_check: Make) -> None:
+def test_missing_within_fails_and_non_text_within_is_an_error(make_check: Make) -> None:
     missing = make_check(SPEC)({"field_meta": {"a": {"source_span": "x"}}})
-    assert missing.reason == "field input is missing"
+    assert (missing.status, missing.reason) == ("fail", "field input is missing")
     wrong = make_check(SPEC)(_case("x", source={"text": "x"}))
-    assert wrong.reason == "input is an object, not text"
+    assert (wrong.status, wrong.reason) == ("error", "not checked: input is an object, not text")
+    listed = make_check(SPEC)(_case("x", source=["x"]))
+    assert (listed.status, listed.reason) == (
+        "error",
+        "not checked: input is an array, not text (to use each item, write input.*)",
+    )
 
 
 def test_case_matters_unless_ignore_case(make_check: Make) -> None:

@@ -62,15 +62,16 @@ def test_reference_field_is_read_from_the_case(make_check: Make) -> None:
     assert "similar to expected.answer" in outcome.reason
 
 
-def test_missing_reference_field_fails_naming_it(make_check: Make) -> None:
+def test_missing_reference_field_fails_and_a_non_text_one_is_an_error(make_check: Make) -> None:
     check = make_check(
         {"rubric": "similar", "field": "output", "reference_field": "expected.answer"}
     )
     outcome = check({"output": "x"})
     assert (outcome.status, outcome.reason) == ("fail", "field expected.answer is missing")
-    assert (
-        check({"output": "x", "expected": {"answer": 4}}).reason
-        == "expected.answer is an integer, not text"
+    wrong = check({"output": "x", "expected": {"answer": 4}})
+    assert (wrong.status, wrong.reason) == (
+        "error",
+        "not checked: expected.answer is an integer, not text",
     )
 
 

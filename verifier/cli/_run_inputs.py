@@ -14,6 +14,7 @@ from typing import cast
 
 import click
 
+from verifier.baseline_matches import BaselineMatches
 from verifier.cases import cases_beside, check_cases_file
 from verifier.cli._options import EXIT_INVALID, fail
 from verifier.cli._sut import SutPlan, sut_plan_of
@@ -22,7 +23,7 @@ from verifier.errors import VerifierError
 from verifier.gaps.content import ContentMode, RecordPolicy
 from verifier.session import Judges, RunMode, Sut, check_run
 
-__all__ = ["RunInputs", "check_inputs"]
+__all__ = ["RunInputs", "baseline_matches", "check_inputs"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +103,21 @@ def check_inputs(
         record_policy = replace(record_policy, content=cast("ContentMode", record_content))
     chosen_ids = [str(c.id) for c in chosen.contract.claims] if claims is not None else None
     return RunInputs(chosen, cases_path, sut_plan, record_policy, chosen_ids)
+
+
+def baseline_matches(loaded: LoadedContract, baseline: Path | None) -> BaselineMatches | None:
+    """What counts the cases ``--baseline`` matches, or ``None`` when there is no
+    baseline or no claim would read one (then said on stderr: the file is not used)."""
+    if baseline is None:
+        return None
+    from verifier.comparative import reads_baseline
+    from verifier.contract.models import CompareClaim
+
+    if any(isinstance(c, CompareClaim) and reads_baseline(c) for c in loaded.contract.claims):
+        return BaselineMatches()
+    click.echo(
+        f"baseline: {baseline} is not used: the contract has no comparative claim that "
+        "reads a baseline (one without `outputs`, or with outputs naming baseline.*)",
+        err=True,
+    )
+    return None

@@ -64,7 +64,7 @@ def run(
     from verifier._atomic import AtomicFile
     from verifier.cases import join_baseline, read_baseline, read_cases, sample_cases
     from verifier.cli._run_gate import gate_inputs, gated_writer, write_gate
-    from verifier.cli._run_inputs import check_inputs
+    from verifier.cli._run_inputs import baseline_matches, check_inputs
     from verifier.cli._run_parts import (
         StdoutGuard,
         ci_sinks,
@@ -133,6 +133,7 @@ def run(
         baseline_index = read_baseline(baseline) if baseline is not None else None
     except VerifierError as exc:
         fail(str(exc))
+    matches = baseline_matches(loaded, baseline)
 
     def open_cases() -> Any:
         stream = read_cases(cases_path)
@@ -140,7 +141,11 @@ def run(
             stream = in_shard(stream, shard)
         if sample is not None and seed is not None:
             stream = sample_cases(stream, sample, seed)
-        return join_baseline(stream, baseline_index) if baseline_index is not None else stream
+        if baseline_index is None:
+            return stream
+        if matches is not None:
+            matches.clear()  # a batch run reads the cases again
+        return join_baseline(stream, baseline_index, matches)
 
     try:
         target = new_store_target(store)
@@ -315,6 +320,8 @@ def run(
                 fail(str(exc))
     for line in scope_lines(summary, inputs.claims):
         click.echo(line, err=True)
+    if matches is not None and baseline_index is not None:
+        click.echo(matches.line(baseline_index), err=True)
     finish_run(
         summary,
         baseline_summary,

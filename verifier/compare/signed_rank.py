@@ -3,9 +3,14 @@
 Scores are stored as floats, so two differences equal on paper (``0.3 - 0.1`` and
 ``0.7 - 0.5``) differ in their last bits; ranked as floats they would not tie, and the
 test would answer a question about rounding. Each score is therefore read back as the
-rational it stands for (``exact_score``: the simplest fraction within ``SCORE_TOLERANCE``
-of the float, which recovers a judge scale's grid, tenths, or a similarity ratio of
-small integers), and differences are taken between those fractions.
+rational it stands for (``exact_score``: the fraction nearest the float among those
+with a denominator up to ``SCORE_DENOMINATOR``, when it is that near), and differences
+are taken between those fractions. Writers store every score at full float precision
+(ADR 0062): a float is within a few units in the last place of the ratio it was
+computed as, and two fractions with denominators up to 10**6 lie at least 10**-12
+apart, so a judge scale's grid, tenths, thirds, sevenths or a similarity ratio of texts
+up to a million characters all read back exactly. A score that an older version
+stored rounded to six decimals reads back as that decimal.
 
 The test itself is computed here, not delegated, so its result does not depend on the
 installed scipy (whose defaults for ties, zeros and the exact/normal switch changed
@@ -32,11 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from statistics import NormalDist
 from typing import Final, Literal
 
 __all__ = [
     "EXACT_MAX_PAIRS",
+    "SCORE_DENOMINATOR",
     "SCORE_TOLERANCE",
     "SignedRankResult",
     "exact_score",
@@ -48,30 +53,27 @@ __all__ = [
 EXACT_MAX_PAIRS: Final = 50
 """Largest number of nonzero differences whose p-value is exact; above it, normal."""
 
-SCORE_TOLERANCE: Final = Fraction(1, 10**9)
-"""How far a stored score may be from the fraction it is read as (far above float
-noise, far below any step of a score scale)."""
+SCORE_DENOMINATOR: Final = 10**6
+"""Largest denominator a stored score is read with. Matched to the writer, which stores
+full float precision: fractions of denominators up to ``N`` are at least ``1/N**2``
+apart (10**-12 here), far more than a float's error of about 10**-16, so the nearest
+such fraction is the one the score was computed as."""
 
-
-def _simplest_between(low: Fraction, high: Fraction) -> Fraction:
-    """The fraction with the smallest denominator in ``[low, high]`` (``0 < low <= high``).
-
-    The continued-fraction walk of the Stern-Brocot tree: take the integer part while
-    both ends share it, and recurse on the reciprocals of what is left.
-    """
-    whole = math.ceil(low)
-    if whole <= high:
-        return Fraction(whole)
-    floor = whole - 1
-    return floor + 1 / _simplest_between(1 / (high - floor), 1 / (low - floor))
+SCORE_TOLERANCE: Final = Fraction(1, 10**13)
+"""How far that fraction may be from the stored float for the float to be read as it:
+above a float's error for any score up to a thousand, below half the gap between two
+such fractions. A float farther from every one is no ratio of small integers (a mean of
+many similarities) and is read as the exact value it holds."""
 
 
 @lru_cache(maxsize=4096)
 def exact_score(score: float) -> Fraction:
     """The rational a stored score stands for.
 
-    The simplest fraction (smallest denominator) within ``SCORE_TOLERANCE`` of
-    ``score``: ``0.30000000000000004`` is 3/10, ``0.6666666666666666`` is 2/3.
+    The nearest fraction with a denominator up to ``SCORE_DENOMINATOR`` when it lies
+    within ``SCORE_TOLERANCE``: ``0.30000000000000004`` is 3/10, ``0.6666666666666666``
+    2/3, and a six-decimal ``0.333333`` of an older row is 333333/1000000. Any other
+    score is the float's own value, never moved.
 
     Raises:
         ValueError: The score is not finite.
@@ -79,12 +81,8 @@ def exact_score(score: float) -> Fraction:
     if not math.isfinite(score):
         raise ValueError(f"a score must be finite, not {score}")
     value = Fraction(score)
-    low, high = value - SCORE_TOLERANCE, value + SCORE_TOLERANCE
-    if low <= 0 <= high:
-        return Fraction(0)
-    if value < 0:
-        return -_simplest_between(-high, -low)
-    return _simplest_between(low, high)
+    near = value.limit_denominator(SCORE_DENOMINATOR)
+    return near if abs(near - value) <= SCORE_TOLERANCE else value
 
 
 @lru_cache(maxsize=4096)
@@ -148,7 +146,9 @@ def _normal_two_sided(ranks: Sequence[int], positive: int) -> float:
     # average ranks equals n(n+1)(2n+1)/24 - sum(t^3 - t)/48.
     variance = sum(r * r for r in ranks) / 16
     distance = max(0.0, abs(positive / 2 - mean) - 0.5)
-    return min(1.0, 2.0 * NormalDist().cdf(-distance / math.sqrt(variance)))
+    # 2 * Phi(-z) is erfc(z / sqrt 2); erfc keeps its digits far in the tail, where
+    # 2 * cdf(-z) loses them (a p of 1e-20 would print as 0.0).
+    return min(1.0, math.erfc(distance / math.sqrt(variance) / math.sqrt(2.0)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,8 +356,8 @@ class JudgePhase:
         claim = planned.claim
         assert line.case is not None and isinstance(claim, CompareClaim)
         outputs, why = pairwise_outputs(claim, line.case)
-        if outputs is None:
-            return [ClaimResult(planned.id, "comparative", "fail", 0.0, why, {})]
+        if outputs is None:  # no comparison was made: could not check, not a loss
+            return [ClaimResult(planned.id, "comparative", "error", None, why, {})]
         name = str(claim.judge)
         spec = self.contract.judges[name]
         template = self._templates[(name, "pairwise", False)]

@@ -101,6 +101,16 @@ def wrong_kind(where: str, value: Any, wanted: str, evidence: dict[str, Any]) ->
     return cannot_apply(f"{where} is {json_kind(value)}, not {wanted}", evidence)
 
 
+def unusable_source(where: str, value: Any) -> Outcome:
+    """The ``error`` of a check whose yardstick (a citation's ``within``, a similarity's
+    ``reference_field``) is not text: nothing about the output was checked, so it is no
+    fail of the output (ADR 0062). A list names the ``*`` path that reads each item."""
+    reason = f"not checked: {where} is {json_kind(value)}, not text"
+    if isinstance(value, list):
+        reason += f" (to use each item, write {where}.*)"
+    return errored(reason, {"path": where, "kind": json_kind(value)})
+
+
 def applies(outcome: Outcome) -> bool:
     """Whether the check examined something (``cannot_apply`` marks the fails it did not)."""
     return CANNOT_APPLY not in outcome.evidence

@@ -24,7 +24,7 @@ from verifier.rubric._base import (
     fold_case,
     original_span,
     passed,
-    wrong_kind,
+    unusable_source,
 )
 from verifier.rubric._scales import Percent
 
@@ -86,7 +86,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
         sources: list[tuple[str, str, list[int] | None]] = []
         for where, text in within_path.find(case):
             if not isinstance(text, str):
-                return wrong_kind(where, text, "text", {"path": where})
+                return unusable_source(where, text)
             folded, index = fold_case(text) if ignore_case else (text, None)
             sources.append((where, folded, index))
         if not sources:
@@ -140,7 +140,9 @@ ENTRIES = (
             "`ignore_case`; with `min_ratio`, a rapidfuzz partial ratio at least that high also "
             "counts, and a pass says how many spans matched only approximately: a near match "
             "can differ in a word or a figure, so keep `min_ratio` high where numbers matter). "
-            "A path that finds no span fails rather than passing vacuously. Evidence: "
+            "A path that finds no span fails rather than passing vacuously; a `within` that is "
+            "not text (a list: write `within: docs.*` to cite from each item) is an error, "
+            "since nothing was checked. Evidence: "
             "the first span not found, its path, and how many spans were grounded; on a pass, "
             "each span's character offsets in `within`."
         ),

@@ -21,6 +21,7 @@ from verifier.rubric._base import (
     field_path,
     for_each_value,
     passed,
+    unusable_source,
     wrong_kind,
 )
 from verifier.rubric._scales import Percent
@@ -95,7 +96,7 @@ def _prepare(spec: SimilarSpec, ctx: PrepareContext) -> Check:
             if found is MISSING:
                 return field_missing(ref_path, case)
             if not isinstance(found, str):
-                return wrong_kind(ref_path.text, found, "text", {"path": ref_path.text})
+                return unusable_source(ref_path.text, found)
             reference, ref_name = found, ref_path.text
         return for_each_value(
             path, case, lambda where, value: compare(where, value, reference, ref_name)
@@ -114,6 +115,7 @@ ENTRIES = (
             "or as another case field (`reference_field`), with rapidfuzz: `ratio` (edit "
             "distance, the default) or `token_set_ratio` (word order and repeats ignored). "
             "Passes at `min_ratio` (0-100, default 90) or above; the score is the ratio / 100. "
+            "A `reference_field` that holds no text is an error: nothing was compared. "
             "Evidence: the ratio, the threshold and the method."
         ),
         example={
