@@ -165,3 +165,15 @@ def test_a_stored_pass_that_rechecks_to_an_error_now_is_said_apart_and_fails_the
         for line in lines
     ), done.stdout
     assert lines[-1] == "FAILED: 1 stored verdict(s) recheck to an error now"
+
+
+def test_a_ratio_an_earlier_release_stored_rounded_agrees_with_its_exact_recheck() -> None:
+    """Similarity scores were stored rounded to 6 decimals (ADR 0062): 1/3 as 0.333333
+    is the same verdict, while a score stored at full precision must match exactly."""
+    from verifier.recheck.engine import _differs
+    from verifier.results import ClaimResult
+
+    again = ClaimResult("same", "comparative", "pass", 1 / 3, "similar", {})
+    assert _differs({"status": "pass", "score": 0.333333}, again, judged=False) is None
+    assert _differs({"status": "pass", "score": 0.333334}, again, judged=False) == "score"
+    assert _differs({"status": "pass", "score": 0.3333333}, again, judged=False) == "score"

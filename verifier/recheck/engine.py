@@ -245,7 +245,7 @@ def _compare(
 def _differs(body: Mapping[str, Any], result: ClaimResult, judged: bool) -> str | None:
     if body.get("status") != result.status:
         return "status"
-    if body.get("score") != result.score:
+    if body.get("score") != result.score and not _rounded_alike(body.get("score"), result.score):
         return "score"
     if judged and result.status in ("pass", "fail"):
         stored = body.get("evidence", {}).get("judge") or {}
@@ -254,6 +254,15 @@ def _differs(body: Mapping[str, Any], result: ClaimResult, judged: bool) -> str 
         if parts:
             return "judge triple: " + ", ".join(parts)
     return None
+
+
+def _rounded_alike(stored: Any, again: float | None) -> bool:
+    """Whether a stored score is the rechecked one as earlier releases stored ratios:
+    rounded to 6 decimals (ADR 0062). Only a score that has at most 6 decimals is read
+    so, so a score stored at full precision must match exactly."""
+    if isinstance(stored, bool) or not isinstance(stored, float) or again is None:
+        return False
+    return round(stored, 6) == stored and round(again, 6) == stored
 
 
 def _score(score: Any) -> str:
