@@ -266,6 +266,22 @@ def test_compare_gate_secondary_regressions_block(
     assert ": significantly worse; baseline pass rate 100.0% (12 passed of 12 checked" in evidence
 
 
+def test_compare_gate_locked_report_only_leaves_secondary_regressions_to_the_reader(
+    project: tuple[Path, dict[str, str]],
+) -> None:
+    where, runs = project
+    lock(where, "report-only.yaml", "--secondary", "report-only")
+    gated = compare(where, runs["polite"], runs["wordy"], "report-only.yaml")
+    assert gated.returncode == 0, gated.stderr
+    gate = json.loads(gated.stdout)["gate"]
+    assert (gate["verdict"], gate["secondary_policy"]) == ("PASS", "report-only")
+    assert "secondary (not deciding): short: -100.0 pp over 12 pairs, worse" in gate["line"]
+    assert [(s["claim"], s["not_deciding"], s["blocking"]) for s in gate["secondary"]] == [
+        ("short", True, False),
+        ("all claims", True, False),
+    ]
+
+
 def test_compare_gate_on_mean_scores_uses_the_signed_rank_test(
     project: tuple[Path, dict[str, str]],
 ) -> None:

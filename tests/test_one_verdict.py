@@ -126,3 +126,38 @@ def test_the_html_report_the_viewer_and_junit_count_the_same(where: Path) -> Non
         if "code_ok" in case.get("name", "")
     ]
     assert sorted(outcomes) == ["error", "failure", "pass", "pass", "pass", "pass", "skipped"]
+
+
+def test_compare_gate_shows_each_runs_checked_cases_beside_the_pairs(where: Path) -> None:
+    """The candidate answers on c7 and no longer on c1: ``code_ok`` is checked on other
+    cases in each run, so the gate prints both runs' counts and pairs only the cases
+    both gave a verdict on."""
+    lock = verifier(
+        "gate", "lock", "tally.yaml", "--primary", "code_ok", "--out", "pairs.yaml",
+        "--store", "pairs.db", cwd=where,
+    )  # fmt: skip
+    assert lock.returncode == 0, lock.stderr
+    candidate = [dict(c) for c in CASES]
+    candidate[0]["output"], candidate[6]["output"] = "nothing", "an answer"
+    (where / "candidate.jsonl").write_text("".join(json.dumps(c) + "\n" for c in candidate))
+    ids = []
+    for cases in ("tally.cases.jsonl", "candidate.jsonl"):
+        ran = verifier(
+            "run", "tally.yaml", "--cases", cases, "--store", "pairs.db", "--format", "json",
+            cwd=where,
+        )  # fmt: skip
+        assert ran.returncode == 1, ran.stderr
+        ids.append(json.loads(ran.stdout)["run_id"])
+    gated = verifier(
+        "compare", *ids, "--store", "pairs.db", "--gate", "pairs.yaml", "--format", "json",
+        cwd=where,
+    )  # fmt: skip
+    assert gated.returncode == 0, gated.stderr
+    evidence = json.loads(gated.stdout)["gate"]["evidence"]
+    assert "over 4 pairs" in evidence
+    assert (
+        "the test pairs the 4 cases both runs gave a verdict on (2 skipped and 1 with an "
+        "error in either run left out)"
+    ) in evidence
+    assert f"baseline pass rate 66.7% ({COUNTS})" in evidence
+    assert "candidate pass rate 66.7% (4 passed of 6 checked; 1 skipped, 1 error)" in evidence

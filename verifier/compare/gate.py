@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-from verifier.compare.analysis import RunComparison
+from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.gate_file import Gate, GateRefused
 from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
@@ -228,19 +228,21 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
     return p, figures
 
 
-def _checked_in_both(gate: Gate, tallies: tuple[ClaimTally, ClaimTally], pairs: int) -> str:
+def _checked_in_both(
+    gate: Gate, tallies: tuple[ClaimTally, ClaimTally], claim: ClaimComparison
+) -> str:
     """Each run's own figure of the primary claim, and what the pairs leave out.
 
     A claim behind an ``after`` gate is checked on fewer cases when its gate fails more
-    often, so each run's rate is over its own cases: the paired test compares only the
-    cases both runs gave a verdict on, and the line says when those differ.
+    often, so each run's figure is over its own checked cases, while the paired test
+    compares only the cases both runs gave a verdict on: the line says which were left out.
     """
     base, cand = tallies
     text = f"baseline {_metric_text(gate, base)}, candidate {_metric_text(gate, cand)}"
-    if base.checked != cand.checked or base.skipped != cand.skipped:
+    if claim.errors or claim.skipped:
         text += (
-            f"; the runs checked the claim on different cases ({base.checked} and "
-            f"{cand.checked}): the test pairs the {pairs} both gave a verdict on"
+            f"; the test pairs the {claim.table.pairs} cases both runs gave a verdict on "
+            f"({claim.skipped} skipped and {claim.errors} with an error in either run left out)"
         )
     return text
 
@@ -283,10 +285,9 @@ def decide_comparison(gate: Gate, comparison: RunComparison, store: GapStore) ->
         run_tallies(store, info.run_id).get(gate.primary_claim, ClaimTally())
         for info in (comparison.paired.baseline, comparison.paired.candidate)
     )
-    pairs = comparison.claims[index].table.pairs
     evidence = (
         f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}; "
-        f"{_checked_in_both(gate, (own[0], own[1]), pairs)}"
+        f"{_checked_in_both(gate, (own[0], own[1]), comparison.claims[index])}"
     )
     blocking = _blocking(gate, comparison)
     if blocking:
