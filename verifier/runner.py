@@ -28,8 +28,9 @@ from verifier.contract.schema_files import schema_file_hashes
 from verifier.contract.selection import judge_claims_not_run
 from verifier.gaps.content import RecordPolicy, build_content
 from verifier.gaps.recorded_case import recorded_case
-from verifier.gaps.redact import Redactor, claim_paths
+from verifier.gaps.redact import claim_paths
 from verifier.gaps.row_fields import ROW_SCHEMA
+from verifier.gaps.row_policy import RowPolicy
 from verifier.gaps.shards import Shard
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
@@ -147,13 +148,13 @@ class Runner:
         self._replay: StoredReplay | None = None
         self._missing = MissingFields()
         self.record = options.record or contract.record.policy()
-        self._redactor = (
-            Redactor(
-                self.record, {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric}
-            )
-            if self.record.redact
-            else None
+        # Every result passes through the record policy before it is stored or shown.
+        row_policy = RowPolicy(
+            self.record,
+            {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric},
+            contract.model_dump(),
         )
+        self._row_policy = row_policy if row_policy.active else None
 
     async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
         """Checks every case, persisting each chunk, and returns the run's totals."""
@@ -297,7 +298,7 @@ class Runner:
         # A case the system under test failed on comes back without its fields, and
         # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
         given: dict[int, dict[str, Any]] = {}
-        if self.sut is not None and self._redactor is not None:
+        if self.sut is not None and self._row_policy is not None:
             given = {line.line: line.case for line in chunk if line.case is not None}
         plan = self.plan
         results_by_line: dict[int, dict[str, ClaimResult]]
@@ -329,15 +330,15 @@ class Runner:
         cases: list[CaseResult] = []
         contents: dict[str, bytes] = {}
         policy = self.record
-        redactor = self._redactor
+        row_policy = self._row_policy
         missing = self._missing
         for line in chunk:
             content_sha: str | None = None
             body: bytes | None = None
             scrub = None
-            if redactor is not None:
+            if row_policy is not None:
                 read = line.case if line.case is not None else given.get(line.line)
-                scrub = redactor.for_case(read) if read is not None else None
+                scrub = row_policy.for_case(read) if read is not None else None
             if line.case is not None:
                 made = build_content(line.case, policy)
                 if made is not None:
@@ -358,7 +359,7 @@ class Runner:
             if scrub is not None:
                 # Reports get the scrubbed results too: they end up in CI logs and PR
                 # comments, and a resumed run reports what the store holds.
-                ordered = tuple(map(scrub.result, ordered))
+                ordered = tuple(map(scrub, ordered))
             score, ok = weighted_score(weights, ordered, threshold)
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)

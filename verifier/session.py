@@ -227,6 +227,7 @@ def judge_phase_for(
     target: str,
     run_id: str,
     note: Note,
+    keep_replies: bool | None = None,
 ) -> tuple[JudgePhase | JudgesOff | None, RunMode | None]:
     """The run's judge phase and mode (``(None, None)`` without model-backed claims).
 
@@ -249,6 +250,7 @@ def judge_phase_for(
         limits=judges.limits,
         run_id=run_id,
         base_url=judges.base_url,
+        keep_replies=keep_replies,
     )
     return phase, mode
 
@@ -261,6 +263,7 @@ def sut_stage_for(
     target: str,
     run_id: str,
     note: Note,
+    keep_replies: bool | None = None,
 ) -> SutStage:
     """The stage producing a run's outputs with ``sut``, reaching models as judges do
     (with judges ``off``, a prompt system still answers as it would by default).
@@ -276,7 +279,9 @@ def sut_stage_for(
         target=target,
         limits=judges.limits,
         run_id=run_id,
-        store_replies=not loaded.contract.record.redact,
+        store_replies=(
+            loaded.contract.record.policy().keeps_replies if keep_replies is None else keep_replies
+        ),
     )
     if why:
         note(why)
@@ -334,9 +339,14 @@ def assemble_run(
             if note is not None:
                 note(text)
 
-    phase, mode = judge_phase_for(loaded, judges, target=target, run_id=run_id, note=tell)
+    keep_replies = (options.record or loaded.contract.record.policy()).keeps_replies
+    phase, mode = judge_phase_for(
+        loaded, judges, target=target, run_id=run_id, note=tell, keep_replies=keep_replies
+    )
     stage = (
-        sut_stage_for(loaded, sut, judges, target=target, run_id=run_id, note=tell)
+        sut_stage_for(
+            loaded, sut, judges, target=target, run_id=run_id, note=tell, keep_replies=keep_replies
+        )
         if sut is not None
         else None
     )

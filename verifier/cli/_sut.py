@@ -98,6 +98,7 @@ def run_variants_sync(
             target=target,
             run_id=ids[index],
             note=note,
+            keep_replies=(options.record or loaded.contract.record.policy()).keeps_replies,
         )
         for index, (name, spec) in enumerate(plan.variants)
     )

@@ -77,6 +77,12 @@ class RecordPolicy:
         """Whether content is kept whole: no redaction, no cut."""
         return not self.redact and self.max_bytes is None
 
+    @property
+    def keeps_replies(self) -> bool:
+        """Whether model replies (which may quote the case) may be kept in the store's
+        judge cache: not when fields are redacted or no case text is recorded."""
+        return not self.redact and self.content == "full"
+
     def as_record(self) -> dict[str, Any]:
         """The policy as recorded in a run's options."""
         return {"content": self.content, "redact": list(self.redact), "max_bytes": self.max_bytes}

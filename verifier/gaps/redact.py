@@ -25,14 +25,14 @@ Redacting overshoots rather than undershoots: any text of a row that happens to 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from typing import Any
 
 from verifier.fieldpath import compile_path, paths_overlap
 from verifier.gaps.content import REDACTED_MARK, RecordPolicy
 from verifier.results import NOT_APPLICABLE, ClaimResult
 
-__all__ = ["QUOTE_CHARS", "Redactor", "claim_paths"]
+__all__ = ["QUOTE_CHARS", "Redactor", "claim_paths", "mark_runs", "texts_of"]
 
 QUOTE_CHARS = 12
 """Shortest run of characters copied from a redacted value that is scrubbed as a quote."""
@@ -65,7 +65,7 @@ class Redactor:
         values: set[str] = set()
         for path in self._paths:
             for _, value in path.find(case):
-                values.update(_texts(value))
+                values.update(texts_of(value))
         # Blank values say nothing, and scrubbing every space would leave no text.
         values = {v for v in values if v.strip()}
         return _CaseScrub(values, self._reads) if values else None
@@ -109,28 +109,7 @@ class _CaseScrub:
         for value in self._values:
             if value in text:
                 text = text.replace(value, REDACTED_MARK)
-        return self._quotes(text) if self._grams else text
-
-    def _quotes(self, text: str) -> str:
-        n = QUOTE_CHARS
-        covered = [False] * len(text)
-        grams = self._grams
-        for i in range(len(text) - n + 1):
-            if text[i : i + n] in grams:
-                covered[i : i + n] = [True] * n
-        if not any(covered):
-            return text
-        out: list[str] = []
-        i = 0
-        while i < len(text):
-            if covered[i]:
-                while i < len(text) and covered[i]:
-                    i += 1
-                out.append(REDACTED_MARK)
-            else:
-                out.append(text[i])
-                i += 1
-        return "".join(out)
+        return mark_runs(text, self._grams, REDACTED_MARK)
 
     def _value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -145,18 +124,43 @@ class _CaseScrub:
         return value
 
 
-def _texts(value: Any) -> Iterable[str]:
-    """Every string leaf of a value, and numbers as written, for scrubbing."""
+def texts_of(value: Any, *, numbers: bool = True) -> Iterable[str]:
+    """Every string leaf of a value, and numbers as written (unless ``numbers`` is false)."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
         for item in value.values():
-            yield from _texts(item)
+            yield from texts_of(item, numbers=numbers)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _texts(item)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
+            yield from texts_of(item, numbers=numbers)
+    elif numbers and isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
+
+
+def mark_runs(text: str, grams: Set[str], mark: str) -> str:
+    """``text`` with every run of ``QUOTE_CHARS`` or more characters whose every
+    ``QUOTE_CHARS``-window is one of ``grams`` replaced by one ``mark``."""
+    n = QUOTE_CHARS
+    if not grams or len(text) < n:
+        return text
+    covered = [False] * len(text)
+    for i in range(len(text) - n + 1):
+        if text[i : i + n] in grams:
+            covered[i : i + n] = [True] * n
+    if not any(covered):
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if covered[i]:
+            while i < len(text) and covered[i]:
+                i += 1
+            out.append(mark)
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def claim_paths(spec: Any, inherited: str | None = None) -> list[str]:

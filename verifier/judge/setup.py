@@ -90,6 +90,7 @@ def make_judge_phase(
     limits: CallLimits,
     run_id: str,
     base_url: str | None = None,
+    keep_replies: bool | None = None,
 ) -> JudgePhase:
     """The judge phase for one run.
 
@@ -105,10 +106,15 @@ def make_judge_phase(
         limits: Concurrency, rates, timeout and retries.
         run_id: The run (recorded beside cached replies).
         base_url: Endpoint override for every judge (tests, proxies).
+        keep_replies: Whether replies may be kept in the store's cache (``None``: as
+            the contract's record policy says; see ``RecordPolicy.keeps_replies``).
     """
-    # A judge's reply may quote the case, so a contract that redacts fields keeps its
-    # replies for the run only (recordings, a file the user names, are still written).
-    cache = reply_cache(store_path, recordings, run_only=bool(loaded.contract.record.redact))
+    # A judge's reply may quote the case, so a run that redacts fields or records no
+    # case text keeps its replies for the run only (recordings, a file the user
+    # names, are still written).
+    if keep_replies is None:
+        keep_replies = loaded.contract.record.policy().keeps_replies
+    cache = reply_cache(store_path, recordings, run_only=not keep_replies)
     providers: dict[str, ModelProvider] = {}
     if mode != "replay":
         for name in judges_used(loaded):
