@@ -361,7 +361,8 @@ class RecordSpec(_Frozen):
     content: Literal["full", "hashes", "none"] = Field(
         default="full",
         description="full: store each case's content; hashes: only its SHA-256 in every row; "
-        "none: neither.",
+        "none: neither. Under hashes and none no row keeps text of the case: evidence keeps "
+        "positions and lengths, reasons mark quoted text [withheld].",
     )
     redact: tuple[PathText, ...] = Field(
         default=(),
