@@ -34,7 +34,7 @@ from verifier.gaps.row_policy import RowPolicy
 from verifier.gaps.shards import Shard
 from verifier.gaps.store import GapStore, RunStatus
 from verifier.logs import get_logger
-from verifier.missing_fields import MissingFields
+from verifier.missing_fields import MissingFields, named_paths
 from verifier.plan import build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.stoppable import run_stoppable
@@ -146,8 +146,19 @@ class Runner:
         self._json = JsonFields.of(contract)
         self._weights = tuple(p.weight for p in self.plan.order)
         self._replay: StoredReplay | None = None
-        self._missing = MissingFields()
         self.record = options.record or contract.record.policy()
+        # A judge phase knows its templates (judges off, there are none to read), a
+        # system's stage the spec it runs (the contract's or a variant's).
+        shown = getattr(self.model_phase, "template_case_paths", None)
+        self._missing = MissingFields(
+            named_paths(
+                self.plan,
+                template_paths=shown() if callable(shown) else {},
+                redact=self.record.redact,
+                parse_json=contract.parse_json,
+                sut_when=_sut_when(sut),
+            )
+        )
         # Every result passes through the record policy before it is stored or shown.
         row_policy = RowPolicy(
             self.record,
@@ -463,6 +474,8 @@ def summary_record(summary: RunSummary) -> dict[str, Any]:
     not_run = summary.judge_claims_not_run
     if not_run.count:  # a run that checked every claim keeps the record it always had
         record["judge_claims_not_run"] = not_run.as_dict()
+    if summary.warnings:  # so does a run without a path that found nothing
+        record["warnings"] = list(summary.warnings)
     return record
 
 
@@ -474,6 +487,12 @@ def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = N
         verifier.stoppable.Terminated: SIGTERM stopped the run (recorded as interrupted).
     """
     return run_stoppable(runner.run(cases, total=total))
+
+
+def _sut_when(sut: OutputSource | None) -> str | None:
+    """The ``when`` path of the system a run starts (``None``: none, or no ``when``)."""
+    when = getattr(getattr(sut, "spec", None), "when", None)
+    return when if isinstance(when, str) else None
 
 
 def _schema_files(loaded: LoadedContract) -> dict[str, dict[str, str]]:

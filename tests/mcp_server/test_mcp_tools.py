@@ -233,3 +233,20 @@ def test_a_client_may_skip_judged_claims_whatever_the_servers_mode(
         "formal_tone",
     ]
     assert run["claims"]["formal_tone"]["skipped"] == 3
+
+
+def test_run_says_which_claim_applied_to_no_case(root: Path) -> None:
+    (root / "typo.yaml").write_text(
+        "contract: typo\nversion: 1\nclaims:\n"
+        "  - {id: greets, rubric: regex, field: output, pattern: hello, when: ouput}\n",
+        encoding="utf-8",
+    )
+
+    async def talk(session: ClientSession) -> Any:
+        cases = [{"id": "a", "output": "bye"}]
+        return answer(await session.call_tool("run", {"contract": "typo.yaml", "cases": cases}))
+
+    run = served(root, talk, "--store", "typo.db")
+    assert run["warnings"] == [
+        "claim greets applied to no case: its when: path ouput matched nothing (closest: output)"
+    ]

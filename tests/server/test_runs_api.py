@@ -333,3 +333,19 @@ claims:
         ).json()
         report = poll_run(client, accepted["run_id"])["report"]
     assert [c["pass"] for c in report["cases"]] == [True]
+
+
+def test_a_claim_that_applied_to_no_case_is_a_warning_of_the_report(
+    tmp_path: Path, judge_env: None
+) -> None:
+    contract = RUBRIC_ONLY.replace("    max_words: 12\n", "    max_words: 12\n    when: ouput\n")
+    with (
+        running(settings(tmp_path, None)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        body = {"contract": contract, "cases": [{"id": "a", "output": "x [source: Crm]"}]}
+        accepted = client.post("/v1/runs", json=body).json()
+        report = poll_run(client, accepted["run_id"])["report"]
+    assert report["warnings"] == [
+        "claim short applied to no case: its when: path ouput matched nothing (closest: output)"
+    ]

@@ -73,6 +73,9 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     usage = record.summary.get("usage")
     if isinstance(usage, dict):
         summary.judge_usage = usage
+    warnings = record.summary.get("warnings")
+    if isinstance(warnings, list):  # a path that found nothing, as the run said it
+        summary.warnings = [w for w in warnings if isinstance(w, str)]
     sealed = store.run_seal(run_id)
     if sealed is not None and sealed.kind == "end":
         summary.head = sealed.seal_hash

@@ -19,7 +19,7 @@ from verifier.canonical import sha256_hex
 from verifier.cases import CaseLine
 from verifier.claim_checks import skipped_result
 from verifier.comparative import check_deterministic, combine_orders, pairwise_outputs
-from verifier.contract.judge_template import Template, load_template
+from verifier.contract.judge_template import Template, case_paths, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.judge.majority import combine_samples
@@ -123,6 +123,14 @@ class JudgePhase:
                     self._templates[key] = load_template(
                         self.contract.judges[key[0]], loaded.files, key[1], reference=key[2]
                     )
+
+    def template_case_paths(self) -> dict[str, tuple[str, ...]]:
+        """For each judge, the case paths its templates show (``{{case.PATH}}``): the
+        runner warns of one that no case of the run has."""
+        shown: dict[str, dict[str, None]] = {}
+        for (name, _, _), template in self._templates.items():
+            shown.setdefault(name, {}).update(dict.fromkeys(case_paths(template)))
+        return {name: tuple(paths) for name, paths in shown.items()}
 
     async def aclose(self) -> None:
         """Closes the providers' clients (within the loop that made them) and the cache's

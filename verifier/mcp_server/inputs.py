@@ -103,6 +103,11 @@ class RunOutput(_Strict):
     judges: str | None = Field(description="The judges' mode (null: no judged claim).")
     head: str | None = Field(description="The store's head after the run (audit checks it).")
     notes: list[str]
+    warnings: list[str] = Field(
+        default=[],
+        description="Paths of the contract that found nothing in any case, each with the "
+        "closest path that exists (a claim that applied to no case comes first).",
+    )
 
 
 class AuditInput(_Strict):

@@ -158,6 +158,7 @@ def run_tool(settings: Settings, arguments: RunInput) -> dict[str, Any]:
         judges=result.mode,
         head=summary.head,
         notes=[root.message(note) for note in result.notes],
+        warnings=summary.warnings,
     ).model_dump()
 
 

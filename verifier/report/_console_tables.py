@@ -33,6 +33,9 @@ def print_report(
     """Prints the summary panel, the claim table, why claims did not pass and the first
     failing cases."""
     console.print(_summary_panel(summary))
+    # Under the headline: a path that found nothing is why the figures below mislead.
+    for warning in summary.warnings:
+        console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
     console.print(_breakdown_table(summary.breakdown))
     if summary.judge_noise:
         console.print(_noise_table(summary.judge_noise))
@@ -41,8 +44,6 @@ def print_report(
                 # One line whatever the width: the model ids are what a reader greps.
                 line = Text(printable_line(f"claim {claim_id}: {served}"), style="yellow")
                 console.print(line, soft_wrap=True)
-    for warning in summary.warnings:
-        console.print(Text(printable_line(f"warning: {warning}"), style="yellow"))
     top = reasons.top()
     if top:
         console.print(_reasons_table(top))

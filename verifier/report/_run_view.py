@@ -164,6 +164,12 @@ class RunView:
         return None
 
     @property
+    def warnings(self) -> list[str]:
+        """The warnings the run recorded when it ended (a path that found nothing)."""
+        stored = self.record.summary.get("warnings")
+        return [w for w in stored if isinstance(w, str)] if isinstance(stored, list) else []
+
+    @property
     def threshold(self) -> float | None:
         for source in (self.record.summary, self.record.options):
             value = source.get("threshold")

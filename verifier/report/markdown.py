@@ -53,8 +53,6 @@ class MarkdownReportWriter:
     def finish(self, summary: RunSummary) -> None:
         """Writes the heading, totals, breakdown table and failing cases."""
         lines = [*heading_lines(summary), "", *_breakdown(summary.breakdown)]
-        if summary.warnings:
-            lines += ["", *(f"> ⚠️ {table_cell(warning)}" for warning in summary.warnings)]
         if summary.judge_noise:
             lines += ["", "Judge noise:", ""]
             lines += [
@@ -76,7 +74,8 @@ def table_cell(text: str) -> str:
 
 
 def heading_lines(summary: RunSummary) -> list[str]:
-    """The report's heading (verdict, contract) and its line of totals with the run id."""
+    """The report's heading (verdict, contract), its line of totals with the run id, and
+    the notes and warnings a reader must see before the figures."""
     ok = summary.failed_cases == 0 and not summary.interrupted
     title = f"{summary.contract_id} v{summary.contract_version}"
     not_run = summary.judge_claims_not_run.line()
@@ -97,6 +96,8 @@ def heading_lines(summary: RunSummary) -> list[str]:
         lines += ["", f"> ⚠️ {_not_run_note(summary.judge_claims_not_run)}"]
     if summary.interrupted:
         lines += ["", "> ⚠️ The run was interrupted; the totals cover the cases that finished."]
+    if summary.warnings:  # a path that found nothing: why the figures may mislead
+        lines += ["", *(f"> ⚠️ {table_cell(warning)}" for warning in summary.warnings)]
     if summary.head:
         lines += [
             "",

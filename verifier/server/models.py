@@ -243,6 +243,13 @@ class RunReport(_Body):
             "off, a choice of claims): count, judges_off, not_chosen. Absent when none."
         ),
     ] = None
+    warnings: Annotated[
+        list[str] | None,
+        Field(
+            description="Paths of the contract that found nothing in any case, each with the "
+            "closest path that exists (a claim that applied to no case first). Absent when none."
+        ),
+    ] = None
     cases: list[CaseReport]
 
 
