@@ -153,7 +153,7 @@ def test_failure_lists_failing_claims_with_reasons_and_evidence(
             # A judge claim, answered from the hand-written recordings, with its triple.
             "  FAIL    executive_tone (contracts/examples/account-research.yaml:*): "
             "A fragment with a placeholder*",
-            "          evidence: judge example/hand-written, prompt a28884a26263, sampling *",
+            "          evidence: judge example/hand-written, prompt 6597892fe8ab, sampling *",
             "  SKIPPED no_placeholder_text: skipped: waits for brief_length (fail) to pass",
             "gap rows: run * in a temporary store (--verifier-store PATH keeps them)",
         ]

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from verifier.cases import CaseLine, join_baseline, read_cases
+from verifier.cases import CaseLine, join_baseline, read_baseline, read_cases
 from verifier.contract.load import load_contract
 from verifier.llm.replies import default_recordings
 from verifier.llm.types import ModelRequest
@@ -83,7 +83,7 @@ async def record(contract_name: str, cases_name: str, baseline_name: str | None 
     cases_path = HERE / cases_name
     stream: Iterator[CaseLine] = read_cases(cases_path)
     if baseline_name:
-        stream = join_baseline(stream, HERE / baseline_name)
+        stream = join_baseline(stream, read_baseline(HERE / baseline_name))
     by_id = {json.loads(line)["id"]: json.loads(line) for line in cases_path.read_text(encoding="utf-8").splitlines()}
     recordings = default_recordings(contract)
     recordings.unlink(missing_ok=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_cli import verifier
 from verifier.contract.load import check_contract
 from verifier.llm.pinning import is_local_endpoint
 
@@ -121,3 +122,54 @@ def test_thinking_disabled_is_accepted(write_contract) -> None:
         write_contract(_judge("anthropic", "claude-haiku-4-5-20251001", extra))
     )
     assert loaded and not errors
+
+
+# OpenAI's fixed snapshots of the gpt-4 and gpt-3.5-turbo families, dated -MMDD.
+MONTH_AND_DAY_SNAPSHOTS = (
+    *("gpt-4-0613", "gpt-4-0314", "gpt-4-1106-preview", "gpt-4-0125-preview", "gpt-4-32k-0613"),
+    *("gpt-3.5-turbo-0125", "gpt-3.5-turbo-1106", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-16k-0613"),
+)
+
+
+@pytest.mark.parametrize("model", MONTH_AND_DAY_SNAPSHOTS)
+def test_openais_month_and_day_snapshots_pass_check(tmp_path: Path, model: str) -> None:
+    contract = tmp_path / "c.yaml"
+    contract.write_text(_judge("openai", model), encoding="utf-8")
+    check = verifier("check", str(contract), cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "pinned" not in check.stdout + check.stderr
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "date", "why"),
+    [
+        ("openai", "gpt-4o-2024-13-45", "2024-13-45", "there is no month 13"),
+        ("openai", "gpt-4o-2023-02-29", "2023-02-29", "February has no day 29"),
+        ("openai", "gpt-4-1345", "1345", "there is no month 13"),
+        ("openai", "gpt-3.5-turbo-0431", "0431", "April has no day 31"),
+        ("anthropic", "claude-x-99999999", "99999999", "there is no month 99"),
+        ("anthropic", "claude-haiku-4-5-20250230", "20250230", "February has no day 30"),
+    ],
+)
+def test_a_date_that_is_no_calendar_date_is_refused_by_check(
+    tmp_path: Path, provider: str, model: str, date: str, why: str
+) -> None:
+    contract = tmp_path / "c.yaml"
+    contract.write_text(_judge(provider, model), encoding="utf-8")
+    check = verifier("check", str(contract), cwd=tmp_path)
+    assert check.returncode == 2, check.stdout + check.stderr
+    said = check.stdout + check.stderr
+    assert "Traceback" not in said
+    line = next(line for line in said.splitlines() if "no calendar date" in line)
+    assert line.startswith(f"{contract}:6:12: ")
+    assert f"judge 'j': model {model!r} ends in {date!r}, which is no calendar date ({why})" in line
+    assert "pinned: false" in line
+
+
+def test_a_newer_family_in_the_month_and_day_form_is_refused(tmp_path: Path) -> None:
+    contract = tmp_path / "c.yaml"
+    contract.write_text(_judge("openai", "gpt-4o-0806"), encoding="utf-8")
+    check = verifier("check", str(contract), cwd=tmp_path)
+    assert check.returncode == 2
+    assert "model 'gpt-4o-0806' is not a pinned snapshot" in check.stdout + check.stderr
+    assert "-MMDD for gpt-4 and gpt-3.5-turbo" in check.stdout + check.stderr

@@ -3,6 +3,7 @@ SQLite and PostgreSQL, through the real CLI."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from tests.gaps._recheck import (
     edit_content,
     flip,
     recheck,
+    rewrite_from,
     run_example,
     stored_rows,
 )
@@ -279,3 +281,23 @@ def test_a_recheck_from_another_folder_says_where_it_looked_for_a_schema_file(
     assert recheck(store, started)[1]["agree"] == 1
     why = recheck(store, elsewhere)[1]["not_recheckable_by_reason"]["schema_file_missing"]
     assert f"its stored path is relative, so it was looked for from {elsewhere}" in why["example"]
+
+
+def test_judge_rows_of_another_prompt_are_not_recheckable_rather_than_differing(
+    tmp_path: Path, store_backend: Backend
+) -> None:
+    # Rows as a run of an earlier release left them: the same verdicts, judged under a
+    # prompt_sha of that release's rendering (the recordings are of this one).
+    run_example(store_backend.target, tmp_path)
+    rows = stored_rows(store_backend.target)
+    verdicts = [r for r in rows if r["kind"] == "judge" and r["status"] in ("pass", "fail")]
+    earlier = hashlib.sha256(b"an earlier rendering").hexdigest()
+    for row in verdicts:
+        row["evidence"]["judge"]["prompt_sha"] = earlier
+    rewrite_from(store_backend, rows, verdicts[0]["seq"])
+    code, report = recheck(store_backend.target, tmp_path)
+    assert code == 0, report
+    assert report["differ"] == 0
+    why = report["not_recheckable_by_reason"]["judge_prompt_changed"]
+    assert why["rows"] == len(verdicts)
+    assert f"prompt_sha {earlier[:12]} stored" in why["example"]

@@ -21,7 +21,7 @@ from verifier.judge.prompt import (
     verdict_kind,
     worth_caching,
 )
-from verifier.judge.tools import verdict_tool
+from verifier.judge.tools import request_tool, verdict_tool
 from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
 from verifier.llm.providers.registry import sent_sampling
 from verifier.llm.triple import sampling_sha_of
@@ -78,7 +78,8 @@ def test_request_carries_template_sha_sent_sampling_and_their_sha(cases: dict[st
     assert request.prompt_sha == judge_prompt_sha(template, "binary")
     assert request.sampling == sent_sampling("anthropic", spec.sampling) == {"max_tokens": 1024}
     assert request.sampling_sha == sampling_sha_of(request.sampling)
-    assert request.tool == verdict_tool("binary")
+    assert request.tool == request_tool("binary", [CONTRACT.claim("acknowledge_gaps")])
+    assert request.tool.name == verdict_tool("binary").name
     assert request.verdict == "binary"
     assert request.custom_id == "case.claim"
     assert re.fullmatch(r"[0-9a-f]{16}", request.nonce)
@@ -162,7 +163,8 @@ def test_case_without_input_gets_an_empty_input_block() -> None:
 
 def test_scale_claims_show_their_anchors_but_not_the_pass_mark(cases: dict[str, Any]) -> None:
     request = render(("formal_tone",), cases["acme"])
-    assert request.verdict == "scale" and request.tool == verdict_tool("scale")
+    assert request.verdict == "scale"
+    assert request.tool == request_tool("scale", [CONTRACT.claim("formal_tone")])
     assert "formal_tone: an integer from 1 to 5" in request.user
     assert "  3: Mostly professional with lapses" in request.user
     assert "pass_at" not in request.user and "pass_at" not in request.system[0].text

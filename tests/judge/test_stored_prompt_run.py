@@ -154,3 +154,14 @@ def test_check_wants_openai_for_a_stored_prompt(tmp_path: Path) -> None:
     check = verifier("check", str(contract), cwd=tmp_path)
     assert check.returncode != 0
     assert "stored_prompt names a prompt kept at OpenAI; set provider: openai" in check.stdout
+
+
+def test_the_call_bounds_its_verdict_tool_for_the_claim(tmp_path: Path) -> None:
+    with ResponsesServer() as server:
+        _run(tmp_path, _contract(tmp_path, base_url=server.base_url))
+        bodies = list(server.bodies)
+    for body in bodies:
+        (tool,) = body["tools"]
+        results = tool["parameters"]["properties"]["results"]
+        assert results["minItems"] == results["maxItems"] == 1
+        assert results["items"]["properties"]["id"]["enum"] == ["answers"]

@@ -225,14 +225,7 @@ def unpinned_form(model: str, entry: ProviderEntry | None, base_url: str | None)
     """
     if entry is None or entry.pinned_form is None or is_local_endpoint(base_url):
         return None
-    form = entry.pinned_form
-    if form.holds(model):
-        return None
-    return (
-        f"model {model!r} is not a pinned snapshot ({entry.name} snapshot ids end in "
-        f"{form.shape}) and may move to a new snapshot at any time; "
-        "pin a dated snapshot so verdicts stay reproducible"
-    )
+    return entry.pinned_form.unpinned(model, entry.name)
 
 
 def moving_alias(model: str, provider: Any) -> str | None:

@@ -3,9 +3,9 @@
 follows each section of its instructions), and pydantic models of their input.
 
 As for every verdict tool (``verifier.judge.tools``), the schemas are written out by
-hand, the same for every request of a kind, and the grounds come before the verdict:
-the weaknesses before the assessment, the sections (their evidence and reason before
-their score) before the overall compliance.
+hand (``request_tool`` bounds them for a request's claims), and the grounds come
+before the verdict: the weaknesses before the assessment, the sections (their evidence
+and reason before their score) before the overall compliance.
 """
 
 from __future__ import annotations

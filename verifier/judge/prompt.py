@@ -30,18 +30,20 @@ from verifier.contract.judge_template import (
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec, Scale
 from verifier.fieldpath import MISSING, compile_path
 from verifier.judge.stored_prompt import stored_prompt_request
-from verifier.judge.tools import verdict_tool
+from verifier.judge.tools import request_tool, verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.registry import sent_sampling
 from verifier.llm.triple import judge_prompt_sha as _judge_prompt_sha
 from verifier.llm.triple import sampling_sha_of
 from verifier.llm.types import ModelRequest, SystemBlock, ToolSpec, VerdictKind
 
-RENDERING_VERSION: Final = 1
+RENDERING_VERSION: Final = 2
 """The version of how a request is rendered from its template (assertions, scales,
-delimited data). It enters every judge's ``prompt_sha``: raise it with any change to
-this module that changes what a judge reads, so verdicts before and after are not
-taken for the same judge's."""
+delimited data, the verdict tool bounded for the request's claims). It enters every
+judge's ``prompt_sha``: raise it with any change to this module that changes what a
+judge reads, so verdicts before and after are not taken for the same judge's.
+
+2: the tool's schema states the claims' ids, criteria counts and scale bounds."""
 
 CHARS_PER_TOKEN: Final = 4
 """Token estimate: about four characters of English per token. It only decides whether
@@ -201,17 +203,18 @@ def render_request(
         text = texts.get(name, "")
         values[name] = f"<{tag}-{nonce}>\n{text}\n</{tag}-{nonce}>"
     values["reference"] = _reference_blocks(references, texts, nonce)
+    tool = request_tool(kind, claims)
     if spec.stored_prompt is not None:  # the vendor fills its own template
         return stored_prompt_request(
             spec=spec,
             kind=kind,
+            tool=tool,
             values=values,
             data={**data, **fields},
             nonce=nonce,
             custom_id=custom_id,
         )
     user = fill(template.dynamic, values)
-    tool = verdict_tool(kind)
     system = (SystemBlock(template.static, cache=worth_caching(template.static, tool, spec.model)),)
     sampling = sent_sampling(spec.provider, spec.sampling)
     sampling_sha = sampling_sha_of(sampling)

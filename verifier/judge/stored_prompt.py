@@ -21,12 +21,11 @@ from typing import Any, Final
 
 from verifier.canonical import canonical_json
 from verifier.contract.models import JudgeSpec
-from verifier.judge.tools import verdict_tool
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.openai_responses import PROMPT_SHA, responses_sampling
 from verifier.llm.providers.registry import sent_sampling
 from verifier.llm.triple import sampling_sha_of
-from verifier.llm.types import ModelRequest, StoredPromptCall, VerdictKind
+from verifier.llm.types import ModelRequest, StoredPromptCall, ToolSpec, VerdictKind
 
 __all__ = ["FIXED_VARIABLES", "stored_prompt_evidence", "stored_prompt_request"]
 
@@ -47,6 +46,7 @@ def stored_prompt_request(
     *,
     spec: JudgeSpec,
     kind: VerdictKind,
+    tool: ToolSpec,
     values: Mapping[str, str],
     data: Mapping[str, Any],
     nonce: str,
@@ -56,7 +56,8 @@ def stored_prompt_request(
 
     Args:
         spec: The judge; its ``stored_prompt`` names the prompt.
-        kind: The verdict kind (its tool is forced).
+        kind: The verdict kind.
+        tool: The verdict tool bounded for the request's claims (it is forced).
         values: Every placeholder value as a template would be filled with it (the data
             already in nonce-fenced blocks, ``assertions``, ``scale``, ``nonce``).
         data: The untrusted values themselves, by name (they enter the cache key).
@@ -76,7 +77,6 @@ def stored_prompt_request(
     call = StoredPromptCall(stored.id, stored.version, {name: values[name] for name in names})
     sampling = responses_sampling(sent_sampling(spec.provider, spec.sampling))
     sampling_sha = sampling_sha_of(sampling)
-    tool = verdict_tool(kind)
     # The prompt object is what the call sends in place of messages, so it is the
     # request's ``user``: its id, version and variables key the cache.
     user = canonical_json({"prompt": call.as_dict()}).decode("utf-8")

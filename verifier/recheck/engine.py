@@ -216,6 +216,12 @@ def _compare(
     if judged and result.reason.startswith(NO_RECORDING):
         report.skip("no_cache_entry", f"claim {claim_id} on case {row.case_id}")
         return
+    changed_prompt = _changed_prompt(body, result) if judged else None
+    if changed_prompt is not None:
+        # Another question than the run asked (a template edited, or a release that
+        # renders requests anew): its answer neither confirms nor refutes the verdict.
+        report.skip("judge_prompt_changed", f"claim {claim_id}: {changed_prompt}")
+        return
     what = _differs(body, result, judged)
     if what is None:
         report.rechecked += 1
@@ -263,6 +269,15 @@ def _rounded_alike(stored: Any, again: float | None) -> bool:
     if isinstance(stored, bool) or not isinstance(stored, float) or again is None:
         return False
     return round(stored, 6) == stored and round(again, 6) == stored
+
+
+def _changed_prompt(body: Mapping[str, Any], result: ClaimResult) -> str | None:
+    """``prompt_sha X stored, Y now`` when the rebuilt request has another prompt_sha."""
+    stored = (body.get("evidence", {}).get("judge") or {}).get("prompt_sha")
+    again = (result.evidence.get("judge") or {}).get("prompt_sha")
+    if stored and again and stored != again:
+        return f"prompt_sha {str(stored)[:12]} stored, {str(again)[:12]} now"
+    return None
 
 
 def _score(score: Any) -> str:

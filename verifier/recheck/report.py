@@ -22,6 +22,7 @@ Why: TypeAlias = Literal[
     "schema_file_changed",
     "judge_unavailable",
     "no_cache_entry",
+    "judge_prompt_changed",
     "judges_off",
     "unknown_claim",
     "imported",
@@ -42,6 +43,8 @@ WHY: dict[str, str] = {
     "schema_file_changed": "schema file changed since the run read it",
     "judge_unavailable": "the judge cannot be set up from the stored contract",
     "no_cache_entry": "no judge cache entry or recording for the request",
+    "judge_prompt_changed": "the judge's prompt_sha differs from the run's (its template, "
+    "verdict tool or rendering changed since), so the request is not the one the run sent",
     "judges_off": "a judged claim the run skipped on purpose (--judges off)",
     "unknown_claim": "claim not in the stored contract",
     "imported": "imported from another tool",
