@@ -52,6 +52,9 @@ def test_the_shipped_example_runs_offline_and_prints_the_seeds_layout(tmp_path: 
     assert "Traceback" not in result.stderr
     assert "judges replay recorded verdicts" in result.stderr
     assert "gap rows in .verifier/gaps.db" in result.stderr
+    # The closing line gives the score on the feedback's own scale, not as 0.53.
+    assert "/coding-assistant.prompt-eval.json): 53/100, failed; gap rows" in result.stderr
+    assert "0.53" not in result.stderr
     # The README shows exactly this output.
     assert SEED_FEEDBACK in (ROOT / "README.md").read_text(encoding="utf-8")
 
