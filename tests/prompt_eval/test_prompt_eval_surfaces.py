@@ -133,6 +133,30 @@ def test_two_prompts_are_scored_and_compared_pair_by_pair(
     assert result.returncode == 1  # the first prompt failed
 
 
+def test_a_negative_examples_checks_are_named_by_what_passed_or_failed(
+    tmp_path: Path, stand_in: MessagesServer
+) -> None:
+    negatives = [
+        # The target's answer guesses as the bad output does: every fault is shared.
+        {"input": "What is the capital of Mars?", "bad_output": "I guess", "reason_why_bad": "x"},
+        # The target's answer avoids the bad output's fault.
+        {"input": "Please reverse 'abc'", "bad_output": "print('cba')", "reason_why_bad": "y"},
+    ]
+    request = seed_request(training_examples=[], negative_examples=negatives)
+    (tmp_path / "neg.json").write_text(request.model_dump_json(), encoding="utf-8")
+    result = live(tmp_path, stand_in, "prompt-eval", "neg.json")
+    assert "  ✗ Negative example 1: 0/100\n    - differs_from_bad_output: ✗\n" in result.stdout
+    assert (
+        "  ✓ Negative example 2: 100/100\n"
+        "    - differs_from_bad_output: ✓\n"
+        "    - avoids_bad_pattern: ✓\n"
+        "    - avoids_bad_tone: ✓\n"
+        "    - avoids_bad_mistakes: ✓\n"
+    ) in result.stdout
+    assert "matches_bad_output" not in result.stdout
+    assert "(neg.json): 41/100, failed; gap rows" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("document", "problem"),
     [
