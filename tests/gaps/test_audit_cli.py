@@ -48,6 +48,17 @@ def test_an_alert_fails_the_audit_only_when_asked(degraded: Path) -> None:
     assert strict.exit_code == 1
 
 
+def test_an_alert_after_equal_rates_reads_as_a_sentence(tmp_path: Path) -> None:
+    path = history(tmp_path / "gaps.db", 0.8, 0.8, 0.8, 0.8, 0.8, 0.6)
+    result = cli("audit", "--store", str(path))
+    (alert,) = [line for line in result.stdout.splitlines() if "ALERT" in line]
+    assert alert.endswith(
+        ": pass rate 0.600 is below 0.800, the pass rate of each of the previous 5 runs "
+        "(alert below 0.800)"
+    )
+    assert "sd below" not in alert and "all equal" not in alert
+
+
 def test_no_alert_passes_even_when_failing_on_alerts(steady: Path) -> None:
     result = cli("audit", "--store", str(steady), "--fail-on-alert")
     assert result.exit_code == 0, result.output
