@@ -134,6 +134,22 @@ def test_export_then_import_through_the_command_line(steady: Path, tmp_path: Pat
     assert cli("audit", "--store", str(target)).exit_code == 0
 
 
+def test_importing_a_run_twice_is_bad_input_in_one_line(steady: Path, tmp_path: Path) -> None:
+    export = tmp_path / "rows.jsonl"
+    cli("export", "--store", str(steady), "--out", str(export))
+    target = tmp_path / "copy.db"
+    assert cli("import", str(export), "--store", str(target)).exit_code == 0
+    again = cli("import", str(export), "--store", str(target))
+    assert again.exit_code == 2
+    (line,) = again.stderr.splitlines()
+    assert line.startswith(f"error: {export}:")
+    assert line.endswith(
+        f": refused, nothing imported: run r1 is already in {target}; importing it twice "
+        "would hold its rows twice"
+    )
+    assert cli("audit", "--store", str(target)).exit_code == 0
+
+
 def test_export_to_standard_output(steady: Path) -> None:
     result = cli("export", "--store", str(steady), "--run", "r2")
     lines = result.stdout.splitlines()
