@@ -362,6 +362,22 @@ def test_recorded_verdicts_replay_without_a_key_or_a_call(
     assert [r["judge"] for r in again["results"]] == [r["judge"] for r in first["results"]]
 
 
+def test_the_keyless_note_says_what_calls_the_judge_and_following_it_does(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    keyless = verifier(tmp_path, str(PRD_EXAMPLE), *JUDGE, key=False)
+    assert keyless.code == 1
+    assert keyless.stderr.splitlines()[0] == (
+        "note: ANTHROPIC_API_KEY is not set, so judges replay recorded verdicts (set it to "
+        "call the judge: evaluations are then live; --recordings FILE replays the verdicts "
+        "saved by --judges record --recordings FILE)"
+    )
+    # Done as it says: the key set and nothing else, the judge is called.
+    live = verifier(tmp_path, str(PRD_EXAMPLE), *JUDGE, server=server)
+    assert evaluated(live)["errors"] == 0 and len(server.model_calls()) == 1
+    assert "note:" not in live.stderr
+
+
 def test_gap_rows_are_stored_and_pass_audit(tmp_path: Path, server: MessagesServer) -> None:
     evaluated(verifier(tmp_path, str(PRD_FOUR), *JUDGE, server=server))
     db = sqlite3.connect(tmp_path / "gaps.db")

@@ -107,6 +107,26 @@ def test_replay_without_a_key_still_reads_the_recordings_beside_the_contract(
     assert judge_models(report) == {HAND_WRITTEN}
 
 
+def test_the_keyless_note_says_what_calls_the_model_and_following_it_does(
+    tmp_path: Path, example: Path
+) -> None:
+    _, _, stderr = json_run(tmp_path, str(example), "--store", str(tmp_path / "gaps.db"))
+    (note,) = [line for line in stderr.splitlines() if line.startswith("note:")]
+    assert note == (
+        "note: ANTHROPIC_API_KEY is not set, so judges replay recorded verdicts (set it to "
+        "call the models: runs are then live, and --judges record also saves the replies "
+        "for replay)"
+    )
+    # Done as it says: the key set and nothing else, the judges are called.
+    with MessagesServer(default=brain) as server:
+        _, report, stderr = json_run(
+            tmp_path, str(example), "--store", str(tmp_path / "live.db"),
+            key=True, base_url=server.base_url,
+        )  # fmt: skip
+        assert server.model_calls() and "note:" not in stderr
+    assert judge_models(report) == {"claude-haiku-4-5-20251001"}
+
+
 # 2. Live (or record) without the key stops before any case.
 
 

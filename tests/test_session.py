@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES
+from verifier.errors import CasesError
 from verifier.gaps.store import open_store
 from verifier.session import Judges, run_contract
 
@@ -161,3 +162,20 @@ def test_the_package_is_marked_typed() -> None:
 
     assert (Path(verifier.__file__).parent / "py.typed").is_file()
     assert {"run_contract", "Judges", "Sut", "RunResult"} <= set(verifier.__all__)
+
+
+@pytest.mark.parametrize("cases", [[], iter(())], ids=["list", "iterator"])
+def test_no_cases_is_refused_and_nothing_is_stored(tmp_path: Path, cases: object) -> None:
+    store = tmp_path / "gaps.db"
+    with pytest.raises(CasesError, match=r"^no cases: the cases given are empty$"):
+        run_contract(RESEARCH, cases, store=str(store), judges=Judges(mode="replay"))  # type: ignore[arg-type]
+    assert not store.exists()
+
+
+def test_an_empty_cases_file_is_refused_as_the_cli_refuses_it(tmp_path: Path) -> None:
+    empty = tmp_path / "cases.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    store = tmp_path / "gaps.db"
+    with pytest.raises(CasesError, match=r"cases\.jsonl: no cases \(empty file\)$"):
+        run_contract(RESEARCH, empty, store=str(store), judges=Judges(mode="replay"))
+    assert not store.exists()

@@ -11,6 +11,7 @@ the whole run and returns a :class:`RunResult` to read per case and claim.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
 from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.contract.sut_models import SutSpec
-from verifier.errors import VerifierError
+from verifier.errors import CasesError, VerifierError
 from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, open_store
@@ -395,15 +396,29 @@ def contract_of(contract: LoadedContract | str | os.PathLike[str]) -> LoadedCont
     return load_contract(Path(contract))
 
 
+_NO_CASE: Any = object()
+
+
 def lines_of(
     cases: str | os.PathLike[str] | Iterable[Mapping[str, Any] | CaseLine],
 ) -> Iterator[CaseLine]:
     """Cases as the runner reads them: a JSONL file's lines, or objects given in memory
     (plain dicts checked as a file's lines are: an object with a usable, unique ``id``).
+
+    Raises:
+        CasesError: No case at all: the file is refused as ``verifier run`` refuses it
+            (:func:`~verifier.cases.check_cases_file`), and an empty list or iterator
+            likewise, so no run of 0 cases is stored.
     """
     if isinstance(cases, str | os.PathLike):
+        check_cases_file(Path(cases))
         return read_cases(Path(cases))
-    return case_lines(cases)
+    given = iter(cases)
+    # Peeks at the first case only: an iterator may be too long to hold in memory.
+    first = next(given, _NO_CASE)
+    if first is _NO_CASE:
+        raise CasesError("no cases: the cases given are empty")
+    return case_lines(itertools.chain((first,), given))
 
 
 def run_contract(
@@ -446,7 +461,7 @@ def run_contract(
         note: Receives one-line notes for the user (the result keeps them too).
 
     Raises:
-        VerifierError: The contract, the cases file (empty, or not JSONL), the
+        VerifierError: The contract, the cases (none at all, or a file not JSONL), the
             store, the chosen claims, the judges' keys, a template, the recordings or
             the system under test cannot be used; all but the last three are found
             before anything is written. A failure of one case or one call is a
@@ -467,8 +482,7 @@ def run_contract(
             **(options_record or {}),
             "claims": [c.id for c in loaded.contract.claims],
         }
-    if isinstance(cases, str | os.PathLike):
-        check_cases_file(Path(cases))
+    lines = lines_of(cases)
     keep = KeptCases()
     with open_store(target) as gap_store:
         assembled = assemble_run(
@@ -486,7 +500,7 @@ def run_contract(
             sinks=[*sinks, keep] if keep_cases else sinks,
             note=note,
         )
-        summary = asyncio.run(assembled.runner.run(lines_of(cases)))
+        summary = asyncio.run(assembled.runner.run(lines))
     return RunResult(
         summary, tuple(keep.cases), assembled.mode, tuple(assembled.notes), assembled.skipped
     )

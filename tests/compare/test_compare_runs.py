@@ -416,8 +416,10 @@ def test_a_claim_without_pairs_has_no_pass_rates_rather_than_zero(
 # --- end to end: `verifier run` twice, then `verifier compare` --------------------------------
 
 
-def verifier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_verifier(*args, cwd=cwd, timeout=120)
+def verifier(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run_verifier(*args, cwd=cwd, env=env, clear_prefixes=("COLUMNS",), timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -504,6 +506,28 @@ def test_compare_console_and_markdown(two_runs: tuple[Path, str, str]) -> None:
     )
     assert markdown.returncode == 1
     assert "| `cites_source` | 20 | 100.0% | 30.0% | -70.0 pp" in markdown.stdout
+
+
+def test_compare_fits_an_80_column_terminal_with_every_figure_whole(
+    two_runs: tuple[Path, str, str],
+) -> None:
+    where, baseline, candidate = two_runs
+    wide = verifier("compare", baseline, candidate, "--store", "gaps.db", cwd=where)
+    assert max(map(len, wide.stdout.splitlines())) > 80  # written to a pipe: the full table
+    narrow = verifier(
+        "compare", baseline, candidate, "--store", "gaps.db", cwd=where, env={"COLUMNS": "80"}
+    )
+    assert narrow.returncode == 1
+    lines = narrow.stdout.splitlines()
+    assert max(map(len, lines)) <= 80, narrow.stdout
+    assert "…" not in narrow.stdout  # no figure or name cut short
+    row = next(line for line in lines if line.lstrip().startswith("cites_source"))
+    assert row.split()[:4] == ["cites_source", "100.0%", "30.0%", "-70.0"]
+    tests = next(line for line in lines[lines.index(row) + 1 :] if "cites_source" in line)
+    assert tests.split() == ["cites_source", "20", "0.0001", "(0.0002)", ">99%", "10"]
+    assert "keeps_disclaimer" in narrow.stdout and "significantly worse: cites_source" in (
+        narrow.stdout
+    )
 
 
 def test_compare_usage_errors_exit_two(two_runs: tuple[Path, str, str]) -> None:

@@ -48,6 +48,17 @@ def test_an_alert_fails_the_audit_only_when_asked(degraded: Path) -> None:
     assert strict.exit_code == 1
 
 
+def test_an_alert_after_equal_rates_reads_as_a_sentence(tmp_path: Path) -> None:
+    path = history(tmp_path / "gaps.db", 0.8, 0.8, 0.8, 0.8, 0.8, 0.6)
+    result = cli("audit", "--store", str(path))
+    (alert,) = [line for line in result.stdout.splitlines() if "ALERT" in line]
+    assert alert.endswith(
+        ": pass rate 0.600 is below 0.800, the pass rate of each of the previous 5 runs "
+        "(alert below 0.800)"
+    )
+    assert "sd below" not in alert and "all equal" not in alert
+
+
 def test_no_alert_passes_even_when_failing_on_alerts(steady: Path) -> None:
     result = cli("audit", "--store", str(steady), "--fail-on-alert")
     assert result.exit_code == 0, result.output
@@ -120,6 +131,22 @@ def test_export_then_import_through_the_command_line(steady: Path, tmp_path: Pat
     done = cli("import", str(export), "--store", str(target))
     assert done.exit_code == 0, done.output
     assert "imported 612 rows of 6 run(s)" in done.stdout
+    assert cli("audit", "--store", str(target)).exit_code == 0
+
+
+def test_importing_a_run_twice_is_bad_input_in_one_line(steady: Path, tmp_path: Path) -> None:
+    export = tmp_path / "rows.jsonl"
+    cli("export", "--store", str(steady), "--out", str(export))
+    target = tmp_path / "copy.db"
+    assert cli("import", str(export), "--store", str(target)).exit_code == 0
+    again = cli("import", str(export), "--store", str(target))
+    assert again.exit_code == 2
+    (line,) = again.stderr.splitlines()
+    assert line.startswith(f"error: {export}:")
+    assert line.endswith(
+        f": refused, nothing imported: run r1 is already in {target}; importing it twice "
+        "would hold its rows twice"
+    )
     assert cli("audit", "--store", str(target)).exit_code == 0
 
 

@@ -71,7 +71,9 @@ def test_after_an_unvarying_history_any_drop_alerts() -> None:
     (alert,) = degradation_alerts(trend(1.0, 1.0, 1.0, 0.99))
     assert alert.stdev == 0 and alert.deviations is None
     assert alert.threshold == pytest.approx(1.0 - ZERO_VARIANCE_TOLERANCE)
-    assert "below the mean 1.000, all equal" in alert.describe()
+    assert "pass rate 0.990 is below 1.000, the pass rate of each of the previous 3 runs (" in (
+        alert.describe()
+    )
     assert degradation_alerts(trend(1.0, 1.0, 1.0, 1.0)) == []
 
 

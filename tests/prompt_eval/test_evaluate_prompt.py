@@ -199,8 +199,8 @@ def test_negative_examples_score_in_reverse_and_combine_with_positive_ones(
     assert only_negative.response.score == 0.41
     feedback = only_negative.response.feedback
     assert "Empirical (50%): 50/100 - Tested against 2 examples" in feedback
-    assert "  ✗ Negative example 1: 0/100\n    - matches_bad_output: ✗" in feedback
-    assert "  ✓ Negative example 2: 100/100\n    - matches_bad_output: ✓" in feedback
+    assert "  ✗ Negative example 1: 0/100\n    - differs_from_bad_output: ✗" in feedback
+    assert "  ✓ Negative example 2: 100/100\n    - differs_from_bad_output: ✓" in feedback
     combined = evaluate_prompt(
         seed_request(negative_examples=negatives),
         store=tmp_path / "gaps.db",

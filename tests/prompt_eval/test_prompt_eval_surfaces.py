@@ -52,6 +52,9 @@ def test_the_shipped_example_runs_offline_and_prints_the_seeds_layout(tmp_path: 
     assert "Traceback" not in result.stderr
     assert "judges replay recorded verdicts" in result.stderr
     assert "gap rows in .verifier/gaps.db" in result.stderr
+    # The closing line gives the score on the feedback's own scale, not as 0.53.
+    assert "/coding-assistant.prompt-eval.json): 53/100, failed; gap rows" in result.stderr
+    assert "0.53" not in result.stderr
     # The README shows exactly this output.
     assert SEED_FEEDBACK in (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -128,6 +131,30 @@ def test_two_prompts_are_scored_and_compared_pair_by_pair(
     assert "Example results, prompt 2 against prompt 1 (paired):" in result.stdout
     assert "has_format" in result.stdout.split("(paired):")[1]
     assert result.returncode == 1  # the first prompt failed
+
+
+def test_a_negative_examples_checks_are_named_by_what_passed_or_failed(
+    tmp_path: Path, stand_in: MessagesServer
+) -> None:
+    negatives = [
+        # The target's answer guesses as the bad output does: every fault is shared.
+        {"input": "What is the capital of Mars?", "bad_output": "I guess", "reason_why_bad": "x"},
+        # The target's answer avoids the bad output's fault.
+        {"input": "Please reverse 'abc'", "bad_output": "print('cba')", "reason_why_bad": "y"},
+    ]
+    request = seed_request(training_examples=[], negative_examples=negatives)
+    (tmp_path / "neg.json").write_text(request.model_dump_json(), encoding="utf-8")
+    result = live(tmp_path, stand_in, "prompt-eval", "neg.json")
+    assert "  ✗ Negative example 1: 0/100\n    - differs_from_bad_output: ✗\n" in result.stdout
+    assert (
+        "  ✓ Negative example 2: 100/100\n"
+        "    - differs_from_bad_output: ✓\n"
+        "    - avoids_bad_pattern: ✓\n"
+        "    - avoids_bad_tone: ✓\n"
+        "    - avoids_bad_mistakes: ✓\n"
+    ) in result.stdout
+    assert "matches_bad_output" not in result.stdout
+    assert "(neg.json): 41/100, failed; gap rows" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -74,10 +74,10 @@ def test_reverse_mode_takes_25_points_per_bad_trait_shared() -> None:
     # 0 x 0.5 + 0 x 0.3 + 25 x 0.2 = 5.
     assert spoiled.empirical.points == 0 and spoiled.points == 5
     assert "  ✗ Negative example 1: 0/100" in spoiled.feedback()
-    assert "    - same_tone: ✗" in spoiled.feedback()
+    assert "    - avoids_bad_tone: ✗" in spoiled.feedback()
     half = evaluate([negative(1, "same_tone", "same_mistakes")], structure(), [])
     assert half.empirical.points == 50
-    assert "    - matches_bad_output: ✓" in half.feedback()
+    assert "    - differs_from_bad_output: ✓" in half.feedback()
 
 
 def test_combined_mode_averages_the_two_kinds_not_the_examples() -> None:
@@ -162,10 +162,10 @@ def test_a_check_not_answered_leaves_its_component_unscored_and_the_evaluation_i
         "    - correctness: ✓",
         "    - completeness: ✓",
         "  ? Negative example 2: —/100",
-        "    - matches_bad_output: ✓",
-        "    - matches_bad_pattern: ✓",
-        "    - same_tone: ?",
-        "    - same_mistakes: ✓",
+        "    - differs_from_bad_output: ✓",
+        "    - avoids_bad_pattern: ✓",
+        "    - avoids_bad_tone: ?",
+        "    - avoids_bad_mistakes: ✓",
         "",
         "Structural (30%): —/100 - not scored: 2 checks could not be answered",
         "  ✓ has_role",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -93,3 +94,24 @@ def test_on_loopback_it_serves_without_a_token(tmp_path: Path) -> None:
         rebound = httpx.get(f"{url}/view/static/viewer.js", headers={"host": "evil.example"})
     assert served.status_code == 200
     assert rebound.status_code == 421  # the API's Host check against DNS rebinding
+
+
+def test_ctrl_c_stops_the_viewer_quietly_with_exit_0(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "verifier", "view", "--port", "0", "--store", str(store)],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal, whatever this suite inherited: Ctrl-C raises in Python.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stderr is not None
+    first = process.stderr.readline()
+    assert first.startswith("serving the viewer on http://"), first
+    process.send_signal(signal.SIGINT)
+    rest = process.stderr.read()
+    assert process.wait(timeout=30) == 0
+    assert rest == "viewer stopped\n"

@@ -123,8 +123,14 @@ def run_with_batch(
 
 
 def note(why: str) -> None:
-    """Says on stderr why a judge was not called live, and how to call it."""
-    click.echo(f"note: {why} (pass --judges live for real calls)", err=True)
+    """Says on stderr why a model was not called live, and how to call it: ``why``
+    names the API key that is not set, and ``--judges live`` alone would be refused
+    without it."""
+    click.echo(
+        f"note: {why} (set it to call the models: runs are then live, and --judges record "
+        "also saves the replies for replay)",
+        err=True,
+    )
 
 
 def scope_lines(summary: RunSummary, claims: list[str] | None) -> list[str]:

@@ -37,7 +37,13 @@ def import_command(file: Path, store: str | None, expect_head: str | None) -> No
     hashes in evidence.resealed_from. A broken export is refused, nothing imported.
     """
     from verifier.errors import VerifierError
-    from verifier.gaps.importer import ExportRefused, NotAnExport, check_header, import_jsonl
+    from verifier.gaps.importer import (
+        ExportRefused,
+        NotAnExport,
+        RunAlreadyInStore,
+        check_header,
+        import_jsonl,
+    )
     from verifier.gaps.store import open_store
 
     target = store_target(store)
@@ -46,7 +52,8 @@ def import_command(file: Path, store: str | None, expect_head: str | None) -> No
         with open_store(target) as gap_store:
             summary = import_jsonl(file, gap_store, expect_head=expect_head)
             location = gap_store.location
-    except NotAnExport as exc:  # wrong input: exit 2, as for any bad argument
+    # Wrong input (no export, or one imported already): exit 2, as for any bad argument.
+    except (NotAnExport, RunAlreadyInStore) as exc:
         fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}")
     except ExportRefused as exc:  # an export that does not verify: exit 1
         fail(f"{file}:{exc.line}: refused, nothing imported: {exc.reason}", EXIT_FAILED)

@@ -54,7 +54,7 @@ def prompt_eval_command(
     from verifier.json_documents import read_document
     from verifier.prompt_eval.models import EvaluateRequest
     from verifier.prompt_eval.run import evaluate_prompt
-    from verifier.prompt_eval.scoring import not_answered
+    from verifier.prompt_eval.scoring import not_answered, shown
     from verifier.session import Judges
 
     if len(requests) > 2:
@@ -87,11 +87,12 @@ def prompt_eval_command(
                 click.echo(f"{'' if index == 0 else chr(10)}== {requests[index]} ==")
             click.echo(evaluation.feedback())
     for name, evaluation in zip(requests, evaluated, strict=True):
-        score = evaluation.response.score
-        if score is None:
+        points = evaluation.evaluation.points
+        if points is None:
             outcome = f"incomplete ({not_answered(evaluation.evaluation.unanswered)})"
         else:
-            outcome = f"{score:.2f}, {evaluation.verdict}"
+            # The feedback's scale (JSON's ``score`` stays a fraction of 1).
+            outcome = f"{shown(points)}/100, {evaluation.verdict}"
         click.echo(
             f"prompt-eval {evaluation.run_id} ({name}): {outcome}; "
             f"gap rows in {redacted_target(target)}",

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from verifier._terminal import printable
-from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail
+from verifier.cli._options import EXIT_INVALID, EXIT_OK, STORE_OPTION, existing_store, fail
 from verifier.cli.serve import GUARD_OPTIONS, LISTEN_OPTIONS
 from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 
@@ -23,7 +23,8 @@ from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 @FRAME_ANCESTOR_OPTION
 def view_command(store: str | None, **options: Any) -> None:
     """Browse a store's runs, results and cases in a browser, read-only: the pages
-    under /view/ (also served by `verifier serve`). Off loopback it needs --token."""
+    under /view/ (also served by `verifier serve`). Off loopback it needs --token.
+    Ctrl-C stops it (exit 0)."""
     try:
         from verifier.server.serve import serve
         from verifier.server.settings import ServerSettings
@@ -40,6 +41,11 @@ def view_command(store: str | None, **options: Any) -> None:
             ready=lambda url: click.echo(f"serving the viewer on {url}/view/", err=True),
             factory=create_view_app,
         )
+    except KeyboardInterrupt:
+        # Ctrl-C is how a viewer is meant to end (uvicorn has shut down gracefully and
+        # raises the signal again): not an abort, and nothing failed.
+        click.echo("viewer stopped", err=True)
+        sys.exit(EXIT_OK)
     except VerifierError as exc:
         for line in str(exc).splitlines():
             click.echo(f"error: {printable(line)}", err=True)

@@ -7,9 +7,10 @@ discordant pairs to be tested at all (see ``analysis``).
 
 from __future__ import annotations
 
-from typing import IO
+from typing import IO, Any
 
 from verifier._markdown import code_span
+from verifier.compare._console_table import UNBOUNDED, claims_table, console_width
 from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.report_json import METHODS, as_json, overall_verdict
 from verifier.results import rate_text
@@ -110,27 +111,19 @@ def summary_line(comparison: RunComparison) -> str:
 
 def render_console(comparison: RunComparison, out: IO[str]) -> None:
     """Prints the comparison as rich tables."""
+    from rich import box
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=out, width=None if out.isatty() else 160)
+    console = Console(file=out, width=console_width(out))
     paired = comparison.paired
     base, cand = paired.baseline, paired.candidate
-    table = Table(
-        title=f"{base.contract_id}: baseline {base.run_id} → candidate {cand.run_id}",
-        title_justify="left",
-    )
-    table.add_column("claim")
-    for name in ("pairs", "baseline", "candidate", "difference [95% CI]", "p (Holm)"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("power", justify="right")
-    table.add_column("cases needed", justify="right")
     styles = {"worse": "bold red", "better": "bold green", "no detectable change": "dim"}
     every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
-    for i, c in enumerate(every):
-        table.add_row(
+    rows = [
+        (
             Text(c.name, style="italic" if c is comparison.overall else ""),
             str(c.table.pairs),
             rate_text(c.table.baseline_rate),
@@ -140,15 +133,32 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
             Text(c.verdict, style=styles[c.verdict]),
             _power(c),
             _needed(c),
-            end_section=i == len(comparison.claims) - 1,
         )
-    console.print(table)
+        for c in every
+    ]
+    title = f"{base.contract_id}: baseline {base.run_id} → candidate {cand.run_id}"
+    sections = len(comparison.claims)
+    tables = [claims_table(title, rows, sections)]
+    # Too narrow for a claim on one line: the test's figures go to a table of their
+    # own and the cells wrap at their spaces, rather than rich cutting figures short.
+    unbounded = console.options.update_width(UNBOUNDED)
+    narrow = Measurement.get(console, unbounded, tables[0]).maximum > console.width
+    compact: dict[str, Any] = {"box": box.SIMPLE_HEAD, "pad_edge": False} if narrow else {}
+    if narrow:
+        tables = [
+            claims_table(title, rows, sections, (0, 2, 3, 4, 6), compact),
+            claims_table("Tests (exact McNemar)", rows, sections, (0, 1, 5, 7, 8), compact),
+        ]
+    for table in tables:
+        console.print(table)
     graded = [c for c in every if c.scores is not None]
     if graded:
-        scores = Table(title="Graded scores (Wilcoxon signed-rank)", title_justify="left")
-        scores.add_column("claim")
+        scores = Table(
+            title="Graded scores (Wilcoxon signed-rank)", title_justify="left", **compact
+        )
+        scores.add_column("claim", no_wrap=narrow, overflow="fold")
         for name in ("pairs that moved", "median difference", "p", "p Holm", "test"):
-            scores.add_column(name, justify="right")
+            scores.add_column(name, justify="right", overflow="fold")
         for c in graded:
             assert c.scores is not None
             scores.add_row(

@@ -166,6 +166,11 @@ def evaluate(
         threshold=bar,
         judges=Judges(mode=mode, recordings=recordings, recordings_beside_contract=False),
         options_record={"evaluate": str(source), "judge": judge.name},
-        note=lambda why: note(f"{why} (pass --judges live to call them)"),
+        # ``why`` names the API key that is not set (``--judges live`` is refused
+        # without it); a replay reads only the recordings named by --recordings.
+        note=lambda why: note(
+            f"{why} (set it to call the judge: evaluations are then live; --recordings FILE "
+            "replays the verdicts saved by --judges record --recordings FILE)"
+        ),
     )
     return Evaluation(result.cases[0], result.run_id, bar)

@@ -57,6 +57,11 @@ class NotAnExport(ExportRefused):
     """A file that is no verifier export at all: wrong input, not a damaged export."""
 
 
+class RunAlreadyInStore(ExportRefused):
+    """An export whose run the target store holds already: wrong input (this file, or
+    this store, was meant for another import), not a damaged export."""
+
+
 def check_header(path: Path) -> None:
     """Reads only the first line of ``path``: raises ``NotAnExport`` unless it is an
     export's header, so a wrong file is refused before a store is opened (or made).
@@ -260,7 +265,7 @@ def _check_run(number: int, value: dict[str, Any], staged: StagedExport, store: 
             + (f" ending in {run.last_hash[:12]}" if run.last_hash else ""),
         )
     if store.run(run_id) is not None:
-        raise ExportRefused(
+        raise RunAlreadyInStore(
             number,
             f"run {run_id} is already in {store.location}; importing it twice "
             "would hold its rows twice",

@@ -29,6 +29,7 @@ from verifier.errors import VerifierError
 from verifier.gaps._export_check import (
     ExportRefused,
     NotAnExport,
+    RunAlreadyInStore,
     check_header,
     numbered_lines,
     read_content,
@@ -39,7 +40,14 @@ from verifier.gaps._transfer_format import CONTENT_SCHEMA, resealed_evidence
 from verifier.gaps.row_fields import CHAIN_FIELDS
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, GapStore, StoreError
 
-__all__ = ["ExportRefused", "ImportSummary", "NotAnExport", "check_header", "import_jsonl"]
+__all__ = [
+    "ExportRefused",
+    "ImportSummary",
+    "NotAnExport",
+    "RunAlreadyInStore",
+    "check_header",
+    "import_jsonl",
+]
 
 APPEND_BATCH = 2000
 _CONTENT_MARK = CONTENT_SCHEMA.encode("ascii")
@@ -69,8 +77,9 @@ def import_jsonl(
         How many rows were imported, of which runs.
 
     Raises:
-        ExportRefused: The file is not a complete, intact export, or a run of it is
-            already in the store; nothing was written.
+        ExportRefused: The file is not a complete, intact export; nothing was written.
+        RunAlreadyInStore: A run of it is already in the store (an ``ExportRefused``
+            too); nothing was written.
         StoreError: The store failed while writing; the runs begun are marked
             interrupted, with the reason in their summary.
     """

@@ -158,12 +158,18 @@ class DegradationAlert:
 
     def describe(self) -> str:
         """One line: the claim, the run, the rate, and the history it broke from."""
-        below = f"{self.deviations:.1f} sd below" if self.deviations is not None else "below"
-        spread = f" ± {self.stdev:.3f}" if self.stdev else ", all equal"
+        runs = len(self.prior_runs)
+        if self.deviations is None:
+            # No spread to count deviations in: the history is one rate, said as such.
+            history = f"below {self.mean:.3f}, the pass rate of each of the previous {runs} runs"
+        else:
+            history = (
+                f"{self.deviations:.1f} sd below the mean {self.mean:.3f} ± {self.stdev:.3f} "
+                f"of the previous {runs} runs"
+            )
         return (
             f"{self.name} at run {self.run_id} ({self.started_at}): pass rate "
-            f"{self.pass_rate:.3f} is {below} the mean {self.mean:.3f}{spread} of the "
-            f"previous {len(self.prior_runs)} runs (alert below {self.threshold:.3f})"
+            f"{self.pass_rate:.3f} is {history} (alert below {self.threshold:.3f})"
         )
 
     def as_dict(self) -> dict[str, Any]:

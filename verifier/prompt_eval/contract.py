@@ -30,7 +30,6 @@ from verifier.prompt_eval.models import EvaluateRequest, NegativeExample, Traini
 __all__ = [
     "CONTRACT_ID",
     "PROMPT_CASE",
-    "REVERSE_CLAIMS",
     "evaluation_cases",
     "evaluation_contract",
     "example_case_id",
@@ -57,14 +56,6 @@ REVERSE: Final = {
     "avoids_bad_tone": "The output does not have the bad output's problematic tone or style.",
     "avoids_bad_mistakes": "The output does not repeat the bad output's specific mistakes.",
 }
-REVERSE_CLAIMS: Final = {
-    "matches_bad_output": "differs_from_bad_output",
-    "matches_bad_pattern": "avoids_bad_pattern",
-    "same_tone": "avoids_bad_tone",
-    "same_mistakes": "avoids_bad_mistakes",
-}
-"""Each reverse check (a fault found costs points) and the claim that passes when the
-output does not have that fault."""
 STRUCTURAL: Final = {
     "has_role": "The prompt defines who the AI should be: a role or persona.",
     "has_task": "The prompt explains what to do with the input: the task.",

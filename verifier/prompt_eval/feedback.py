@@ -12,10 +12,12 @@ from fractions import Fraction
 
 from verifier.prompt_eval.scoring import (
     PASS_AT,
+    REVERSE_CLAIMS,
     STRUCTURAL_CHECKS,
     Answer,
     Empirical,
     Evaluation,
+    ExampleResult,
     not_answered,
     shown,
 )
@@ -83,12 +85,17 @@ def _empirical_lines(empirical: Empirical) -> list[str]:
         points = example.points
         mark = "?" if points is None else _mark(points >= PASS_AT, good=True)
         lines.append(f"  {mark} {label} {example.number}: {_points(points)}/100")
-        # A reverse check found is a fault, so its mark is a cross.
-        good = example.kind == "positive"
-        lines += [
-            f"    - {name}: {_mark(example.checks[name], good=good)}" for name in example.names
-        ]
+        lines += [f"    - {_outcome(example, name)}" for name in example.names]
     return lines
+
+
+def _outcome(example: ExampleResult, name: str) -> str:
+    """A check of ``example`` named as what ✓ asserts: a reverse check found is a
+    fault, so it shows as the claim it failed (``differs_from_bad_output: ✗``)."""
+    answer = example.checks[name]
+    if example.kind == "positive":
+        return f"{name}: {_mark(answer, good=True)}"
+    return f"{REVERSE_CLAIMS[name]}: {_mark(answer, good=False)}"
 
 
 def _points(points: Fraction | None) -> str:

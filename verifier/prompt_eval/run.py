@@ -27,7 +27,6 @@ from verifier.errors import ContractError, VerifierError
 from verifier.prompt_eval.contract import (
     ADVERSARIAL,
     PROMPT_CASE,
-    REVERSE_CLAIMS,
     UNDERSTANDING,
     evaluation_cases,
     evaluation_contract,
@@ -40,6 +39,7 @@ from verifier.prompt_eval.models import (
     response_for,
 )
 from verifier.prompt_eval.scoring import (
+    REVERSE_CLAIMS,
     STANDARD_CHECKS,
     STRUCTURAL_CHECKS,
     Answer,

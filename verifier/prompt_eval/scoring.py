@@ -31,6 +31,7 @@ __all__ = [
     "ADVERSARIAL_POINTS",
     "PASS_AT",
     "REVERSE_CHECKS",
+    "REVERSE_CLAIMS",
     "STANDARD_CHECKS",
     "STRUCTURAL_CHECKS",
     "WEIGHTS",
@@ -49,7 +50,15 @@ __all__ = [
 
 STANDARD_CHECKS: Final = ("semantic_match", "format_match", "correctness", "completeness")
 """Asked of an output against the expected output; each passed check is worth 25 points."""
-REVERSE_CHECKS: Final = ("matches_bad_output", "matches_bad_pattern", "same_tone", "same_mistakes")
+REVERSE_CLAIMS: Final = {
+    "matches_bad_output": "differs_from_bad_output",
+    "matches_bad_pattern": "avoids_bad_pattern",
+    "same_tone": "avoids_bad_tone",
+    "same_mistakes": "avoids_bad_mistakes",
+}
+"""Each reverse check (a fault found costs points) and the claim that passes when the
+output does not have that fault: the name feedback shows beside its ✓ or ✗."""
+REVERSE_CHECKS: Final = tuple(REVERSE_CLAIMS)
 """Asked of an output against a known bad output; each one found costs 25 points."""
 STRUCTURAL_CHECKS: Final = ("has_role", "has_task", "has_format", "has_constraints", "has_examples")
 """Asked of the prompt itself; each passed check is worth 20 points."""
