@@ -234,8 +234,9 @@ def test_compare_gate_decides_on_the_paired_test_of_the_primary_claim(
     # 12 of 12 discordant pairs favour the candidate: one-sided p = 1/2**12.
     assert gate["p_value"] == pytest.approx(2**-12)
     assert gate["line"].startswith(
-        "gate: PASS on primary claim polite (pass_rate, better, alpha 0.05): pass rate "
-        "0.0% -> 100.0% over 12 pairs, 0 worse and 12 better; one-sided exact McNemar p "
+        "gate: PASS on primary claim polite (pass_rate, better, alpha 0.05): in the 12 paired "
+        "cases, passes 0 -> 12 (0.0% -> 100.0%), 0 worse and 12 better; one-sided exact "
+        "McNemar p "
     )
     assert [s["claim"] for s in gate["secondary"]] == ["short", "all claims"]
     # Secondary claims decide only by a significant regression, which none has here.

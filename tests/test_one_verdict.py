@@ -154,7 +154,7 @@ def test_compare_gate_shows_each_runs_checked_cases_beside_the_pairs(where: Path
     )  # fmt: skip
     assert gated.returncode == 0, gated.stderr
     evidence = json.loads(gated.stdout)["gate"]["evidence"]
-    assert "over 4 pairs" in evidence
+    assert evidence.startswith("in the 4 paired cases, passes 3 -> 3 (75.0% -> 75.0%)")
     assert (
         "the test pairs the 4 cases both runs gave a verdict on (2 skipped and 1 with an "
         "error in either run left out)"

@@ -395,8 +395,9 @@ def test_markdown_report_has_a_row_per_claim(store: SqliteStore, tmp_path: Path)
 
 
 def test_a_claim_without_pairs_has_no_pass_rates_rather_than_zero(
-    store: SqliteStore, tmp_path: Path
+    store: SqliteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # a file gets the whole table
     # Every result of z is skipped in the candidate (judges off): nothing to pair.
     add_run(store, "a", {**outcomes("x", "pppp"), **outcomes("z", "pppf")})
     add_run(store, "b", {**outcomes("x", "pppp"), **outcomes("z", "ssss")})

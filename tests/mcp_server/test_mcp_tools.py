@@ -202,12 +202,26 @@ def test_live_judges_without_a_key_is_a_tool_error_naming_the_variable(root: Pat
 
 
 def test_logs_go_to_stderr_only(root: Path) -> None:
+    first = (EXAMPLES / "data-extraction.cases.jsonl").read_text("utf-8").splitlines()[0]
+
     async def talk(session: ClientSession) -> Any:
-        return answer(await session.call_tool("run", {"contract": "extraction.yaml", "cases": []}))
+        cases = [json.loads(first)]
+        return answer(
+            await session.call_tool("run", {"contract": "extraction.yaml", "cases": cases})
+        )
 
     log = root.parent / "server.log"
     served(root, talk, log=log)
     assert "run started" in log.read_text(encoding="utf-8")
+
+
+def test_a_run_of_no_cases_is_refused_as_the_cli_refuses_it(root: Path) -> None:
+    async def talk(session: ClientSession) -> Any:
+        return await session.call_tool("run", {"contract": "extraction.yaml", "cases": []})
+
+    result = served(root, talk)
+    assert error_line(result) == "no cases: the cases given are empty"
+    assert not (root / "gaps.db").exists()
 
 
 def test_a_client_may_skip_judged_claims_whatever_the_servers_mode(

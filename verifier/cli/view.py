@@ -44,6 +44,11 @@ def view_command(store: str | None, **options: Any) -> None:
     except KeyboardInterrupt:
         # Ctrl-C is how a viewer is meant to end (uvicorn has shut down gracefully and
         # raises the signal again): not an abort, and nothing failed.
+        # A Ctrl-C that lands before uvicorn's loop started leaves its serve() coroutine
+        # unawaited, and Python warns of it as the coroutine is dropped: nothing ran.
+        import warnings
+
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         click.echo("viewer stopped", err=True)
         sys.exit(EXIT_OK)
     except VerifierError as exc:

@@ -205,10 +205,13 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
         table = claim.table
         favoured = table.baseline_only if towards_worse else table.candidate_only
         p = _binomial_upper_tail(favoured, claim.discordant)
+        # Named apart from each run's own pass rate, printed after it: these are over
+        # the pairs only.
         figures = (
-            f"pass rate {rate_text(table.baseline_rate)} -> {rate_text(table.candidate_rate)} over "
-            f"{table.pairs} pairs, {table.baseline_only} worse and {table.candidate_only} "
-            f"better; one-sided exact McNemar p {p:.4g}"
+            f"in the {table.pairs} paired cases, passes {table.baseline_passed} -> "
+            f"{table.candidate_passed} ({rate_text(table.baseline_rate)} -> "
+            f"{rate_text(table.candidate_rate)}), {table.baseline_only} worse and "
+            f"{table.candidate_only} better; one-sided exact McNemar p {p:.4g}"
         )
         return p, figures
     differences = comparison.paired.claims[index].score_differences
