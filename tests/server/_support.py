@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from verifier.server.serve import bind, make_server
+from verifier.server.serve import Parser, bind, make_server
 from verifier.server.settings import ServerSettings
 
 MODEL = "claude-haiku-4-5-20251001"
@@ -23,16 +23,19 @@ TOKEN = "serve-test-token-0123456789abcdef"
 
 
 @contextmanager
-def running(settings: ServerSettings, app: Any = None) -> Iterator[str]:
+def running(
+    settings: ServerSettings, app: Any = None, *, parser: Parser | None = None
+) -> Iterator[str]:
     """Serves ``settings`` (or any ASGI ``app``) on a free port; yields the base URL.
 
     The socket is bound on the settings' host (``0.0.0.0`` too) and reached through
-    127.0.0.1.
+    127.0.0.1. ``parser`` is the HTTP parser of the API's server (default: the server's
+    own choice).
     """
     settings.check()
     sock = bind(settings)
     server = (
-        make_server(settings)
+        make_server(settings, parser=parser)
         if app is None
         else uvicorn.Server(uvicorn.Config(app, log_config=None))
     )

@@ -135,3 +135,23 @@ def test_reports_beyond_kept_bytes_are_dropped_but_the_newest_stays(
         answers = [client.get(f"/v1/runs/{run_id}") for run_id in (first, second)]
     assert [a.status_code for a in answers] == [404, 200]
     assert answers[1].json()["report"]["total_cases"] == 2
+
+
+def test_small_and_large_reports_come_whole_with_their_length(
+    tmp_path: Path, judge_env: None
+) -> None:
+    # A report of one chunk or less is read at once, a larger one streamed: both whole.
+    settings = ServerSettings(port=0, store=str(tmp_path / "gaps.db"))
+    bodies = {}
+    with running(settings) as url, httpx.Client(base_url=url, timeout=60) as client:
+        for count in (2, 60):
+            run_id = client.post("/v1/runs", json={"contract": WIDE, "cases": large_cases(count)})
+            poll_run(client, run_id.json()["run_id"])
+            response = client.get(f"/v1/runs/{run_id.json()['run_id']}")
+            assert int(response.headers["content-length"]) == len(response.content)
+            bodies[count] = response
+    assert len(bodies[2].content) < 256 * 1024 < len(bodies[60].content)
+    for count, response in bodies.items():
+        state = response.json()
+        assert state["status"] == "finished"
+        assert state["report"]["total_cases"] == count

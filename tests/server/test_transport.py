@@ -1,6 +1,7 @@
 """The connections under the API, on a real uvicorn over raw sockets: keep-alive
 requests answered without a delayed-ACK stall, and clients that send too slowly (or
-nothing) disconnected while others are served."""
+nothing) disconnected while others are served; under each HTTP parser the server has
+(httptools, its default, and h11 when httptools is not installed)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,22 @@ from click.testing import CliRunner
 from tests.server._support import running
 from verifier.cli import main
 from verifier.server import ServerSettings
+from verifier.server.serve import Parser
 
 TIMEOUT = 0.5
 """The read timeout these servers get: short, so a test sees the drop quickly."""
 
 
+@pytest.fixture(params=["httptools", "h11"])
+def parser(request: pytest.FixtureRequest) -> Parser:
+    name: Parser = request.param
+    return name
+
+
 @contextmanager
-def server(tmp_path: Path, **overrides: Any) -> Iterator[tuple[str, int]]:
+def server(tmp_path: Path, parser: Parser, **overrides: Any) -> Iterator[tuple[str, int]]:
     settings = ServerSettings(port=0, store=str(tmp_path / "gaps.db"), **overrides)
-    with running(settings) as url:
+    with running(settings, parser=parser) as url:
         yield url, int(url.rsplit(":", 1)[1])
 
 
@@ -63,10 +71,13 @@ def until_closed(sock: socket.socket, seconds: float) -> tuple[bytes, float | No
 
 
 def test_keep_alive_requests_on_one_connection_are_answered_without_a_stall(
-    tmp_path: Path, judge_env: None
+    tmp_path: Path, judge_env: None, parser: Parser
 ) -> None:
     count = 50
-    with server(tmp_path) as (_, port), socket.create_connection(("127.0.0.1", port)) as sock:
+    with (
+        server(tmp_path, parser) as (_, port),
+        socket.create_connection(("127.0.0.1", port)) as sock,
+    ):
         head = f"GET /v1/runs/unknown HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
         request(sock, head)  # the first request pays for the imports
         start = time.monotonic()
@@ -78,9 +89,9 @@ def test_keep_alive_requests_on_one_connection_are_answered_without_a_stall(
 
 
 def test_a_client_trickling_its_headers_is_dropped_with_408_while_others_are_served(
-    tmp_path: Path, judge_env: None
+    tmp_path: Path, judge_env: None, parser: Parser
 ) -> None:
-    with server(tmp_path, read_timeout=TIMEOUT) as (url, port):
+    with server(tmp_path, parser, read_timeout=TIMEOUT) as (url, port):
         slow = socket.create_connection(("127.0.0.1", port))
         start = time.monotonic()
         slow.sendall(b"GET /v1/runs/x HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -103,8 +114,10 @@ def test_a_client_trickling_its_headers_is_dropped_with_408_while_others_are_ser
     assert served and set(served) == {404}
 
 
-def test_a_client_trickling_its_body_is_dropped_with_408(tmp_path: Path, judge_env: None) -> None:
-    with server(tmp_path, read_timeout=TIMEOUT) as (_, port):
+def test_a_client_trickling_its_body_is_dropped_with_408(
+    tmp_path: Path, judge_env: None, parser: Parser
+) -> None:
+    with server(tmp_path, parser, read_timeout=TIMEOUT) as (_, port):
         slow = socket.create_connection(("127.0.0.1", port))
         start = time.monotonic()
         slow.sendall(
@@ -128,10 +141,10 @@ def test_a_client_trickling_its_body_is_dropped_with_408(tmp_path: Path, judge_e
 
 @pytest.mark.parametrize("after_a_request", [False, True])
 def test_a_silent_connection_is_closed_after_the_read_timeout(
-    tmp_path: Path, judge_env: None, after_a_request: bool
+    tmp_path: Path, judge_env: None, parser: Parser, after_a_request: bool
 ) -> None:
     with (
-        server(tmp_path, read_timeout=TIMEOUT) as (_, port),
+        server(tmp_path, parser, read_timeout=TIMEOUT) as (_, port),
         socket.create_connection(("127.0.0.1", port)) as sock,
     ):
         if after_a_request:
@@ -141,9 +154,11 @@ def test_a_silent_connection_is_closed_after_the_read_timeout(
     assert data == b""  # nothing was asked, so nothing is answered
 
 
-def test_a_request_sent_in_time_in_pieces_is_served(tmp_path: Path, judge_env: None) -> None:
+def test_a_request_sent_in_time_in_pieces_is_served(
+    tmp_path: Path, judge_env: None, parser: Parser
+) -> None:
     with (
-        server(tmp_path, read_timeout=TIMEOUT) as (_, port),
+        server(tmp_path, parser, read_timeout=TIMEOUT) as (_, port),
         socket.create_connection(("127.0.0.1", port)) as sock,
     ):
         sock.sendall(b"GET /v1/runs/x HTTP/1.1\r\n")
@@ -153,6 +168,37 @@ def test_a_request_sent_in_time_in_pieces_is_served(tmp_path: Path, judge_env: N
             time.sleep(TIMEOUT * 0.6)
             responses.append(request(sock, b"GET /v1/runs/y HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
     assert all(r.startswith(b"HTTP/1.1 404") for r in responses)
+
+
+def test_pipelined_requests_are_answered_in_order_then_the_deadline_runs_again(
+    tmp_path: Path, judge_env: None, parser: Parser
+) -> None:
+    with (
+        server(tmp_path, parser, read_timeout=TIMEOUT) as (_, port),
+        socket.create_connection(("127.0.0.1", port)) as sock,
+    ):
+        # Two whole requests and the start of a third, sent at once.
+        sock.sendall(
+            b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            b"GET /v1/runs/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            b"GET /v1/runs/y HTTP/1.1\r\n"
+        )
+        data, closed_after = until_closed(sock, TIMEOUT + 2)
+    assert closed_after is not None and TIMEOUT * 0.9 <= closed_after < TIMEOUT + 1.5
+    first, second, third = data.split(b"HTTP/1.1 ")[1:]
+    assert first.startswith(b"200 ") and first.endswith(b'{"status":"ok"}')
+    assert second.startswith(b"404 ")
+    assert third.startswith(b"408 ")  # the third never came whole
+
+
+def test_the_server_parses_with_httptools_when_it_is_installed(tmp_path: Path) -> None:
+    from verifier.server.serve import make_server
+    from verifier.server.transport_httptools import HttpToolsDeadlineProtocol
+
+    settings = ServerSettings(port=0, store=str(tmp_path / "gaps.db"))
+    config = make_server(settings).config
+    assert isinstance(config.http, type) and issubclass(config.http, HttpToolsDeadlineProtocol)
+    assert config.loop == "asyncio"  # never uvloop: see verifier/server/serve.py
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])

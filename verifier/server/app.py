@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from verifier import __version__
 from verifier.errors import VerifierError
@@ -34,6 +34,7 @@ from verifier.server.models import (
     BatchRequest,
     ContractProblems,
     EvaluationOutput,
+    Health,
     Problem,
     RunAccepted,
     RunRequest,
@@ -50,6 +51,8 @@ log = get_logger("verifier.server")
 
 EVALUATE_SOURCE: Final = Path("POST /v1/evaluate")
 """What an evaluation's run records as its source."""
+
+_HEALTHY: Final = b'{"status":"ok"}'
 
 Responses = dict[int | str, dict[str, Any]]
 
@@ -223,6 +226,17 @@ def create_app(settings: ServerSettings) -> FastAPI:
         # The report is sent from its file as it is, never loaded: it can be tens of
         # megabytes, and it is the JSON report `verifier run` wrote.
         return state_with_report(entry.as_json(), report)
+
+    @app.get(
+        "/health",
+        response_model=Health,
+        summary="Whether the server is up",
+        responses=common,
+    )
+    async def health() -> Response:
+        """`{"status": "ok"}` while the server answers; it reads nothing, so it is the
+        cheapest request the server has (for a load balancer's or an uptime check)."""
+        return Response(_HEALTHY, media_type="application/json")
 
     # The read-only pages over the same store, behind the same guard (ADR 0042).
     app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))

@@ -26,6 +26,12 @@ class Problem(_Body):
     detail: str
 
 
+class Health(_Body):
+    """The server is up and answering."""
+
+    status: Literal["ok"]
+
+
 class ContractProblems(_Body):
     """A contract the run cannot use: every problem as ``FILE:LINE:COL: message``."""
 
