@@ -36,6 +36,8 @@ from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+MAX_CONTRACT_VERSION = 2**31 - 1
+"""The largest version every store holds: PostgreSQL keeps it in an ``INTEGER`` column."""
 
 
 class ClaimCommon(_Frozen):
@@ -385,7 +387,11 @@ class Contract(_Frozen):
     """A verification contract (format v1)."""
 
     contract: str = Field(pattern=ID_PATTERN, description="Contract id.")
-    version: int = Field(ge=1, description="Integer version, bumped by the author.")
+    version: int = Field(
+        ge=1,
+        le=MAX_CONTRACT_VERSION,
+        description="Integer version, bumped by the author.",
+    )
     description: str | None = None
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."
