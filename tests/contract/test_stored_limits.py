@@ -37,3 +37,41 @@ def test_the_largest_version_a_store_holds_is_run_and_stored(tmp_path: Path) -> 
     assert result.returncode == 0, result.stdout + result.stderr
     listed = verifier("runs", cwd=tmp_path)
     assert "2147483647" in listed.stdout, listed.stdout + listed.stderr
+
+
+def _weighted(*weights: str) -> str:
+    claims = "".join(
+        f"  - id: c{i}\n    rubric: present\n    field: output\n    weight: {weight}\n"
+        for i, weight in enumerate(weights)
+    )
+    return f"contract: demo\nversion: 1\nclaims:\n{claims}"
+
+
+@pytest.mark.parametrize(
+    ("weights", "where", "message"),
+    [
+        ((".inf",), "7:13", "claim 'c0': weight: should be a finite number (got inf)"),
+        (("1", "-.inf"), "11:13", "claim 'c1': weight: should be a finite number (got -inf)"),
+        (
+            ("1e308", "1", "1e308"),
+            "15:13",
+            "claim 'c2': weight: the claims' weights add up to more than a number holds",
+        ),
+    ],
+)
+def test_a_weight_a_score_cannot_be_computed_with_is_refused_at_its_line(
+    tmp_path: Path, weights: tuple[str, ...], where: str, message: str
+) -> None:
+    path = _contract(tmp_path, _weighted(*weights))
+    for command in (("check", str(path)), ("run", str(path), "--cases", "cases.jsonl")):
+        result = verifier(*command, cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert f"{path}:{where}: {message}" in result.stdout + result.stderr
+        assert_no_traceback(result)
+
+
+def test_large_finite_weights_still_score_a_case(tmp_path: Path) -> None:
+    path = _contract(tmp_path, _weighted("1e307", "1e307"))
+    result = verifier("run", str(path), "--cases", "cases.jsonl", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"average_score":1.0' in result.stdout

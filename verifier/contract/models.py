@@ -47,7 +47,12 @@ class ClaimCommon(_Frozen):
     description: str | None = Field(
         default=None, description="What the claim protects, for readers."
     )
-    weight: float = Field(default=1.0, gt=0, description="Weight of the claim in the case score.")
+    weight: float = Field(
+        default=1.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Weight of the claim in the case score: a finite number above 0.",
+    )
     after: tuple[str, ...] = Field(
         default=(),
         description="Claims that must pass first; when one does not, this claim is skipped.",
