@@ -13,6 +13,8 @@ import click
 from verifier.cli._options import (
     ALLOW_OUTSIDE_OPTION,
     ANNOTATIONS_OPTION,
+    NEW_RUN_ID,
+    NEW_RUN_ID_RULE,
     RUN_ID,
     STORE_OPTION,
     format_option,
@@ -138,10 +140,11 @@ run_options = stacked(
     click.option(
         "--run-id",
         "run_id_option",
+        type=NEW_RUN_ID,
         default=None,
         metavar="RUN_ID",
         help="The id of the new run (instead of a fresh one); with --shard, the id of the "
-        "run every shard writes into.",
+        f"run every shard writes into: {NEW_RUN_ID_RULE}.",
     ),
     click.option(
         "--finish",
