@@ -80,19 +80,21 @@ def cases_beside(contract_path: Path) -> Path:
     return contract_path.with_name(f"{contract_path.stem}.cases.jsonl")
 
 
-def check_cases_file(path: Path) -> None:
+def check_cases_file(path: Path, *, shown: Path | None = None) -> None:
     """Refuses a cases file that holds no case at all, before a run starts: an empty
     one (or only blank lines), or one where no line is a JSON object (not JSONL: a
     JSON array, a YAML or CSV file). A file with some usable lines passes; its other
     lines become error rows as the run reaches them.
 
-    Reads only up to the first line that is a JSON object.
+    Reads only up to the first line that is a JSON object; messages name the file
+    ``shown`` (the name it was given, when ``path`` is a copy), else ``path``.
 
     Raises:
         CasesError: The file cannot be opened, is empty, or is not JSONL (naming the
             first line's problem).
     """
     first_problem: str | None = None
+    name = shown or path
     with _open_cases(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -109,8 +111,8 @@ def check_cases_file(path: Path) -> None:
                 problem = f"line {number}: a case must be a JSON object, not {json_kind(value)}"
             first_problem = first_problem or problem
     if first_problem is None:
-        raise CasesError(f"{path}: no cases (empty file)")
-    raise CasesError(f"{path}: cases are JSONL: one JSON object per line ({first_problem})")
+        raise CasesError(f"{name}: no cases (empty file)")
+    raise CasesError(f"{name}: cases are JSONL: one JSON object per line ({first_problem})")
 
 
 def _open_cases(path: Path) -> BinaryIO:

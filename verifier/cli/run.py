@@ -181,7 +181,7 @@ def run(
             sinks_of_ci = ci_sinks(
                 loaded,
                 gap_store,
-                cases_path=cases_path,
+                cases_path=inputs.cases_shown,
                 annotations=annotations,
                 step_summary=step_summary,
                 comment_stream=comment_stream,
@@ -223,7 +223,12 @@ def run(
                 timeout=timeout,
             )
             judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
-            record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
+            record = {
+                "cases": str(inputs.cases_shown),
+                "format": fmt,
+                "batch": batch,
+                "repeat": repeat,
+            }
             record.update(cases_record)
             if sample is not None:
                 record.update(sample=sample, seed=seed)
@@ -327,7 +332,7 @@ def run(
         baseline_summary,
         sut_plan=sut_plan,
         ci_sinks=sinks_of_ci,
-        cases_path=cases_path,
+        cases_path=inputs.cases_shown,
         stored_in=stored_in,
         out=out,
         gate=decision,
