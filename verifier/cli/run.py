@@ -70,6 +70,7 @@ def run(
         ci_sinks,
         count_lines,
         note,
+        resume_hint,
         run_with_batch,
         same_choice,
         scope_lines,
@@ -294,6 +295,9 @@ def run(
                 rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
                 click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
                 sys.exit(143 if isinstance(stop, Terminated) else 130)
+            except VerifierError as exc:
+                # A store that filled up mid-run: say which run to resume once it has room.
+                fail(f"{exc}{resume_hint(gap_store, run_id, variants=bool(sut_plan.variants))}")
             if shard is not None:
                 completed = True
                 for written in (out_file, comment_file):
