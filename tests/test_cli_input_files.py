@@ -231,6 +231,38 @@ def test_damaged_cases_lines_are_error_rows_naming_their_line(tmp_path: Path) ->
     assert set(reasons) == {json.loads(good)["id"], "line-2", "line-3", "line-4"}
 
 
+def test_a_case_line_with_a_key_written_twice_is_an_error_row_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    contract = _contract_with(tmp_path, "claims:\n  - id: x\n    rubric: present\n"
+                              "    field: output\n")  # fmt: skip
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        '{"id": "a", "output": "fine"}\n'
+        '{"id": "b", "output": "fine", "output": ""}\n'
+        '{"id": "c", "output": {"k": 1, "k": 2}}\n'
+        '{"id": "d", "output": "a \\"quoted\\" \\u0022 word", "fields": {"k": 1}}\n'
+        '{"id": "e", "id": "f", "output": "x"}\n',
+        encoding="utf-8",
+    )
+    result = verifier(
+        "run", contract, "--cases", str(cases), "--format", "json",
+        "--store", str(tmp_path / "g.db"), cwd=tmp_path,
+    )  # fmt: skip
+    assert_no_traceback(result)
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    by_line = {case["id"]: case for case in report["cases"]}
+    assert by_line["a"]["pass"] and by_line["d"]["pass"]
+    reasons = {case["results"][0]["reasoning"] for case in report["cases"] if not case["pass"]}
+    assert reasons == {
+        "line 2: key 'output' appears twice in one object",
+        "line 3: key 'k' appears twice in one object",
+        "line 5: key 'id' appears twice in one object",
+    }
+    assert report["total_cases"] == 5
+
+
 def test_a_file_that_is_no_export_makes_no_store(tmp_path: Path) -> None:
     (tmp_path / "rows.jsonl").write_text('{"schema": "verifier.gap-row.v1"}\n')
     result = verifier("import", "rows.jsonl", "--store", "new.db", cwd=tmp_path)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from verifier._duplicate_keys import duplicate_key
 from verifier._json_words import json_kind
 from verifier._seen_ids import SeenIds
 from verifier.canonical import loads_exact
@@ -144,11 +145,18 @@ def read_cases(path: Path, *, seen: SeenIds | None = None) -> Iterator[CaseLine]
             fallback = f"line-{number}"
             if number == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)  # editors on Windows save UTF-8 with one
+            text = raw.rstrip(b"\r\n")
             try:
-                value = loads_exact(raw.rstrip(b"\r\n"))
+                value = loads_exact(text)
             except orjson.JSONDecodeError as exc:
                 # orjson refuses invalid UTF-8 too; the position in bytes is clearer.
                 yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
+                continue
+            twice = duplicate_key(text, value)
+            if twice is not None:
+                # The parse kept the last of the two: which one the author meant is unknown.
+                what = f"line {number}: key {twice!r} appears twice in one object"
+                yield CaseLine(number, fallback, None, what)
                 continue
             yield checked_case(number, value, seen)
 
