@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,6 +230,67 @@ def test_damaged_cases_lines_are_error_rows_naming_their_line(tmp_path: Path) ->
     assert reasons["line-3"] == 'line 3: case has no "id" (a non-empty string or integer)'
     assert reasons["line-4"].startswith("line 4: invalid JSON: UTF-8 byte order mark")
     assert set(reasons) == {json.loads(good)["id"], "line-2", "line-3", "line-4"}
+
+
+def _present_output_run(tmp_path: Path, lines: str) -> dict[str, Any]:
+    """The JSON report of a run of these case lines (exit 1: some are unusable) against
+    one claim that `output` is present, stored in g.db."""
+    contract = _contract_with(tmp_path, "claims:\n  - id: x\n    rubric: present\n"
+                              "    field: output\n")  # fmt: skip
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(lines, encoding="utf-8")
+    result = verifier(
+        "run", contract, "--cases", str(cases), "--format", "json",
+        "--store", str(tmp_path / "g.db"), cwd=tmp_path,
+    )  # fmt: skip
+    assert_no_traceback(result)
+    assert result.returncode == 1, result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def test_a_case_line_with_a_key_written_twice_is_an_error_row_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    report = _present_output_run(
+        tmp_path,
+        '{"id": "a", "output": "fine"}\n'
+        '{"id": "b", "output": "fine", "output": ""}\n'
+        '{"id": "c", "output": {"k": 1, "k": 2}}\n'
+        '{"id": "d", "output": "a \\"quoted\\" \\u0022 word", "fields": {"k": 1}}\n'
+        '{"id": "e", "id": "f", "output": "x"}\n',
+    )
+    by_line = {case["id"]: case for case in report["cases"]}
+    assert by_line["a"]["pass"] and by_line["d"]["pass"]
+    reasons = {case["results"][0]["reasoning"] for case in report["cases"] if not case["pass"]}
+    assert reasons == {
+        "line 2: key 'output' appears twice in one object",
+        "line 3: key 'k' appears twice in one object",
+        "line 5: key 'id' appears twice in one object",
+    }
+    assert report["total_cases"] == 5
+
+
+def test_an_unusable_line_and_a_case_never_share_an_id(tmp_path: Path) -> None:
+    report = _present_output_run(
+        tmp_path,
+        '{"id": "line-2", "output": "a real case"}\n'
+        "not json\n"
+        '{"id": "ok", "output": "fine"}\n'
+        "[1]\n"
+        '{"id": "line-4", "output": "a real case after the unusable line 4"}\n',
+    )
+    by_id = {case["id"]: case for case in report["cases"]}
+    assert len(by_id) == 5
+    assert by_id["line-2"]["pass"] and by_id["ok"]["pass"]
+    assert by_id["line-2~2"]["results"][0]["reasoning"].startswith("line 2: invalid JSON")
+    assert by_id["line-4"]["results"][0]["reasoning"].startswith("line 4: a case must be")
+    assert by_id["line-4@line-5"]["results"][0]["reasoning"] == (
+        "line 5: duplicate case id 'line-4' (an earlier line has it, or it names the error "
+        "rows of an unusable one)"
+    )
+    shown = verifier("show", "last", "line-2", "--store", str(tmp_path / "g.db"), cwd=tmp_path)
+    assert "a real case" in shown.stdout and "invalid JSON" not in shown.stdout, shown.stdout
 
 
 def test_a_file_that_is_no_export_makes_no_store(tmp_path: Path) -> None:

@@ -168,3 +168,53 @@ def test_a_store_that_reaches_the_file_size_limit_is_one_line_and_keeps_committe
     audit = verifier("audit", "--store", str(store), cwd=tmp_path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert f"{kept} rows checked" in audit.stdout
+    # The line names the run to resume once there is room, and resuming it finishes it.
+    with sqlite3.connect(store) as conn:
+        ((run_id,),) = conn.execute("SELECT run_id FROM runs").fetchall()
+    assert line.endswith(
+        f"; run {run_id} keeps the rows already stored: --resume {run_id} checks the rest"
+    )
+    resumed = verifier("run", str(CONTRACT), "--cases", str(cases), "--store", str(store),
+                       "--resume", run_id, cwd=tmp_path)  # fmt: skip
+    assert f"run {run_id}: 300/300 cases passed" in resumed.stderr, resumed.stderr
+    assert _rows(store) == 3000
+
+
+def test_a_full_temporary_directory_is_named_and_not_blamed_on_the_store(tmp_path: Path) -> None:
+    # SQLite keeps temporary files in TMPDIR: a 256 KiB file system there, mounted in a
+    # namespace of the run's own (unprivileged where user namespaces are allowed).
+    cases = tmp_path / "many.jsonl"
+    cases.write_text(
+        "".join(json.dumps({"id": f"case-{i:06d}", "output": "x"}) + "\n" for i in range(20_000)),
+        encoding="utf-8",
+    )
+    contract = tmp_path / "c.yaml"
+    contract.write_text(
+        "contract: demo\nversion: 1\nclaims:\n  - id: x\n    rubric: present\n    field: output\n",
+        encoding="utf-8",
+    )
+    small = tmp_path / "small-tmp"
+    small.mkdir()
+    store = tmp_path / "gaps.db"
+    command = (
+        f"mount -t tmpfs -o size=256k tmpfs {small} && TMPDIR={small} exec {sys.executable} "
+        f"-m verifier run {contract} --cases {cases} --store {store} --format json "
+        "--out /dev/null"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "VERIFIER_STORE")}
+    probe = subprocess.run(
+        ["unshare", "--map-root-user", "--mount", "sh", "-c", f"mount -t tmpfs tmpfs {small}"],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip("cannot mount a small file system in a namespace of its own here")
+    result = subprocess.run(
+        ["unshare", "--map-root-user", "--mount", "sh", "-c", command],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    line = _one_error_line(result)
+    assert f"no space left in the temporary directory {small} (TMPDIR)" in line
+    assert f"{tmp_path} has room" in line
+    with sqlite3.connect(store) as conn:
+        ((run_id,),) = conn.execute("SELECT run_id FROM runs").fetchall()
+    assert line.endswith(f"--resume {run_id} checks the rest")

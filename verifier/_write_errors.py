@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 from verifier.errors import VerifierError
 
-__all__ = ["DISK_FULL", "OutputError", "full_disk", "os_problem"]
+__all__ = ["DISK_FULL", "OutputError", "full_disk", "no_room", "os_problem"]
 
 DISK_FULL = "no space left: the disk is full"
 
@@ -77,6 +78,25 @@ def full_disk(path: Path) -> str | None:
     if folder.f_bavail * folder.f_frsize < _ROOM:
         return DISK_FULL
     return None
+
+
+def no_room(path: Path) -> str:
+    """Why a write beside ``path`` failed for want of room, when the library that wrote
+    (SQLite) says only that some disk is full.
+
+    SQLite keeps temporary files (statement journals, sorts) in ``SQLITE_TMPDIR`` or
+    ``TMPDIR``, not beside the database: when the database's own disk has room, the
+    temporary directory is what filled up (its files are gone by the time this runs,
+    so its free space proves nothing either way).
+    """
+    found = full_disk(path)
+    if found is not None:
+        return found
+    folder = os.environ.get("SQLITE_TMPDIR") or tempfile.gettempdir()
+    return (
+        f"no space left in the temporary directory {folder} (TMPDIR), where SQLite keeps "
+        f"its temporary files; {path.parent if str(path.parent) else '.'} has room"
+    )
 
 
 _ROOM = 1 << 16

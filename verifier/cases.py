@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
+from verifier._case_ids import FALLBACK_ID, id_of, id_problem, unused_id
+from verifier._duplicate_keys import duplicate_key
 from verifier._json_words import json_kind
 from verifier._seen_ids import SeenIds
 from verifier.canonical import loads_exact
@@ -35,7 +37,8 @@ class CaseLine:
 
     Attributes:
         line: 1-based line number.
-        case_id: The case's id, or ``line-N`` when the line has none usable.
+        case_id: The case's id, or when the line has none usable ``line-N`` (``line-N~2``
+            when a case of the file holds that id: see ``verifier._case_ids``).
         case: The decoded case, or ``None`` when the line is unusable.
         error: Why the line is unusable, or ``None``.
         sut: Where the case's output came from when the system under test produced
@@ -47,22 +50,6 @@ class CaseLine:
     case: dict[str, Any] | None
     error: str | None = None
     sut: dict[str, Any] | None = None
-
-
-def _id_of(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return None
-
-
-def _id_problem(where: str, number: int, case_id: str | None) -> str:
-    if case_id is None:
-        return f'{where} {number}: case has no "id" (a non-empty string or integer)'
-    # Ids are stored as text columns, and PostgreSQL text cannot hold NUL: refusing
-    # the case here keeps the run going and both stores holding the same rows.
-    return f'{where} {number}: case "id" contains the NUL character (U+0000), which ids cannot hold'
 
 
 def _unreadable(number: int, raw: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -80,19 +67,21 @@ def cases_beside(contract_path: Path) -> Path:
     return contract_path.with_name(f"{contract_path.stem}.cases.jsonl")
 
 
-def check_cases_file(path: Path) -> None:
+def check_cases_file(path: Path, *, shown: Path | None = None) -> None:
     """Refuses a cases file that holds no case at all, before a run starts: an empty
     one (or only blank lines), or one where no line is a JSON object (not JSONL: a
     JSON array, a YAML or CSV file). A file with some usable lines passes; its other
     lines become error rows as the run reaches them.
 
-    Reads only up to the first line that is a JSON object.
+    Reads only up to the first line that is a JSON object; messages name the file
+    ``shown`` (the name it was given, when ``path`` is a copy), else ``path``.
 
     Raises:
         CasesError: The file cannot be opened, is empty, or is not JSONL (naming the
             first line's problem).
     """
     first_problem: str | None = None
+    name = shown or path
     with _open_cases(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -109,8 +98,8 @@ def check_cases_file(path: Path) -> None:
                 problem = f"line {number}: a case must be a JSON object, not {json_kind(value)}"
             first_problem = first_problem or problem
     if first_problem is None:
-        raise CasesError(f"{path}: no cases (empty file)")
-    raise CasesError(f"{path}: cases are JSONL: one JSON object per line ({first_problem})")
+        raise CasesError(f"{name}: no cases (empty file)")
+    raise CasesError(f"{name}: cases are JSONL: one JSON object per line ({first_problem})")
 
 
 def _open_cases(path: Path) -> BinaryIO:
@@ -139,14 +128,21 @@ def read_cases(path: Path, *, seen: SeenIds | None = None) -> Iterator[CaseLine]
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
-            fallback = f"line-{number}"
             if number == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)  # editors on Windows save UTF-8 with one
+            text = raw.rstrip(b"\r\n")
             try:
-                value = loads_exact(raw.rstrip(b"\r\n"))
+                value = loads_exact(text)
             except orjson.JSONDecodeError as exc:
                 # orjson refuses invalid UTF-8 too; the position in bytes is clearer.
-                yield CaseLine(number, fallback, None, _unreadable(number, raw, exc))
+                what = _unreadable(number, raw, exc)
+                yield CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
+                continue
+            twice = duplicate_key(text, value)
+            if twice is not None:
+                # The parse kept the last of the two: which one the author meant is unknown.
+                what = f"line {number}: key {twice!r} appears twice in one object"
+                yield CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
                 continue
             yield checked_case(number, value, seen)
 
@@ -161,16 +157,18 @@ def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") ->
         seen: The ids taken so far (exactly, in flat memory).
         where: What ``number`` counts in messages (``line`` of a file, ``case`` of a list).
     """
-    fallback = f"line-{number}"
     if not isinstance(value, dict):
         what = f"{where} {number}: a case must be a JSON object, not {json_kind(value)}"
-        return CaseLine(number, fallback, None, what)
-    case_id = _id_of(value.get("id"))
+        return CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
+    case_id = id_of(value.get("id"))
     if case_id is None or "\x00" in case_id:
-        return CaseLine(number, fallback, None, _id_problem(where, number, case_id))
+        problem = id_problem(where, number, case_id)
+        return CaseLine(number, unused_id(seen, f"line-{number}"), None, problem)
     if not seen.add(case_id):
         what = f"{where} {number}: duplicate case id {case_id!r}"
-        return CaseLine(number, f"{case_id}@line-{number}", None, what)
+        if FALLBACK_ID.fullmatch(case_id):
+            what += " (an earlier line has it, or it names the error rows of an unusable one)"
+        return CaseLine(number, unused_id(seen, f"{case_id}@line-{number}"), None, what)
     return CaseLine(number, case_id, value)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_cli import assert_no_traceback, verifier
 from verifier.contract.load import check_contract
 from verifier.gaps.content import RecordPolicy
 
@@ -110,3 +111,30 @@ def test_a_record_setting_that_cannot_do_what_it_says_is_a_warning_at_its_line(
     # A warning is reported, and the contract still loads.
     found_at, found = only_diagnostic(write_contract, record, rejected=False)
     assert found_at == where and found.startswith("warning: " + message), found
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("output[", "brackets are not path syntax"),
+        ("items[0].name", "brackets are not path syntax"),
+        ("$.output", "a path starts at a key of the case, not at '$'"),
+        ("fields.'name'", "quotes are not path syntax"),
+    ],
+)
+def test_a_redact_path_in_another_path_language_is_refused_at_its_line(
+    tmp_path: Path, path: str, why: str
+) -> None:
+    contract = tmp_path / "contract.yaml"
+    quoted = path.replace('"', '\\"')
+    contract.write_text(contract_with(f'  redact:\n    - "{quoted}"\n'), encoding="utf-8")
+    (tmp_path / "cases.jsonl").write_text('{"id": "a", "output": "secret"}\n', encoding="utf-8")
+    for command in (("check", str(contract)), ("run", str(contract), "--cases", "cases.jsonl")):
+        result = verifier(*command, cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert f"{contract}:5:7: record.redact: {path!r} is not a field path: {why}" in (
+            result.stdout + result.stderr
+        )
+        assert "it would redact nothing" in result.stdout + result.stderr
+        assert_no_traceback(result)
+    assert not (tmp_path / ".verifier").exists()

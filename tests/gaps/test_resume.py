@@ -146,7 +146,8 @@ def test_a_real_id_equal_to_a_synthetic_one_survives_a_resume(tmp_path: Path) ->
         stored = conn.execute("SELECT DISTINCT case_id FROM rows").fetchall()
     finally:
         conn.close()
-    assert sorted(stored) == [("b",), ("line-3",)]  # two lines, one id: line 1's and line 3's
+    # Line 3's error rows do not take line 1's id: they are line-3~2.
+    assert sorted(stored) == [("b",), ("line-3",), ("line-3~2",)]
     resumed = run(db, "--resume", run_id)
 
     def outcome(report: dict[str, object]) -> list[object]:
@@ -158,7 +159,9 @@ def test_a_real_id_equal_to_a_synthetic_one_survives_a_resume(tmp_path: Path) ->
         ]
 
     assert outcome(resumed) == outcome(whole)
-    assert [case[0] for case in outcome(resumed)] == ["line-3", "b", "line-3", "d", "line-5", "f"]
+    assert [case[0] for case in outcome(resumed)] == [
+        "line-3", "b", "line-3~2", "d", "line-5", "f"
+    ]  # fmt: skip
     audit = verifier("audit", "--store", str(db), cwd=tmp_path)
     assert audit.returncode == 0, audit.stdout + audit.stderr
 

@@ -107,3 +107,42 @@ def test_an_export_sealed_again_is_refused_against_the_published_head(
         verifier("import", str(export), "--store", str(tmp_path / "u.db"), cwd=tmp_path).returncode
         == 0
     )
+
+
+def _header(path: Path, **changes: Any) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header.update(changes)
+    lines[0] = json.dumps(header) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def test_an_export_whose_header_scope_was_changed_is_refused(
+    store_backend: Backend, tmp_path: Path
+) -> None:
+    export = exported(store_backend, tmp_path)
+    run_export = tmp_path / "r2.jsonl"
+    made = verifier("export", "--run", "r2", "--store", store_backend.target, "--out", str(run_export),
+                    cwd=tmp_path)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    edits = {
+        "a run export names its run, but its header's run_id is not one": (
+            export,
+            {"scope": "run"},
+        ),
+        "row 13 of run 'r2' in the export of run 'r1'": (export, {"scope": "run", "run_id": "r1"}),
+        "a store export names no run, but its header names 'r2'": (run_export, {"scope": "store"}),
+    }
+    for number, (message, (source, changes)) in enumerate(edits.items()):
+        edited = tmp_path / f"edited-{number}.jsonl"
+        edited.write_bytes(source.read_bytes())
+        _header(edited, **changes)
+        target = tmp_path / f"t{number}.db"
+        result = verifier("import", str(edited), "--store", str(target), cwd=tmp_path)
+        assert result.returncode == 1, (changes, result.stdout + result.stderr)
+        assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert "nothing imported" in result.stderr
+    # Unedited, both import.
+    for number, source in enumerate((export, run_export)):
+        target = str(tmp_path / f"ok{number}.db")
+        assert verifier("import", str(source), "--store", target, cwd=tmp_path).returncode == 0

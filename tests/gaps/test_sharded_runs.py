@@ -295,3 +295,47 @@ def test_run_id_names_an_unsharded_run_once(tmp_path: Path, postgres_url: str) -
     assert again.returncode == 2 and "run whole has already finished" in again.stderr
     assert again.stderr.count("\n") == 1, again.stderr
     assert sql(postgres_url, "SELECT count(*) FROM rows WHERE run_id = 'whole'") == rows
+
+
+KILLED_AFTER_ITS_END = (
+    "import os, sys\n"
+    "import verifier.cli._run_shard_end as ends\n"
+    "# Dies as a SIGKILL would, once the shard has recorded its end, before the run's.\n"
+    "ends.unfinished_shards = lambda *args: os._exit(137)\n"
+    "from verifier.cli import main\n"
+    "sys.argv[0] = 'verifier'\n"
+    "main()\n"
+)
+
+
+def test_the_last_shard_killed_after_its_own_end_ends_the_run_when_resumed(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    contract, cases = write_inputs(tmp_path, 40)
+    run = ("run", str(contract), "--cases", str(cases), "--store", postgres_url)
+    first = cli(tmp_path, *run, "--shard", "1/2", "--run-id", "R")
+    assert first.returncode == 1 and "run R waits: shard 2/2 never began" in first.stderr
+    env = {k: v for k, v in os.environ.items() if k not in CLEARED and not k.startswith("GITHUB_")}
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_ITS_END, *run, "--shard", "2/2", "--run-id", "R"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert killed.returncode == 137, killed.stderr
+    assert sql(postgres_url, "SELECT status FROM run_shards ORDER BY shard") == [
+        ("finished",),
+        ("finished",),
+    ]
+    assert sql(postgres_url, "SELECT status FROM runs WHERE run_id = 'R'") == [("running",)]
+
+    # Started again as a new shard, it says how the run ends.
+    again = cli(tmp_path, *run, "--shard", "2/2", "--run-id", "R")
+    assert again.returncode == 2 and "verifier run --finish R" in again.stderr, again.stderr
+    assert again.stderr.count("\n") == 1, again.stderr
+    # Resumed, as a CI re-run of the lost job does, it ends the run.
+    resumed = cli(tmp_path, *run, "--resume", "R", "--shard", "2/2")
+    assert resumed.returncode == 1, resumed.stderr  # its part has failing cases
+    assert "shard 2/2 of run R had already finished" in resumed.stderr
+    assert "run R finished (every shard has): " in resumed.stderr
+    assert stored_summary(postgres_url, "R")["total_cases"] == 40
+    assert sql(postgres_url, "SELECT status FROM runs WHERE run_id = 'R'") == [("finished",)]
+    assert cli(tmp_path, "audit", "--store", postgres_url).returncode == 0

@@ -158,6 +158,8 @@ def test_bad_calls_are_one_line_tool_errors_and_the_server_keeps_serving(
         ("check", {"contract": "../outside.yaml"}),
         ("check", {"contract": str(outside)}),
         ("check", {"contract": "escape.yaml"}),
+        ("check", {"contract": "a" * 5000 + ".yaml"}),
+        ("check", {"contract": "/".join(["b" * 250] * 20)}),
         ("run", {"contract": "bad.yaml", "cases": []}),
         ("run", {"contract": "extraction.yaml", "cases": "nothing.jsonl"}),
         ("run", {"contract": "extraction.yaml"}),
@@ -174,8 +176,12 @@ def test_bad_calls_are_one_line_tool_errors_and_the_server_keeps_serving(
     errors, still = served(root, talk, "--judges", "replay")
     by_call = dict(zip([json.dumps(c) for c in calls], errors, strict=True))
     assert all(by_call.values())
-    missing, up, absolute, link, bad, no_cases, no_arg, live_asked, claim, audit, tool = errors
+    missing, up, absolute, link, long_name, long_path, *others = errors
+    bad, no_cases, no_arg, live_asked, claim, audit, tool = others
     assert "missing.yaml" in missing and "no such file" in missing
+    for line in (long_name, long_path):
+        assert "no such file under the server's root" in line and len(line) < 200
+    assert "Traceback" not in (root / "server.log").read_text(encoding="utf-8")
     for line in (up, absolute, link):
         assert "outside the server's root" in line
     assert str(tmp_path) not in absolute.replace(str(outside), "")

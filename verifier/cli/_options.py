@@ -8,6 +8,7 @@ without slowing ``verifier --help``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,7 +17,7 @@ import click
 
 from verifier.cli._output import fail_line
 from verifier.cli._types import ProviderChoice
-from verifier.gaps.run_refs import parse_reference
+from verifier.gaps.run_refs import is_reserved, parse_reference
 from verifier.gaps.target import DEFAULT_STORE, sqlite_path, store_target
 
 __all__ = [
@@ -26,6 +27,8 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INVALID",
     "EXIT_OK",
+    "NEW_RUN_ID",
+    "NEW_RUN_ID_RULE",
     "RUN_ID",
     "STORE_OPTION",
     "annotating",
@@ -87,6 +90,36 @@ class RunIdType(click.ParamType[str, str]):
 
 RUN_ID = RunIdType()
 """The type of every option and argument naming a stored run."""
+
+NEW_RUN_ID_RULE = (
+    "1 to 100 letters, digits, '_', '.' or '-', starting with a letter or digit; "
+    "never last or last~N"
+)
+"""What a run id given to a new run may be, as ``--help`` and the error say it."""
+
+_NEW_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+class NewRunIdType(click.ParamType[str, str]):
+    """The id of a run about to begin (``run --run-id``).
+
+    It is printed in logs and CI annotations and becomes part of viewer and API URLs and
+    file names, so only characters that need no quoting anywhere are taken: no ``/``, no
+    spaces or control characters, nothing a shell or SQL would read as syntax.
+    """
+
+    name = "run id"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        # fullmatch, not match with ``$``: ``$`` also matches before a final newline.
+        if _NEW_RUN_ID.fullmatch(value) is None or is_reserved(value):
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            self.fail(f"{shown!r} is not a run id: {NEW_RUN_ID_RULE}", param, ctx)
+        return value
+
+
+NEW_RUN_ID = NewRunIdType()
+"""The type of ``--run-id``: the id a new run is given."""
 
 
 def resolve_run(target: str, run_id: str, *, contract_id: str | None = None) -> str:

@@ -15,6 +15,7 @@ from typing import cast
 import click
 
 from verifier.baseline_matches import BaselineMatches
+from verifier.case_source import read_once, readable_again
 from verifier.cases import cases_beside, check_cases_file
 from verifier.cli._options import EXIT_INVALID, fail
 from verifier.cli._sut import SutPlan, sut_plan_of
@@ -29,10 +30,12 @@ __all__ = ["RunInputs", "baseline_matches", "check_inputs"]
 @dataclass(frozen=True)
 class RunInputs:
     """What the checks established: the contract (narrowed to ``--claims``), the cases
-    file, the systems, the record policy and the claims chosen (``None``: all)."""
+    file (a copy of standard input or a pipe: ``cases_shown`` is the name given), the
+    systems, the record policy and the claims chosen (``None``: all)."""
 
     loaded: LoadedContract
     cases_path: Path
+    cases_shown: Path
     sut_plan: SutPlan
     record_policy: RecordPolicy
     claims: list[str] | None
@@ -71,11 +74,15 @@ def check_inputs(
     for path, what in ((cases_path, "cases file"), (baseline, "baseline cases file")):
         if path is not None and path.is_dir():
             fail(f"{path}: is a directory, not a {what}")
-        if path is not None and not path.is_file():
+        # A pipe or `<(jq ...)` is read like a file; `-` (standard input) only as cases.
+        if path is not None and not (path.exists() or (path is cases_path and read_once(path))):
             fail(f"{path}: {what} not found")
     claims = claim_ids.split(",") if claim_ids is not None else None
+    cases_shown = cases_path
     try:
-        check_cases_file(cases_path)
+        if read_once(cases_path):
+            cases_path = click.get_current_context().with_resource(readable_again(cases_path))
+        check_cases_file(cases_path, shown=cases_shown)
         sut_plan = sut_plan_of(loaded, sut_option, variant_options, repeat)
         suts: list[Sut | None] = [Sut(spec, base) for spec, base in sut_plan.specs] or [None]
         for sut in suts:
@@ -102,7 +109,7 @@ def check_inputs(
     if record_content is not None:
         record_policy = replace(record_policy, content=cast("ContentMode", record_content))
     chosen_ids = [str(c.id) for c in chosen.contract.claims] if claims is not None else None
-    return RunInputs(chosen, cases_path, sut_plan, record_policy, chosen_ids)
+    return RunInputs(chosen, cases_path, cases_shown, sut_plan, record_policy, chosen_ids)
 
 
 def baseline_matches(loaded: LoadedContract, baseline: Path | None) -> BaselineMatches | None:

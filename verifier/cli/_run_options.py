@@ -13,6 +13,8 @@ import click
 from verifier.cli._options import (
     ALLOW_OUTSIDE_OPTION,
     ANNOTATIONS_OPTION,
+    NEW_RUN_ID,
+    NEW_RUN_ID_RULE,
     RUN_ID,
     STORE_OPTION,
     format_option,
@@ -28,7 +30,8 @@ run_options = stacked(
         "cases_path",
         default=None,
         type=click.Path(path_type=Path),
-        help="JSONL file of cases.  [default: NAME.cases.jsonl beside the contract NAME.yaml]",
+        help="JSONL file of cases: any readable file (a pipe, <(jq ...)), or - for standard "
+        "input.  [default: NAME.cases.jsonl beside the contract NAME.yaml]",
     ),
     STORE_OPTION,
     format_option("console", "json", "junit", "markdown"),
@@ -138,10 +141,11 @@ run_options = stacked(
     click.option(
         "--run-id",
         "run_id_option",
+        type=NEW_RUN_ID,
         default=None,
         metavar="RUN_ID",
         help="The id of the new run (instead of a fresh one); with --shard, the id of the "
-        "run every shard writes into.",
+        f"run every shard writes into: {NEW_RUN_ID_RULE}.",
     ),
     click.option(
         "--finish",

@@ -23,6 +23,7 @@ __all__ = [
     "ci_sinks",
     "count_lines",
     "note",
+    "resume_hint",
     "run_with_batch",
     "same_choice",
     "scope_lines",
@@ -161,3 +162,17 @@ def same_choice(
     if (recorded.get("judges") == "off") != (judge_mode == "off"):
         hint = "with" if recorded.get("judges") == "off" else "without"
         raise VerifierError(f"resume the run {hint} --judges off, as it started")
+
+
+def resume_hint(store: Any, run_id: str, *, variants: bool) -> str:
+    """What to add to the error that stopped a run which had begun: the run keeps its
+    stored rows, and ``--resume RUN`` checks the rest (empty when no run was begun)."""
+    if variants:  # as an interrupt says it: two runs, resumed by neither id alone
+        return f"; runs {run_id}-* keep the rows already stored"
+    try:
+        record = store.run(run_id)
+    except VerifierError:
+        return ""  # the store cannot even be read: nothing sure to say about the run
+    if record is None or record.status == "finished":
+        return ""
+    return f"; run {run_id} keeps the rows already stored: --resume {run_id} checks the rest"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -24,7 +25,7 @@ from verifier.gaps.store import GapStore, open_store, resolve_run_id
 from verifier.report import make_writer
 from verifier.results import RunSummary
 
-__all__ = ["end_shard", "finish_command"]
+__all__ = ["end_finished_shard", "end_shard", "finish_command"]
 
 
 def end_shard(store: GapStore, shard: Shard, summary: RunSummary) -> NoReturn:
@@ -37,6 +38,32 @@ def end_shard(store: GapStore, shard: Shard, summary: RunSummary) -> NoReturn:
         err=True,
     )
     sharded_store(store).write_as_shard(None)
+    _end_run_if_last(store, run_id)
+    sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
+
+
+def end_finished_shard(
+    store: GapStore, shard: Shard, run_id: str, part: Mapping[str, Any]
+) -> NoReturn:
+    """A resumed shard that had already finished (killed after recording its end, before
+    the run's): ends the run if every shard has, as its first end would have, and exits
+    as that end did (0 when every case of its part passed, else 1).
+
+    Args:
+        part: The summary of the shard's part, as its end recorded it.
+    """
+    passed, total = part.get("passed_cases"), part.get("total_cases")
+    click.echo(
+        f"shard {shard.label} of run {run_id} had already finished ({passed}/{total} cases "
+        "passed): nothing left to check",
+        err=True,
+    )
+    _end_run_if_last(store, run_id)
+    sys.exit(EXIT_OK if part.get("failed_cases") == 0 else EXIT_FAILED)
+
+
+def _end_run_if_last(store: GapStore, run_id: str) -> None:
+    """Ends the sharded run when no shard is left, else says which ones it waits for."""
     try:
         _, _, left = unfinished_shards(store, run_id)
         if left:
@@ -51,7 +78,6 @@ def end_shard(store: GapStore, shard: Shard, summary: RunSummary) -> NoReturn:
     except StoreError:
         # Another shard ending at the same moment holds the run: it finishes it.
         click.echo(f"run {run_id}: another shard is finishing it", err=True)
-    sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
 
 
 def finish_command(

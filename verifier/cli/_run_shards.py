@@ -54,19 +54,28 @@ def in_shard(lines: Iterator[CaseLine], shard: Shard) -> Iterator[CaseLine]:
 
 
 def begin_shard(store: GapStore, shard: Shard, run_id: str, *, resume: bool) -> None:
-    """Makes ``store`` write ``run_id`` as ``shard``.
+    """Makes ``store`` write ``run_id`` as ``shard``; a resumed shard that had finished
+    ends the run instead, if it was the last, and exits.
 
     Raises:
         StoreError: A SQLite store, or a shard begun before that is not resumed.
     """
     sharded = sharded_store(store)
-    if not resume:
-        begun = [r for r in sharded.shards(run_id) if r.shard == shard]
-        if begun and begun[0].status == "finished":
-            raise StoreError(f"shard {shard.label} of run {run_id} has already finished")
-        if begun:
-            raise StoreError(
-                f"shard {shard.label} of run {run_id} has already begun ({begun[0].status}): "
-                f"resume it with --resume {run_id} --shard {shard.label}"
-            )
+    begun = [r for r in sharded.shards(run_id) if r.shard == shard]
+    if begun and begun[0].status == "finished":
+        if resume:
+            # Killed after recording its end but before the run's: nothing is left to
+            # check, and the run may be waiting for this shard to end it.
+            from verifier.cli._run_shard_end import end_finished_shard
+
+            end_finished_shard(store, shard, run_id, begun[0].summary)
+        raise StoreError(
+            f"shard {shard.label} of run {run_id} has already finished; if the run has "
+            f"not, end it with verifier run --finish {run_id}"
+        )
+    if not resume and begun:
+        raise StoreError(
+            f"shard {shard.label} of run {run_id} has already begun ({begun[0].status}): "
+            f"resume it with --resume {run_id} --shard {shard.label}"
+        )
     sharded.write_as_shard(shard)

@@ -70,6 +70,7 @@ def run(
         ci_sinks,
         count_lines,
         note,
+        resume_hint,
         run_with_batch,
         same_choice,
         scope_lines,
@@ -181,7 +182,7 @@ def run(
             sinks_of_ci = ci_sinks(
                 loaded,
                 gap_store,
-                cases_path=cases_path,
+                cases_path=inputs.cases_shown,
                 annotations=annotations,
                 step_summary=step_summary,
                 comment_stream=comment_stream,
@@ -223,7 +224,12 @@ def run(
                 timeout=timeout,
             )
             judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
-            record = {"cases": str(cases_path), "format": fmt, "batch": batch, "repeat": repeat}
+            record = {
+                "cases": str(inputs.cases_shown),
+                "format": fmt,
+                "batch": batch,
+                "repeat": repeat,
+            }
             record.update(cases_record)
             if sample is not None:
                 record.update(sample=sample, seed=seed)
@@ -289,6 +295,9 @@ def run(
                 rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
                 click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
                 sys.exit(143 if isinstance(stop, Terminated) else 130)
+            except VerifierError as exc:
+                # A store that filled up mid-run: say which run to resume once it has room.
+                fail(f"{exc}{resume_hint(gap_store, run_id, variants=bool(sut_plan.variants))}")
             if shard is not None:
                 completed = True
                 for written in (out_file, comment_file):
@@ -327,7 +336,7 @@ def run(
         baseline_summary,
         sut_plan=sut_plan,
         ci_sinks=sinks_of_ci,
-        cases_path=cases_path,
+        cases_path=inputs.cases_shown,
         stored_in=stored_in,
         out=out,
         gate=decision,

@@ -7,6 +7,7 @@ same pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ class _Linter:
         lint_sut(self.data, self.files, self.report)
         lint_record(self.data, self.report)
         self.llm_equality()
+        self.weight_total()
         return self.found
 
     def duplicate_ids(self) -> None:
@@ -145,6 +147,30 @@ class _Linter:
             if claim.get("id") == claim_id:
                 return index
         return None
+
+    def weight_total(self) -> None:
+        # A case's score divides by the sum of its weights: finite weights whose sum is
+        # not (two of 1e308) would make every score NaN, which no report can show.
+        total = 0.0
+        for index, claim in self.claims():
+            weight = claim.get("weight")
+            # Weights the model refuses (not numbers, not finite, not above 0) are its.
+            if isinstance(weight, bool) or not isinstance(weight, int | float):
+                continue
+            if not 0 < weight < math.inf:
+                continue
+            try:
+                total += weight
+            except OverflowError:  # an int too large for a float
+                continue
+            if math.isinf(total):
+                self.report(
+                    ("claims", index, "weight"),
+                    f"claim {claim.get('id')!r}: weight: the claims' weights add up to more "
+                    "than a number holds (a case's score divides by their sum); use smaller "
+                    "weights",
+                )
+                return
 
     def judge_references(self) -> None:
         judges = self.data.get("judges")

@@ -36,6 +36,8 @@ from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+MAX_CONTRACT_VERSION = 2**31 - 1
+"""The largest version every store holds: PostgreSQL keeps it in an ``INTEGER`` column."""
 
 
 class ClaimCommon(_Frozen):
@@ -45,7 +47,12 @@ class ClaimCommon(_Frozen):
     description: str | None = Field(
         default=None, description="What the claim protects, for readers."
     )
-    weight: float = Field(default=1.0, gt=0, description="Weight of the claim in the case score.")
+    weight: float = Field(
+        default=1.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Weight of the claim in the case score: a finite number above 0.",
+    )
     after: tuple[str, ...] = Field(
         default=(),
         description="Claims that must pass first; when one does not, this claim is skipped.",
@@ -386,7 +393,11 @@ class Contract(_Frozen):
     """A verification contract (format v1)."""
 
     contract: str = Field(pattern=ID_PATTERN, description="Contract id.")
-    version: int = Field(ge=1, description="Integer version, bumped by the author.")
+    version: int = Field(
+        ge=1,
+        le=MAX_CONTRACT_VERSION,
+        description="Integer version, bumped by the author.",
+    )
     description: str | None = None
     llm_fields: tuple[str, ...] = Field(
         default=(), description="Fields an LLM wrote; equality on them is rejected."

@@ -23,6 +23,7 @@ from verifier.gaps._transfer_format import (
     RESEALED_KEY,
     RUN_SCHEMA,
     canonical_body,
+    header_scope,
     split_row_line,
 )
 from verifier.gaps.chain import GENESIS, verify_link
@@ -100,6 +101,7 @@ class StagedExport:
     """What the check learnt: the scope, contracts by sha256, runs in file order."""
 
     scope: str
+    only_run: str | None = None
     contracts: dict[str, dict[str, Any]] = field(default_factory=dict)
     runs: dict[str, StagedRun] = field(default_factory=dict)
     rows: int = 0
@@ -140,10 +142,12 @@ def verify_export(path: Path, store: GapStore, expect_head: str | None = None) -
                     raise ExportRefused(number, f"a {kind} line out of place")
                 stage = _ORDER[kind]
                 if kind == EXPORT_SCHEMA:
-                    scope = value.get("scope")
-                    if scope not in ("store", "run"):
-                        raise ExportRefused(number, f"unknown export scope {scope!r}")
-                    staged = StagedExport(scope)
+                    try:
+                        only_run = header_scope(value)
+                    except ValueError as exc:
+                        raise ExportRefused(number, str(exc)) from None
+                    scope = "store" if only_run is None else "run"
+                    staged = StagedExport(scope, only_run)
                     seals = SealCheck(path, scope, expect_head, read_row)
                 elif row is not None:
                     assert staged is not None
@@ -210,12 +214,21 @@ def _check_row(
         raise ExportRefused(number, f"row {seq} is a {status} verdict without {missing[0]}")
     if not isinstance(row["evidence"].get(RESEALED_KEY, []), list):
         raise ExportRefused(number, f"row {seq}'s evidence.{RESEALED_KEY} is not a list")
+    _of_the_run(number, f"row {seq}", row["run_id"], staged)
     run = staged.runs.get(row["run_id"])
     if run is None:
         run = staged.runs[row["run_id"]] = StagedRun(0, {}, first_row_line=number)
     run.held += 1
     run.last_hash = row["row_hash"]
     staged.rows += 1
+
+
+def _of_the_run(number: int, what: str, run_id: Any, staged: StagedExport) -> None:
+    """Refuses a line of another run in the export of one run (its header's)."""
+    if staged.only_run is not None and run_id != staged.only_run:
+        raise ExportRefused(
+            number, f"{what} of run {run_id!r} in the export of run {staged.only_run!r}"
+        )
 
 
 def _check_contract(number: int, value: dict[str, Any], staged: StagedExport) -> None:
@@ -245,6 +258,7 @@ def _check_run(number: int, value: dict[str, Any], staged: StagedExport, store: 
         if not isinstance(value.get(name), kind):
             raise ExportRefused(number, f"a run line without a valid {name}")
     run_id = value["run_id"]
+    _of_the_run(number, "a run line", run_id, staged)
     if is_reserved(run_id):
         raise ExportRefused(number, f"run id {run_id[:40]!r} is reserved (last, last~N)")
     run = staged.runs.get(run_id)

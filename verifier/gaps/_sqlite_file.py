@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from verifier._write_errors import full_disk, os_problem
+from verifier._write_errors import full_disk, no_room, os_problem
 from verifier.gaps.records import StoreError
 from verifier.gaps.row_fields import rows_table_columns
 
@@ -245,6 +245,6 @@ def _no_room(path: Path, exc: sqlite3.Error) -> str | None:
     """The full disk or file size limit behind SQLite's error, if that is what it is."""
     code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
     if code == sqlite3.SQLITE_FULL:
-        return full_disk(path) or "the disk is full or the file size limit is reached"
+        return no_room(path)
     # A write refused by the file size limit (EFBIG) reaches SQLite as an I/O error.
     return full_disk(path) if code == sqlite3.SQLITE_IOERR else None

@@ -42,6 +42,30 @@ _SUFFIX = len(_HASH_HEAD) + 64 + len(_HASH_TAIL)
 _HEX = frozenset(b"0123456789abcdef")
 
 
+def header_scope(header: Mapping[str, Any]) -> str | None:
+    """The run a header says the export holds (``None``: the whole store), once its
+    ``scope`` and ``run_id`` agree.
+
+    The two decide how strictly the rows are checked (a store export holds every row
+    from the first, each with its seal; a run export the rows of one run), so a header
+    whose scope was changed must not pass for the other kind.
+
+    Raises:
+        ValueError: An unknown scope, a run export naming no run, or a store export
+            naming one; the message says which.
+    """
+    scope, run_id = header.get("scope"), header.get("run_id")
+    if scope == "store":
+        if run_id is not None:
+            raise ValueError(f"a store export names no run, but its header names {run_id!r}")
+        return None
+    if scope == "run":
+        if not isinstance(run_id, str) or not run_id:
+            raise ValueError("a run export names its run, but its header's run_id is not one")
+        return run_id
+    raise ValueError(f"unknown export scope {scope!r}")
+
+
 def row_line(body: str, row_hash: str) -> str:
     """The export line of a stored row: its body with ``row_hash`` added last."""
     return f'{body[:-1]},"row_hash":"{row_hash}"}}'

@@ -11,10 +11,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifier._files import is_file
 from verifier.errors import VerifierError
 from verifier.logs import redact_text
 
 __all__ = ["Root", "ToolError"]
+
+_SHOWN_CHARS = 80
+"""The most of a client's path an error repeats: the client sent it, and a line of
+thousands of characters says nothing more."""
 
 
 class ToolError(VerifierError):
@@ -55,11 +60,16 @@ class Root:
         """
         if not name or "\x00" in name:
             raise ToolError(f"{what}: give the path of a file under the root")
-        path = (self.path / name).resolve()
+        shown = name if len(name) <= _SHOWN_CHARS else f"{name[:_SHOWN_CHARS]}..."
+        try:
+            path = (self.path / name).resolve()
+        except (OSError, RuntimeError):  # a link loop, on some systems a name too long
+            raise ToolError(f"{what} {shown!r}: no such file under the server's root") from None
         if not path.is_relative_to(self.path):
-            raise ToolError(f"{what} {name!r} is outside the server's root directory")
-        if not path.is_file():
-            raise ToolError(f"{what} {name!r}: no such file under the server's root")
+            raise ToolError(f"{what} {shown!r} is outside the server's root directory")
+        # is_file, not Path.is_file: a name longer than the system allows raises there.
+        if not is_file(path):
+            raise ToolError(f"{what} {shown!r}: no such file under the server's root")
         return path
 
     def shown(self, path: Path | str) -> str:

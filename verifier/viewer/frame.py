@@ -10,6 +10,7 @@ from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Final
+from urllib.parse import quote, urlencode
 
 import jinja2
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -28,6 +29,7 @@ __all__ = [
     "Registrar",
     "Viewer",
     "ViewerRoute",
+    "case_url",
 ]
 
 VIEW_PREFIX: Final = "/view"
@@ -77,9 +79,7 @@ class Viewer:
     """
 
     store_target: str
-    environment: jinja2.Environment = field(
-        default_factory=lambda: environment("verifier.viewer", "verifier.report")
-    )
+    environment: jinja2.Environment = field(default_factory=lambda: page_environment())
     frame_ancestors: tuple[str, ...] = ()
 
     @contextmanager
@@ -129,8 +129,25 @@ class Viewer:
 
 
 def page_environment() -> jinja2.Environment:
-    """The viewer's templates, then the static reports' (whose parts pages import)."""
-    return environment("verifier.viewer", "verifier.report")
+    """The viewer's templates, then the static reports' (whose parts pages import), with
+    ``case_url`` for their links to a case."""
+    pages = environment("verifier.viewer", "verifier.report")
+    pages.globals["case_url"] = case_url
+    return pages
+
+
+def case_url(run_id: str, case_id: str) -> str:
+    """The viewer's address of case ``case_id`` of run ``run_id``.
+
+    Each id is one path segment, every character but letters, digits and ``-._~``
+    percent-encoded: a ``/`` in an id (``../x``) must not become a path separator a
+    browser resolves. A case id of ``.`` or ``..`` would still be a dot segment (URL
+    parsers read ``%2e`` as ``.`` too), so such an id goes in the query instead.
+    """
+    run = quote(run_id, safe="")
+    if case_id in (".", ".."):
+        return f"{VIEW_PREFIX}/runs/{run}/case?{urlencode({'id': case_id})}"
+    return f"{VIEW_PREFIX}/runs/{run}/cases/{quote(case_id, safe='')}"
 
 
 Registrar = Callable[[APIRouter, Viewer], None]

@@ -8,7 +8,9 @@
   status and text, a keyset page at a time, each with its case's fields marked.
 - ``/view/runs/RUN/judges``: the triples and noise of every judge claim (reads the run).
 - ``/view/runs/RUN/cases/CASE``: the case's content, every result it got, and the same
-  case in the contract's other runs.
+  case in the contract's other runs; CASE is one path segment, percent-encoded
+  (``frame.case_url``), and ``/view/runs/RUN/case?id=CASE`` shows the same page for
+  the ids no segment can carry (``.`` and ``..``).
 
 ``RUN`` may be ``last`` or ``last~N``, as on the command line.
 """
@@ -124,13 +126,22 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 
     @router.get("/runs/{run}/cases/{case_id:path}")
     def case_page(run: str, case_id: str) -> HTMLResponse:
-        with viewer.store() as store:
-            try:
-                record = _record(store, run)
-                context = _case_context(store, record, case_id)
-            except _Missing as exc:
-                return viewer.problem(404, str(exc))
-        return viewer.page("case.html.j2", f"case {case_id} of run {record.run_id}", context)
+        return _case_page(viewer, run, case_id)
+
+    @router.get("/runs/{run}/case")
+    def case_by_query(run: str, id: str = "") -> HTMLResponse:
+        # A case id no path segment can carry (`.`, `..`: see frame.case_url).
+        return _case_page(viewer, run, id)
+
+
+def _case_page(viewer: Viewer, run: str, case_id: str) -> HTMLResponse:
+    with viewer.store() as store:
+        try:
+            record = _record(store, run)
+            context = _case_context(store, record, case_id)
+        except _Missing as exc:
+            return viewer.problem(404, str(exc))
+    return viewer.page("case.html.j2", f"case {case_id} of run {record.run_id}", context)
 
 
 def _record(store: GapStore, run: str) -> RunRecord:
