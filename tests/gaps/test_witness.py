@@ -193,13 +193,22 @@ def test_a_bad_witness_line_is_one_located_error(witnessed: Backend, tmp_path: P
         heads.write_text("\n".join([good[0], bad, good[1]]) + "\n", encoding="utf-8")
         result = cli(tmp_path, "audit", *store(witnessed), "--witness", "heads.jsonl")
         assert result.returncode == 2, result.stdout
-        assert result.stderr == f"error: heads.jsonl:2: {problem}\n" or result.stderr.startswith(
-            f"error: heads.jsonl:2: {problem}"
-        )
+        assert result.stderr.startswith(f"error: heads.jsonl:2: {problem}")
         assert result.stderr.count("\n") == 1 and not result.stdout
     missing = cli(tmp_path, "audit", *store(witnessed), "--witness", "nowhere.jsonl")
     assert missing.returncode == 2
     assert missing.stderr.startswith("error: nowhere.jsonl: cannot read the witness file")
+
+
+def test_a_witness_line_edited_to_name_other_rows_is_caught(
+    witnessed: Backend, tmp_path: Path
+) -> None:
+    heads = tmp_path / "heads.jsonl"
+    first, *rest = heads.read_text(encoding="utf-8").splitlines()
+    heads.write_text("\n".join([first.replace('"rows":12', '"rows":11'), *rest]) + "\n")
+    result = cli(tmp_path, "audit", *store(witnessed), "--witness", "heads.jsonl")
+    assert result.returncode == 1 and broken(result) == ["1"]
+    assert "the seal with that head commits to rows up to seq 12" in result.stdout
 
 
 def test_a_witness_the_run_cannot_write_is_refused_before_the_run(
