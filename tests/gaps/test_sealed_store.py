@@ -316,7 +316,7 @@ def test_a_run_prints_the_head_it_left_where_ci_logs_and_pr_comments_keep_it(
     head = json.loads(audit.stdout)["head"]
     assert re.fullmatch(r"[0-9a-f]{64}", head)
     assert f"store head {head}" in run.stderr
-    assert f"Store head after this run: `{head}`" in comment.read_text()
+    assert f"`verifier audit --expect-head {head}`" in comment.read_text()
     checked = verifier("audit", "--store", store, "--expect-head", head, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout
 

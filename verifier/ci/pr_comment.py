@@ -115,7 +115,7 @@ class PrCommentWriter:
         self._out.flush()
 
     def _body(self, summary: RunSummary, failures: FailingCaseSample) -> str:
-        lines = [comment_marker(summary.contract_id), *heading_lines(summary)]
+        lines = [comment_marker(summary.contract_id), *heading_lines(summary, head=False)]
         if self._baseline is not None:
             lines += ["", *_against(summary, self._baseline)]
         lines += ["", *_breakdown(summary.breakdown, self._baseline)]
@@ -123,6 +123,8 @@ class PrCommentWriter:
             lines += ["", *self._changes()]
         if failures.total:
             lines += ["", *failing_case_lines(failures)]
+        if summary.head:
+            lines += ["", _head_line(summary.head)]
         usage = summary.judge_usage_line()
         if usage:
             lines += ["", f"<sub>{usage}</sub>"]
@@ -153,6 +155,15 @@ class PrCommentWriter:
             ]
             lines += [*_more(fixed), "", "</details>"]
         return lines
+
+
+def _head_line(head: str) -> str:
+    """The store's head after the run, short, with the command that checks it later."""
+    return (
+        f"🔒 Store head after this run: {code_span(head[:12])} · check later that the store "
+        f"still holds it: `verifier audit --expect-head {head}` (or `--witness FILE` with "
+        "the file `verifier run --witness FILE` appends it to)"
+    )
 
 
 def _more(changes: _Changes) -> list[str]:

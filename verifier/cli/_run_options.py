@@ -186,6 +186,14 @@ run_options = stacked(
         "(--format json) or a run id in the store.",
     ),
     click.option(
+        "--witness",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        metavar="FILE",
+        help="Append the store's head after this run to FILE, one JSON line per run (a file "
+        "to commit or keep in CI); `verifier audit --witness FILE` checks every head in it.",
+    ),
+    click.option(
         "--sut",
         "sut_option",
         default=None,

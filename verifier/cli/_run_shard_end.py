@@ -28,9 +28,12 @@ from verifier.results import RunSummary
 __all__ = ["end_finished_shard", "end_shard", "finish_command"]
 
 
-def end_shard(store: GapStore, shard: Shard, summary: RunSummary) -> NoReturn:
-    """Says what the shard checked, ends the run if every shard has finished, and
-    exits 0 when every case of the shard passed, else 1."""
+def end_shard(
+    store: GapStore, shard: Shard, summary: RunSummary, *, witness: Path | None = None
+) -> NoReturn:
+    """Says what the shard checked, ends the run if every shard has finished, appends
+    the head to ``witness`` (the run's end, else the store's head after the shard),
+    and exits 0 when every case of the shard passed, else 1."""
     run_id = summary.run_id
     click.echo(
         f"shard {shard.label} of run {run_id}: {summary.passed_cases}/{summary.total_cases} "
@@ -39,6 +42,10 @@ def end_shard(store: GapStore, shard: Shard, summary: RunSummary) -> NoReturn:
     )
     sharded_store(store).write_as_shard(None)
     _end_run_if_last(store, run_id)
+    if witness is not None:
+        from verifier.cli._witness import append_witnessed, to_witness
+
+        append_witnessed(witness, to_witness(store, [run_id], shard=shard.label))
     sys.exit(EXIT_OK if summary.failed_cases == 0 else EXIT_FAILED)
 
 
@@ -88,10 +95,16 @@ def finish_command(
     out: Path | None,
     pr_comment: Path | None,
     against: str | None,
+    witness: Path | None = None,
 ) -> NoReturn:
-    """``verifier run --finish RUN``: ends the sharded run and writes its outputs;
-    exits 0 when every case passed, 1 when one did not or a shard is missing."""
+    """``verifier run --finish RUN``: ends the sharded run, writes its outputs and
+    appends its head to ``witness``; exits 0 when every case passed, 1 when one did not
+    or a shard is missing."""
     files: list[AtomicFile] = []
+    if witness is not None:
+        from verifier.cli._witness import prepare_witness, to_witness
+
+        prepare_witness(witness)
     try:
         out_file = AtomicFile(out, "the report") if out else None
         comment_file = AtomicFile(pr_comment, "the PR comment") if pr_comment else None
@@ -113,6 +126,8 @@ def finish_command(
             ]
             summary = finish_sharded_run(gap_store, run_id, sinks)
             location = gap_store.location
+            if witness is not None:
+                witnessed = to_witness(gap_store, [run_id])
         for written in files:
             written.commit()
     except ShardsMissing as exc:
@@ -129,6 +144,10 @@ def finish_command(
         f"gap rows in {location}; store head {summary.head}",
         err=True,
     )
+    if witness is not None:
+        from verifier.cli._witness import append_witnessed
+
+        append_witnessed(witness, witnessed)
     passed = summary.total_cases > 0 and summary.failed_cases == 0
     sys.exit(EXIT_OK if passed else EXIT_FAILED)
 

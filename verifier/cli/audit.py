@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -18,6 +19,9 @@ from verifier.cli._options import (
     resolve_run,
     window_option,
 )
+
+if TYPE_CHECKING:
+    from verifier.gaps.witness import WitnessEntry
 
 
 @click.command("audit")
@@ -63,6 +67,14 @@ from verifier.cli._options import (
     help="A head printed by an earlier audit or run: exit 1 unless the store's seal chain "
     "still holds it where it was.",
 )
+@click.option(
+    "--witness",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="A file of heads `verifier run --witness FILE` appended: exit 1 unless the store's "
+    "seal chain still holds every one of them where it was.",
+)
 def audit(
     store: str | None,
     run_id: str | None,
@@ -73,6 +85,7 @@ def audit(
     resample: int | None,
     seed: int,
     expect_head: str | None,
+    witness: Path | None,
 ) -> None:
     """Re-check every stored gap row (schema, judge triples, hash chain), the sealed run
     records, contracts and contents, print the store's head hash, and report judge
@@ -88,28 +101,45 @@ def audit(
         fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)
+    witnessed = None
+    if witness is not None:
+        from verifier.cli._witness import read_witnessed
+
+        witnessed = (witness, read_witnessed(witness))
     if resample is not None:
         if run_id is None:
             fail("--resample needs --run RUN: the run whose verdicts are asked again")
         _resample(target, run_id, resample, seed, fmt)
     if recheck:
-        _recheck(target, run_id, fmt, expect_head)
+        _recheck(target, run_id, fmt, expect_head, witnessed)
     try:
-        with open_store(target) as gap_store:
+        # One snapshot: the witnessed heads are looked for in the chain the audit verified.
+        with open_store(target) as gap_store, gap_store.snapshot():
             report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
+            if witnessed is not None:
+                from verifier.cli._witness import check_witnessed
+
+                for problem in check_witnessed(gap_store, *witnessed).problems:
+                    report.integrity.add("head", None, None, problem)
     except VerifierError as exc:
         fail(str(exc))
     click.echo(render_history(report, fmt), nl=False)
     sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
 
 
-def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None) -> NoReturn:
+def _recheck(
+    target: str,
+    run_id: str | None,
+    fmt: str,
+    expect_head: str | None,
+    witnessed: tuple[Path, list[tuple[int, WitnessEntry]]] | None,
+) -> NoReturn:
     """Re-evaluates every stored verdict and exits 0 when none differs, else 1."""
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
     from verifier.recheck import recheck_store, render_recheck
 
-    held = True
+    held, broken = True, []
     try:
         with open_store(target) as gap_store:
             if run_id is not None and gap_store.run(run_id) is None:
@@ -117,6 +147,10 @@ def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None)
             report = recheck_store(gap_store, target=target, run_id=run_id)
             if expect_head is not None:
                 held = any(seal.seal_hash == expect_head for seal in gap_store.iter_seals())
+            if witnessed is not None:
+                from verifier.cli._witness import check_witnessed
+
+                broken = check_witnessed(gap_store, *witnessed).problems
     except VerifierError as exc:
         fail(str(exc))
     click.echo(render_recheck(report, fmt), nl=False)
@@ -126,7 +160,9 @@ def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None)
             "the store was rewritten, cut or replaced since it was published",
             err=True,
         )
-    sys.exit(EXIT_OK if report.ok and held else EXIT_FAILED)
+    for problem in broken:
+        click.echo(f"error: {problem}", err=True)
+    sys.exit(EXIT_OK if report.ok and held and not broken else EXIT_FAILED)
 
 
 def _resample(target: str, run_id: str, n: int, seed: int, fmt: str) -> NoReturn:

@@ -54,6 +54,7 @@ def run(
     repeat: int | None,
     variant_options: tuple[str, ...],
     allow_outside: tuple[Path, ...],
+    witness: Path | None,
 ) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row.
 
@@ -99,7 +100,13 @@ def run(
         from verifier.cli._run_shard_end import finish_command
 
         finish_command(
-            finish_id, finish_target, fmt=fmt, out=out, pr_comment=pr_comment, against=against
+            finish_id,
+            finish_target,
+            fmt=fmt,
+            out=out,
+            pr_comment=pr_comment,
+            against=against,
+            witness=witness,
         )
     if contract is None:
         fail("give CONTRACT (or --finish RUN_ID to end a sharded run)")
@@ -157,6 +164,11 @@ def run(
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
+    witnessed: list[Any] = []  # the heads to append once the run's outputs are written
+    if witness is not None:
+        from verifier.cli._witness import append_witnessed, prepare_witness, to_witness
+
+        prepare_witness(witness)
 
     # The report and comment appear whole when the run ends, or not at all: a run
     # stopped early (a bad --against, an interrupt) leaves the previous files as
@@ -305,13 +317,16 @@ def run(
                         written.commit()
                 from verifier.cli._run_shard_end import end_shard
 
-                end_shard(gap_store, shard, summary)
+                end_shard(gap_store, shard, summary, witness=witness)
             decision = None
             if gate is not None:
                 from verifier.compare.gate import decide_run
 
                 decision = decide_run(gate, gap_store, summary.run_id)
                 write_gate(decision, fmt, stream, writer)
+            if witness is not None:
+                ended = [s.run_id for s in (baseline_summary, summary) if s is not None]
+                witnessed = to_witness(gap_store, ended)
             completed = True
     except VerifierError as exc:
         fail(str(exc))
@@ -331,6 +346,8 @@ def run(
         click.echo(line, err=True)
     if matches is not None and baseline_index is not None:
         click.echo(matches.line(baseline_index), err=True)
+    if witness is not None:
+        append_witnessed(witness, witnessed)
     finish_run(
         summary,
         baseline_summary,

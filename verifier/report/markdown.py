@@ -73,9 +73,10 @@ def table_cell(text: str) -> str:
     return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
 
 
-def heading_lines(summary: RunSummary) -> list[str]:
+def heading_lines(summary: RunSummary, *, head: bool = True) -> list[str]:
     """The report's heading (verdict, contract), its line of totals with the run id, and
-    the notes and warnings a reader must see before the figures."""
+    the notes and warnings a reader must see before the figures (and, with ``head``,
+    the store's head)."""
     ok = summary.failed_cases == 0 and not summary.interrupted
     title = f"{summary.contract_id} v{summary.contract_version}"
     not_run = summary.judge_claims_not_run.line()
@@ -98,7 +99,7 @@ def heading_lines(summary: RunSummary) -> list[str]:
         lines += ["", "> ⚠️ The run was interrupted; the totals cover the cases that finished."]
     if summary.warnings:  # a path that found nothing: why the figures may mislead
         lines += ["", *(f"> ⚠️ {table_cell(warning)}" for warning in summary.warnings)]
-    if summary.head:
+    if summary.head and head:
         lines += [
             "",
             f"Store head after this run: {code_span(summary.head)} (a later "
