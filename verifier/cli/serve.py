@@ -6,7 +6,8 @@ FastAPI and uvicorn are imported only when the command runs: they are an extra.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import click
 from verifier._terminal import printable
 from verifier.cli._options import (
     EXIT_INVALID,
+    EXIT_OK,
     STORE_OPTION,
     fail,
     single_judge_options,
@@ -66,6 +68,22 @@ GUARD_OPTIONS = stacked(
 """How a server guards its connections (``verifier serve``, ``verifier view``)."""
 
 
+@contextmanager
+def stops_on_ctrl_c(what: str) -> Iterator[None]:
+    """Ctrl-C is how a server is meant to end (uvicorn has shut down gracefully and
+    raises the signal again): says ``WHAT stopped`` and exits 0, not an abort."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        # A Ctrl-C that lands before uvicorn's loop started leaves its serve() coroutine
+        # unawaited, and Python warns of it as the coroutine is dropped: nothing ran.
+        import warnings
+
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
+        click.echo(f"{what} stopped", err=True)
+        sys.exit(EXIT_OK)
+
+
 @click.command("serve")
 @LISTEN_OPTIONS
 @STORE_OPTION
@@ -113,8 +131,9 @@ GUARD_OPTIONS = stacked(
 )
 @FRAME_ANCESTOR_OPTION
 def serve_command(**options: Any) -> None:
-    """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
-    judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""
+    """Serve the HTTP API: POST /v1/evaluate (one evaluation, judged by the judge named
+    here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json. Ctrl-C stops it
+    (exit 0)."""
     try:
         from verifier.server.serve import serve, settings_from_options
     except ImportError:
@@ -134,7 +153,8 @@ def serve_command(**options: Any) -> None:
         settings, notes = settings_from_options(judge_options=judge, **options)
         for note in notes:
             click.echo(note, err=True)
-        serve(settings, ready=lambda url: click.echo(f"serving the API on {url}", err=True))
+        with stops_on_ctrl_c("server"):
+            serve(settings, ready=lambda url: click.echo(f"serving the API on {url}", err=True))
     except VerifierError as exc:
         for line in str(exc).splitlines():
             click.echo(f"error: {printable(line)}", err=True)

@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from verifier._terminal import printable
-from verifier.cli._options import EXIT_INVALID, EXIT_OK, STORE_OPTION, existing_store, fail
-from verifier.cli.serve import GUARD_OPTIONS, LISTEN_OPTIONS
+from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail
+from verifier.cli.serve import GUARD_OPTIONS, LISTEN_OPTIONS, stops_on_ctrl_c
 from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION
 
 
@@ -36,21 +36,12 @@ def view_command(store: str | None, **options: Any) -> None:
     settings = ServerSettings(store=existing_store(store), **options)
     try:
         settings.check()
-        serve(
-            settings,
-            ready=lambda url: click.echo(f"serving the viewer on {url}/view/", err=True),
-            factory=create_view_app,
-        )
-    except KeyboardInterrupt:
-        # Ctrl-C is how a viewer is meant to end (uvicorn has shut down gracefully and
-        # raises the signal again): not an abort, and nothing failed.
-        # A Ctrl-C that lands before uvicorn's loop started leaves its serve() coroutine
-        # unawaited, and Python warns of it as the coroutine is dropped: nothing ran.
-        import warnings
-
-        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
-        click.echo("viewer stopped", err=True)
-        sys.exit(EXIT_OK)
+        with stops_on_ctrl_c("viewer"):
+            serve(
+                settings,
+                ready=lambda url: click.echo(f"serving the viewer on {url}/view/", err=True),
+                factory=create_view_app,
+            )
     except VerifierError as exc:
         for line in str(exc).splitlines():
             click.echo(f"error: {printable(line)}", err=True)
