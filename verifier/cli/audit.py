@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -18,6 +18,9 @@ from verifier.cli._options import (
     resolve_run,
     window_option,
 )
+
+if TYPE_CHECKING:
+    from verifier.gaps.history import HistoryAudit
 
 
 @click.command("audit")
@@ -38,8 +41,9 @@ from verifier.cli._options import (
 @click.option(
     "--recheck",
     is_flag=True,
-    help="Instead: re-evaluate every stored verdict from the stored content and contract "
-    "(judges from the cache or recordings, never called); exit 1 when one differs.",
+    help="Also re-evaluate every stored verdict from the stored content and contract "
+    "(judges from the cache or recordings, never called), after the audit; exit 1 when "
+    "one differs or the audit fails.",
 )
 @click.option(
     "--resample",
@@ -92,41 +96,48 @@ def audit(
         if run_id is None:
             fail("--resample needs --run RUN: the run whose verdicts are asked again")
         _resample(target, run_id, resample, seed, fmt)
-    if recheck:
-        _recheck(target, run_id, fmt, expect_head)
-    try:
-        with open_store(target) as gap_store:
-            report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
-    except VerifierError as exc:
-        fail(str(exc))
-    click.echo(render_history(report, fmt), nl=False)
-    sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
-
-
-def _recheck(target: str, run_id: str | None, fmt: str, expect_head: str | None) -> NoReturn:
-    """Re-evaluates every stored verdict and exits 0 when none differs, else 1."""
-    from verifier.errors import VerifierError
-    from verifier.gaps.store import open_store
-    from verifier.recheck import recheck_store, render_recheck
-
-    held = True
     try:
         with open_store(target) as gap_store:
             if run_id is not None and gap_store.run(run_id) is None:
                 fail(f"no run {run_id} in {gap_store.location}")
-            report = recheck_store(gap_store, target=target, run_id=run_id)
-            if expect_head is not None:
-                held = any(seal.seal_hash == expect_head for seal in gap_store.iter_seals())
+            report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
     except VerifierError as exc:
         fail(str(exc))
-    click.echo(render_recheck(report, fmt), nl=False)
-    if not held:
-        click.echo(
-            f"error: the published head {expect_head} is not in the store's seal chain: "
-            "the store was rewritten, cut or replaced since it was published",
-            err=True,
-        )
-    sys.exit(EXIT_OK if report.ok and held else EXIT_FAILED)
+    failed = report.failed(fail_on_alert=fail_on_alert)
+    if recheck:
+        # The recheck adds to the audit: what the audit catches (a cut tail, a flipped
+        # run status, a rewritten summary) fails the recheck too.
+        _recheck(target, run_id, fmt, report, failed)
+    click.echo(render_history(report, fmt), nl=False)
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _recheck(
+    target: str, run_id: str | None, fmt: str, audited: HistoryAudit, failed: bool
+) -> NoReturn:
+    """Re-evaluates every stored verdict, prints it and then the audit, and exits 0
+    when the audit passed and no verdict differs, else 1."""
+    from verifier.errors import VerifierError
+    from verifier.gaps._history_render import render_history
+    from verifier.gaps.store import open_store
+    from verifier.recheck import recheck_store, render_recheck
+
+    try:
+        with open_store(target) as gap_store:
+            report = recheck_store(gap_store, target=target, run_id=run_id)
+    except VerifierError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        import orjson
+
+        document = {**report.as_dict(), "audit": audited.as_dict()}
+        document["ok"] = report.ok and not failed
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(render_recheck(report, fmt), nl=False)
+        click.echo("")
+        click.echo(render_history(audited, fmt), nl=False)
+    sys.exit(EXIT_OK if report.ok and not failed else EXIT_FAILED)
 
 
 def _resample(target: str, run_id: str, n: int, seed: int, fmt: str) -> NoReturn:
