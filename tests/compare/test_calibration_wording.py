@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.compare.test_calibrate_cli import CONTRACT, LABELS, copy_of, judged, verifier
+from tests.gaps._backends import chained
+from tests.gaps._support import tamper
 
 __all__ = ["judged"]  # the module-scoped store of one judged run, shared
 
@@ -86,10 +88,28 @@ def test_new_anchors_or_a_new_pass_mark_are_another_wording_too(
 
 
 def drop_wording_columns(store: Path) -> None:
-    """Makes the store's calibrations what a release before wordings wrote."""
+    """Makes the store's calibrations what a release before wordings wrote: no wording
+    columns, and no seals of them (that release sealed none; the chain is made again
+    without them, as that release would have left it)."""
     with sqlite3.connect(store) as conn:
         conn.execute("ALTER TABLE calibrations DROP COLUMN claim_text")
         conn.execute("ALTER TABLE calibrations DROP COLUMN claim_sha")
+    strip_record_seals(store)
+
+
+def strip_record_seals(store: Path) -> None:
+    """Takes the calibrations' seals out of the chain, which is made again without them."""
+    with sqlite3.connect(store) as conn:
+        kept = conn.execute("SELECT kind, subject, body FROM seals WHERE kind != 'record'")
+        bodies = [(n, k, s, json.loads(b)) for n, (k, s, b) in enumerate(kept.fetchall(), 1)]
+    tamper(store, "DELETE FROM seals", *chained(bodies))
+
+
+def seal_as_found(store: Path) -> None:
+    """What this release's first write to the calibrations does: seals them as found."""
+    from verifier.compare.calibration_store import CalibrationStore
+
+    CalibrationStore(store).close()
 
 
 def test_a_calibration_from_before_wordings_is_judged_by_its_runs_stored_contract(
@@ -97,6 +117,9 @@ def test_a_calibration_from_before_wordings_is_judged_by_its_runs_stored_contrac
 ) -> None:
     store = calibrated(judged, tmp_path)
     drop_wording_columns(store)
+    # Not sealed yet: nothing tells them from forged rows, so none is credited.
+    assert all("is not sealed in the store" in w for w in check_warnings(tmp_path, CONTRACT, store))
+    seal_as_found(store)
     (before,) = check_warnings(tmp_path, CONTRACT, store)
     assert "claim 'formal_tone'" in before  # no_guessing: its run's contract still reads so
 
@@ -109,6 +132,8 @@ def test_a_calibration_from_before_wordings_is_judged_by_its_runs_stored_contrac
     # Its run gone from the store, nothing can tell which wording it measured.
     with sqlite3.connect(store) as conn:
         conn.execute("UPDATE calibrations SET run_id = 'run-gone'")
+    strip_record_seals(store)  # as an earlier release would have left it, then sealed
+    seal_as_found(store)
     found = check_warnings(tmp_path, CONTRACT, store)
     assert any(
         w.endswith(

@@ -111,8 +111,7 @@ def reseal(backend: Backend, *, keep: int | None = None) -> None:
         )
     }
     seals = backend.query("SELECT n, kind, subject, body FROM seals ORDER BY n")
-    statements: list[Statement] = ["DELETE FROM seals"]
-    prev = GENESIS
+    bodies = []
     for n, kind, subject, text in seals[:keep]:
         body = json.loads(text)
         seq = body["rows"]["seq"]
@@ -123,17 +122,22 @@ def reseal(backend: Backend, *, keep: int | None = None) -> None:
             body["run"].update(zip(fields, run[1:5], strict=True), options=json.loads(run[7]))
         if run is not None and kind == "end":
             body["run"].update(finished_at=run[5], status=run[6], summary=json.loads(run[8]))
-        body["prev_hash"] = prev
-        sealed = canonical_json(body).decode("utf-8")
+        bodies.append((n, kind, subject, body))
+    backend.tamper("DELETE FROM seals", *chained(bodies))
+
+
+def chained(seals: list[tuple[int, str, str, dict[str, Any]]]) -> list[Statement]:
+    """The INSERTs of ``seals`` (n, kind, subject, body) linked again from the genesis
+    hash, each body's ``n`` and ``prev_hash`` set to its place."""
+    statements: list[Statement] = []
+    prev = GENESIS
+    for n, kind, subject, body in seals:
+        sealed = canonical_json({**body, "n": n, "prev_hash": prev}).decode("utf-8")
         new_hash = seal_hash_of(prev, sealed)
-        statements.append(
-            (
-                "INSERT INTO seals VALUES (?, ?, ?, ?, ?, ?)",
-                (n, kind, subject, sealed, prev, new_hash),
-            )
-        )
+        row = (n, kind, subject, sealed, prev, new_hash)
+        statements.append(("INSERT INTO seals VALUES (?, ?, ?, ?, ?, ?)", row))
         prev = new_hash
-    backend.tamper(*statements)
+    return statements
 
 
 def head_hash(backend: Backend) -> str:

@@ -63,7 +63,7 @@ def test_stored_replay_misses_answerable_now_are_listed_apart_and_the_recheck_pa
     done = verifier("audit", "--store", "gaps.db", "--recheck", cwd=tmp_path)
 
     assert done.returncode == 0, done.stdout
-    lines = done.stdout.splitlines()
+    lines = done.stdout.split("\n\n")[0].splitlines()  # the recheck, then the audit
     assert lines[0].endswith(
         "24 rows; 24 rechecked, 16 agree, 0 differ, 8 answerable now, 0 not recheckable"
     )
@@ -154,7 +154,7 @@ def test_a_stored_pass_that_rechecks_to_an_error_now_is_said_apart_and_fails_the
     done = verifier("audit", "--store", str(store), "--recheck", cwd=tmp_path)
 
     assert done.returncode == 1
-    lines = done.stdout.splitlines()
+    lines = done.stdout.split("\n\n")[0].splitlines()  # the recheck, then the audit
     assert lines[0].endswith("2 rechecked, 1 agree, 0 differ, 1 now error, 0 not recheckable")
     assert (
         "  1 stored verdict(s) recheck to an error now: the store no longer bears them out" in lines

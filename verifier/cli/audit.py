@@ -21,7 +21,7 @@ from verifier.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from verifier.gaps.witness import WitnessEntry
+    from verifier.gaps.history import HistoryAudit
 
 
 @click.command("audit")
@@ -110,11 +110,11 @@ def audit(
         if run_id is None:
             fail("--resample needs --run RUN: the run whose verdicts are asked again")
         _resample(target, run_id, resample, seed, fmt)
-    if recheck:
-        _recheck(target, run_id, fmt, expect_head, witnessed)
     try:
         # One snapshot: the witnessed heads are looked for in the chain the audit verified.
         with open_store(target) as gap_store, gap_store.snapshot():
+            if run_id is not None and gap_store.run(run_id) is None:
+                fail(f"no run {run_id} in {gap_store.location}")
             report = audit_history(gap_store, run_id=run_id, window=window, expect_head=expect_head)
             if witnessed is not None:
                 from verifier.cli._witness import check_witnessed
@@ -123,46 +123,41 @@ def audit(
                     report.integrity.add("head", None, None, problem)
     except VerifierError as exc:
         fail(str(exc))
+    failed = report.failed(fail_on_alert=fail_on_alert)
+    if recheck:
+        # The recheck adds to the audit: what the audit catches (a cut tail, a flipped
+        # run status, a rewritten summary, a witnessed head gone) fails the recheck too.
+        _recheck(target, run_id, fmt, report, failed)
     click.echo(render_history(report, fmt), nl=False)
-    sys.exit(EXIT_FAILED if report.failed(fail_on_alert=fail_on_alert) else EXIT_OK)
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 
 def _recheck(
-    target: str,
-    run_id: str | None,
-    fmt: str,
-    expect_head: str | None,
-    witnessed: tuple[Path, list[tuple[int, WitnessEntry]]] | None,
+    target: str, run_id: str | None, fmt: str, audited: HistoryAudit, failed: bool
 ) -> NoReturn:
-    """Re-evaluates every stored verdict and exits 0 when none differs, else 1."""
+    """Re-evaluates every stored verdict, prints it and then the audit, and exits 0
+    when the audit passed and no verdict differs, else 1."""
     from verifier.errors import VerifierError
+    from verifier.gaps._history_render import render_history
     from verifier.gaps.store import open_store
     from verifier.recheck import recheck_store, render_recheck
 
-    held, broken = True, []
     try:
         with open_store(target) as gap_store:
-            if run_id is not None and gap_store.run(run_id) is None:
-                fail(f"no run {run_id} in {gap_store.location}")
             report = recheck_store(gap_store, target=target, run_id=run_id)
-            if expect_head is not None:
-                held = any(seal.seal_hash == expect_head for seal in gap_store.iter_seals())
-            if witnessed is not None:
-                from verifier.cli._witness import check_witnessed
-
-                broken = check_witnessed(gap_store, *witnessed).problems
     except VerifierError as exc:
         fail(str(exc))
-    click.echo(render_recheck(report, fmt), nl=False)
-    if not held:
-        click.echo(
-            f"error: the published head {expect_head} is not in the store's seal chain: "
-            "the store was rewritten, cut or replaced since it was published",
-            err=True,
-        )
-    for problem in broken:
-        click.echo(f"error: {problem}", err=True)
-    sys.exit(EXIT_OK if report.ok and held and not broken else EXIT_FAILED)
+    if fmt == "json":
+        import orjson
+
+        document = {**report.as_dict(), "audit": audited.as_dict()}
+        document["ok"] = report.ok and not failed
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(render_recheck(report, fmt), nl=False)
+        click.echo("")
+        click.echo(render_history(audited, fmt), nl=False)
+    sys.exit(EXIT_OK if report.ok and not failed else EXIT_FAILED)
 
 
 def _resample(target: str, run_id: str, n: int, seed: int, fmt: str) -> NoReturn:

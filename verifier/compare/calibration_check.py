@@ -180,6 +180,10 @@ def _credited(
     wording = claim_wording(claim)
     stale: str | None = None
     for candidate in store.candidates(**triple):
+        if not candidate.sealed:
+            # A row no seal vouches for may be forged (n=500, kappa 0.99): never credited.
+            stale = stale or _unsealed(claim.id, candidate)
+            continue
         measured = _measured(store, candidate, claim.id)
         if measured is not None and measured.sha == wording.sha:
             return candidate, None
@@ -200,6 +204,15 @@ def _measured(
         return ClaimWording(calibration.claim_text or "", calibration.claim_sha)
     source = store.run_contract(calibration.run_id)
     return None if source is None else stored_claim_wording(source, claim_id)
+
+
+def _unsealed(claim_id: str, calibration: StoredCalibration) -> str:
+    return (
+        f"calibration of claim {claim_id!r} (run {calibration.run_id}, "
+        f"{calibration.created_at}) is not sealed in the store (saved by an earlier release "
+        "and not sealed since, or edited or added by something other than verifier): not "
+        "credited; `verifier calibrate` seals an earlier release's calibrations"
+    )
 
 
 def _not_credited(

@@ -6,6 +6,14 @@
 ``verifier check`` then warns about each judge claim whose judge has no good one
 (``verifier.compare.calibration_check``).
 
+Each calibration is sealed in the store's seal chain when saved (a ``record`` seal
+under the hash of its row: ``verifier.gaps.record_seals``), and a calibration read
+back says whether it is still what its seal recorded (``StoredCalibration.sealed``):
+``check`` credits only sealed ones, and ``verifier audit`` reports any other. Rows
+an earlier release saved are sealed as found when this release first opens the table
+to write (``calibrate``); until then they are not credited, since nothing tells them
+from a row forged behind the store's back.
+
 Each calibration also keeps the wording of the claim it measured (``claim_text``,
 ``claim_sha``; ``verifier.compare.calibration_claim``). Tables made before that have
 neither column: opened to write, the store adds both (``NULL`` in the older rows);
@@ -91,6 +99,9 @@ class StoredCalibration:
     statistics: dict[str, Any]
     claim_sha: str | None = None
     claim_text: str | None = None
+    sealed: bool = False
+    """Whether the row is exactly what its seal recorded when it was saved: an edited or
+    forged row is not, nor an earlier release's not sealed since."""
 
 
 class CalibrationStore(Closing):
@@ -110,6 +121,9 @@ class CalibrationStore(Closing):
         self._columns: tuple[str, ...] = _COLUMNS
         if self._db.table_exists():
             self._columns += self._added(read_only=read_only)
+            if not read_only:
+                # An earlier release's calibrations, sealed as found (ADR 0067).
+                self._db.adopt_unsealed(self._columns)
 
     def _added(self, *, read_only: bool) -> tuple[str, ...]:
         """The wording columns the table has, adding them first unless ``read_only``."""
@@ -141,20 +155,15 @@ class CalibrationStore(Closing):
                 c.prompt_sha,
                 c.sampling_sha,
                 c.n,
-                c.kappa,
-                c.agreement,
+                _number(c.kappa),
+                _number(c.agreement),
                 orjson.dumps(c.statistics()).decode(),
                 c.claim_sha,
                 c.claim_wording,
             )
             for c in report.claims
         ]
-        columns = (*_COLUMNS, *_WORDING_COLUMNS)
-        placeholders = ", ".join("?" for _ in columns)
-        self._db.execute_many(
-            f"INSERT INTO calibrations ({', '.join(columns)}) VALUES ({placeholders})", values
-        )
-        return len(values)
+        return self._db.insert_sealed((*_COLUMNS, *_WORDING_COLUMNS), values)
 
     def latest(
         self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
@@ -184,7 +193,7 @@ class CalibrationStore(Closing):
         params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model, model)
         if not self._db.table_exists():
             return []
-        return [self._stored(row) for row in self._db.fetch(query, params)]
+        return self._read(self._db.fetch(query, params))
 
     def run_contract(self, run_id: str) -> str | None:
         """The source of the contract run ``run_id`` checked, as the store kept it;
@@ -203,12 +212,25 @@ class CalibrationStore(Closing):
         if not self._db.table_exists():
             return []
         rows = self._db.fetch(f"SELECT {', '.join(self._columns)} FROM calibrations ORDER BY id")
-        return [self._stored(row) for row in rows]
+        return self._read(rows)
 
     def close(self) -> None:
         self._db.close()
 
-    def _stored(self, row: tuple[Any, ...]) -> StoredCalibration:
-        values = dict(zip(self._columns, row, strict=True))
-        values["statistics"] = orjson.loads(values["statistics"])
-        return StoredCalibration(**values)
+    def _read(self, rows: list[tuple[Any, ...]]) -> list[StoredCalibration]:
+        from verifier.gaps.record_seals import record_sha256
+
+        seals = self._db.sealed_records() if rows else None
+        found = []
+        for row in rows:
+            values = dict(zip(self._columns, row, strict=True))
+            sealed = seals is not None and seals.holds(record_sha256(values), values)
+            values["statistics"] = orjson.loads(values["statistics"])
+            found.append(StoredCalibration(**values, sealed=sealed))
+        return found
+
+
+def _number(value: float | None) -> float | None:
+    """A statistic as the table's DOUBLE column gives it back (an int would be hashed
+    as ``1``, read back as ``1.0``, and no longer match its seal)."""
+    return None if value is None else float(value)

@@ -90,6 +90,9 @@ class AuditReport:
     in_flight: list[str] = field(default_factory=list)
     judge_noise: dict[str, dict[str, JudgeNoise]] = field(default_factory=dict)
     """Per run checked and judged claim: pass rate, position flips, sample agreement."""
+    notes: list[str] = field(default_factory=list)
+    """What the audit saw that is no integrity problem but worth knowing: rows of the
+    tables beside the rows that no seal vouches for (an earlier release's)."""
 
     @property
     def ok(self) -> bool:
@@ -124,6 +127,7 @@ class AuditReport:
             "expected_head": self.expected_head,
             "expected_head_at": self.expected_head_at,
             "in_flight": self.in_flight,
+            "notes": self.notes,
             **(
                 {"judge_noise": {run: _noise(claims) for run, claims in self.judge_noise.items()}}
                 if self.judge_noise
@@ -172,6 +176,7 @@ class AuditReport:
             lines.append(
                 f"published head {self.expected_head}: held at seal {self.expected_head_at}"
             )
+        lines += [f"note: {note}" for note in self.notes]
         if noise := self.run_noise_lines():
             lines.append("judge noise:")
             lines += [f"  {line}" for line in noise]

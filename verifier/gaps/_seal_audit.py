@@ -17,12 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from verifier.canonical import canonical_json, sha256_hex
 from verifier.gaps._audit_report import AuditReport
 from verifier.gaps.chain import GENESIS
-from verifier.gaps.seals import SEAL_KINDS, StoredSeal, seal_intact
+from verifier.gaps.seals import SEAL_KINDS, StoredSeal, seal_body, seal_intact
 from verifier.gaps.store import GapStore, RunRecord, StoredRow
 
 _RUN_BEGIN_FIELDS = ("contract_id", "contract_version", "contract_sha256", "started_at")
@@ -112,6 +110,16 @@ class SealWalk:
             if problem is not None:
                 self.report.add("seal", None, None, problem)
 
+    def contract_paths(self) -> dict[str, set[str]]:
+        """By contract hash, the paths its runs' latest ``begin`` seals recorded."""
+        paths: dict[str, set[str]] = {}
+        for sealed in self.runs.values():
+            begin = sealed.begin or {}
+            sha, path = begin.get("contract_sha256"), begin.get("contract_path")
+            if isinstance(sha, str) and isinstance(path, str):
+                paths.setdefault(sha, set()).add(path)
+        return paths
+
     def run_problem(self, record: RunRecord | None, run_id: str) -> str | None:
         """How a run record disagrees with the seals of its run, or ``None``."""
         sealed = self.runs[run_id]
@@ -152,7 +160,7 @@ class SealWalk:
         expected_n = self.head.n + 1 if self.head else 1
         prev = self.head.seal_hash if self.head else GENESIS
         self.head = seal
-        body = _body(seal)
+        body = seal_body(seal)
         add = self.report.add
         if seal.n != expected_n:
             add("seal", None, None, _seal_gap(expected_n, seal.n))
@@ -205,9 +213,14 @@ class SealWalk:
         self.report.add("seal", seq, None, message)
 
 
-def check_sources(store: GapStore, report: AuditReport) -> None:
+def check_sources(
+    store: GapStore, report: AuditReport, sealed_paths: dict[str, set[str]] | None = None
+) -> None:
     """Every stored contract source and case content against the hash it is kept
-    under: a run's check can only be re-run from what it really checked."""
+    under: a run's check can only be re-run from what it really checked. And each
+    contract's path against the path its runs' ``begin`` seals recorded
+    (``sealed_paths``, by contract hash; a contract stored before paths were sealed
+    has none): a recheck reads schema files and recordings beside that path."""
     for contract in store.iter_contracts():
         if sha256_hex(contract.source) != contract.sha256:
             report.add(
@@ -217,18 +230,19 @@ def check_sources(store: GapStore, report: AuditReport) -> None:
                 f"contract {contract.sha256} ({contract.path}) does not hash to its key: "
                 "its stored source was edited",
             )
+        paths = (sealed_paths or {}).get(contract.sha256)
+        if paths and contract.path not in paths:
+            report.add(
+                "contract",
+                None,
+                None,
+                f"contract {contract.sha256} is stored under the path {contract.path!r}, "
+                f"but its runs' seals recorded {sorted(paths)[0]!r}: the path was edited",
+            )
     for sha, body in store.iter_contents():
         if sha256_hex(body) != sha:
             message = f"case content {sha} does not hash to its key: it was edited"
             report.add("content", None, None, message)
-
-
-def _body(seal: StoredSeal) -> dict[str, Any] | None:
-    try:
-        value = orjson.loads(seal.body)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _columns_differ(seal: StoredSeal, body: dict[str, Any]) -> bool:

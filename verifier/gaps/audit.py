@@ -32,6 +32,7 @@ from typing import Any, Protocol, TypeAlias
 import orjson
 
 from verifier.gaps._audit_report import AuditProblem, AuditReport, ProblemKind
+from verifier.gaps._record_audit import ContentPresence, check_records
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
 from verifier.gaps._seal_audit import SealWalk, check_sources
 from verifier.gaps._summary_audit import SummaryCheck
@@ -105,7 +106,9 @@ def audit_store(
     columns agree with its body, the judge triple of every verdict, the hash chain,
     ``row_id`` uniqueness, that each ended run still holds the rows it recorded, the
     seal chain and each row and run record it seals, each ended run's summary against
-    its rows, and that every stored contract and case content hashes to its key.
+    its rows, that every stored contract and case content hashes to its key, every
+    row of the tables beside the rows and every judge-cache entry against its seal,
+    and that every content a row refers to is stored or was purged.
 
     Args:
         store: The store to read.
@@ -140,10 +143,13 @@ def _audit(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verifier-audit") as pool:
         duplicates = pool.submit(store.duplicate_row_ids, run_id)
         audit.seals = SealWalk(store, report, expect_head)
-        audit.stream((*observers, audit.summaries))
+        contents = ContentPresence(store, audit.runs, run_id, report)
+        audit.stream((*observers, audit.summaries, contents))
         audit.seals.finish()
+        contents.finish()
         audit.check_runs()
-        check_sources(store, report)
+        check_sources(store, report, audit.seals.contract_paths())
+        check_records(store, report)
         found = duplicates.result()
     for duplicate in found:
         held_by = ", ".join(str(s) for s in duplicate.seqs)

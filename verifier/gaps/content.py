@@ -37,6 +37,7 @@ __all__ = [
     "build_content",
     "content_hash_of",
     "content_sha256",
+    "record_mode",
 ]
 
 ContentMode: TypeAlias = Literal["full", "hashes", "none"]
@@ -220,3 +221,11 @@ def _cut_texts(
                 }
         else:
             _cut_texts(value, here, limit, withheld)
+
+
+def record_mode(options: Mapping[str, Any] | None) -> str:
+    """The content mode a run recorded under (its ``options.record.content``): ``full``
+    when it names none, as runs before the record policy stored every content."""
+    record = options.get("record") if options else None
+    mode = record.get("content") if isinstance(record, Mapping) else None
+    return mode if isinstance(mode, str) else "full"

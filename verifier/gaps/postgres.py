@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
@@ -38,6 +38,7 @@ from verifier.gaps._postgres_shards import (
 from verifier.gaps._postgres_snapshot import PostgresSnapshot
 from verifier.gaps._run_lock import still_written
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.record_seals import purge_payload
 from verifier.gaps.records import (
     DuplicateRowId,
     RunRecord,
@@ -184,8 +185,9 @@ class PostgresStore(Closing):
                     (run_id,),
                 )
             begun = cur.execute(
-                "SELECT contract_id, contract_version, started_at, options FROM runs"
-                " WHERE run_id = %s",
+                "SELECT r.contract_id, r.contract_version, r.started_at, r.options, c.path"
+                " FROM runs r LEFT JOIN contracts c ON c.sha256 = r.contract_sha256"
+                " WHERE r.run_id = %s",
                 (run_id,),
             ).fetchone()
             assert begun is not None  # inserted or found above, under the chain lock
@@ -495,6 +497,24 @@ class PostgresStore(Closing):
         found = self._read(RUN_SEAL_QUERY.replace("?", "%s"), (run_id,))
         return StoredSeal(*found[0]) if found else None
 
+    def stored_contents(self, shas: Sequence[str]) -> set[str]:
+        """Which of ``shas`` are stored contents; inside ``snapshot()``, in its snapshot."""
+        found = self.select("SELECT sha256 FROM contents WHERE sha256 = ANY(%s)", (list(shas),))
+        return {str(sha) for (sha,) in found}
+
+    placeholder = "%s"
+    """The parameter marker of ``select``'s queries."""
+
+    def table_columns(self, name: str) -> tuple[str, ...]:
+        """The columns of a table of the store's database (none: no such table), as the
+        audit reads the tables kept beside the rows; inside ``snapshot()``, its."""
+        found = self.select(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema ="
+            " current_schema() AND table_name = %s ORDER BY ordinal_position",
+            (name,),
+        )
+        return tuple(str(row[0]) for row in found)
+
     def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """Runs one read query (``%s`` placeholders) and returns its rows: how
         ``verifier.gaps.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
@@ -512,14 +532,17 @@ class PostgresStore(Closing):
             while batch := cursor.fetchmany(_FETCH):
                 yield from batch
 
-    def delete_contents(self, shas: Iterable[str]) -> int:
-        """Deletes stored contents; returns how many were deleted."""
+    def delete_contents(self, shas: Iterable[str], *, runs: Sequence[str] = ()) -> int:
+        """Deletes stored contents and seals the purge (which contents, of which
+        ``runs``, when) in the same transaction; returns how many were deleted."""
         keys = list(shas)
         if not keys:
             return 0
         with self._write() as cur:
             cur.execute("DELETE FROM contents WHERE sha256 = ANY(%s)", (keys,))
-            return cur.rowcount
+            deleted = cur.rowcount
+            append_seal(cur.execute, "%s", "purge", "", purge_payload(runs, keys))
+            return deleted
 
     def duplicate_row_ids(self, run_id: str | None = None) -> list[DuplicateRowId]:
         """Returns row ids held by more than one row (at most 1000 of them).

@@ -1,8 +1,10 @@
 """Purging: deleting the stored contents of chosen runs, keeping every row.
 
 A row carries the SHA-256 of its case's content, never the content itself, so
-deleting a content leaves every row, its hash and the chain exactly as they were: the
-audit still passes, and whoever holds the case can still prove it is the one judged.
+deleting a content leaves every row, its hash and the chain exactly as they were, and
+whoever holds the case can still prove it is the one judged. The purge itself is
+sealed (which contents, of which runs, when: a ``purge`` seal), so the audit tells a
+content purged on purpose from one deleted behind the store's back.
 A content is deleted only when no run outside the selection refers to it (contents
 are stored once however many runs share them).
 """
@@ -73,7 +75,8 @@ def purge_contents(store: GapStore, runs: Sequence[str]) -> PurgeResult:
         body = store.content(sha)
         if body is not None:  # recorded as a hash only, or purged already
             deleted.append((sha, len(body.encode("utf-8"))))
-    store.delete_contents(sha for sha, _ in deleted)
+    if deleted:
+        store.delete_contents((sha for sha, _ in deleted), runs=runs)
     return PurgeResult(tuple(runs), tuple(deleted), len(wanted & needed))
 
 

@@ -3,9 +3,11 @@ said the same (``verifier audit --resample``; ADR 0031).
 
 One row per re-asked verdict, keyed by the judge's stability triple and the claim, so
 ``verifier check`` can tell a judge whose agreement with itself was measured from one
-whose was never measured. Like calibrations, these rows are not hash-chained: they
-are measurements about verdicts, not verdicts, and the gap rows they re-ask stay as
-they were.
+whose was never measured. They are measurements about verdicts, not verdicts, so
+they are not rows of the hash chain; but ``check`` trusts them, so each is sealed
+when saved (a ``record`` seal under the hash of its row:
+``verifier.gaps.record_seals``), only sealed ones are counted, and ``verifier audit``
+reports any other.
 """
 
 from __future__ import annotations
@@ -98,29 +100,28 @@ class ResampleStore(Closing):
     def __init__(self, target: str, *, read_only: bool = False) -> None:
         self._db = SideTables.open(target, _TABLE, error=_store_error, read_only=read_only)
         self.location = self._db.location
+        if not read_only:
+            self._db.adopt_unsealed(_COLUMNS)  # an earlier release's, sealed as found
 
     def save(self, rows: Iterable[ResampleRow]) -> int:
         """Stores ``rows``; returns how many were stored."""
         values = [(*astuple(r)[:-1], int(r.agreed)) for r in rows]
-        placeholders = ", ".join("?" for _ in _COLUMNS)
-        self._db.execute_many(
-            f"INSERT INTO resamples ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
-        )
-        return len(values)
+        return self._db.insert_sealed(_COLUMNS, values)
 
     def measured(
         self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
     ) -> int:
         """How many verdicts of a claim were re-asked under a triple whose served or
-        requested model is ``model`` (0 when none, or no table yet)."""
+        requested model is ``model`` (0 when none, or no table yet); only sealed rows
+        count (an edited, forged or pre-seal row is no measurement to trust)."""
         if not self._db.table_exists():
             return 0
         rows = self._db.fetch(
-            "SELECT COUNT(*) FROM resamples WHERE contract_id = ? AND claim_id = ?"
+            f"SELECT {', '.join(_COLUMNS)} FROM resamples WHERE contract_id = ? AND claim_id = ?"
             " AND prompt_sha = ? AND sampling_sha = ? AND (model_id = ? OR requested_model = ?)",
             (contract_id, claim_id, prompt_sha, sampling_sha, model, model),
         )
-        return int(rows[0][0]) if rows else 0
+        return len(self._sealed(rows))
 
     def all(self) -> list[ResampleRow]:
         """Every stored resample, oldest first."""
@@ -128,6 +129,22 @@ class ResampleStore(Closing):
             return []
         rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM resamples ORDER BY id")
         return [_row(r) for r in rows]
+
+    def _sealed(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        from verifier.gaps.record_seals import record_sha256
+
+        if not rows:
+            return []
+        seals = self._db.sealed_records()
+        left = dict(seals.counts)  # a row copied over another counts once per seal
+        found = []
+        for row in rows:
+            values = dict(zip(_COLUMNS, row, strict=True))
+            key = record_sha256(values)
+            if seals.holds(key, values) and left.get(key, 0) > 0:
+                left[key] -= 1
+                found.append(row)
+        return found
 
     def close(self) -> None:
         self._db.close()

@@ -6,7 +6,10 @@ also appends a *seal* to a second chain, in the same transaction: ``begin`` (a r
 record as it began: contract, start, options), ``append`` (which runs got rows),
 ``end`` (status, end time, summary with row count and last row), ``cache`` (the
 SHA-256 of a judge-cache entry) and ``gate`` (a pre-registered gate, whole:
-``verifier.gaps.gate_locks``). Each seal records the row chain's last row
+``verifier.gaps.gate_locks``), ``record`` (a row of a table beside the rows that
+decides something: a calibration, a resample, a judge batch) and
+``purge`` (contents deleted on purpose; both ``verifier.gaps.record_seals``). Each
+seal records the row chain's last row
 (``rows``: seq and hash) at that moment, so the seal chain commits to every row too.
 
 A seal's body is canonical JSON holding its position ``n`` and ``prev_hash``;
@@ -27,7 +30,9 @@ from verifier.canonical import canonical_json
 from verifier.gaps.chain import GENESIS, row_hash_of, verify_link
 
 SEAL_SCHEMA = "verifier.seal.v1"
-SEAL_KINDS: frozenset[str] = frozenset({"begin", "append", "end", "cache", "gate"})
+SEAL_KINDS: frozenset[str] = frozenset(
+    {"begin", "append", "end", "cache", "gate", "record", "purge"}
+)
 SEAL_COLUMNS = "n, kind, subject, body, prev_hash, seal_hash"
 
 Execute = Callable[[str, tuple[Any, ...]], Any]
@@ -52,6 +57,15 @@ def seal_hash_of(prev_hash: str, body: str | bytes) -> str:
 def seal_intact(seal: StoredSeal) -> bool:
     """Whether the seal's hash seals its body after its ``prev_hash``."""
     return verify_link(seal.prev_hash, seal.body, seal.seal_hash)
+
+
+def seal_body(seal: StoredSeal) -> dict[str, Any] | None:
+    """A seal's body as a JSON object; ``None`` when it is not one."""
+    try:
+        value = orjson.loads(seal.body)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def make_seal(
@@ -126,17 +140,20 @@ def begin_payload(
     contract_sha256: str,
     started_at: str,
     options: Mapping[str, Any],
+    contract_path: str | None = None,
 ) -> dict[str, Any]:
-    """What a ``begin`` seal commits to: the run record as it (re)began."""
-    return {
-        "run": {
-            "contract_id": contract_id,
-            "contract_version": contract_version,
-            "contract_sha256": contract_sha256,
-            "started_at": started_at,
-            "options": dict(options),
-        }
+    """What a ``begin`` seal commits to: the run record as it (re)began, and the path
+    its contract is stored under (where a recheck looks for the files it names)."""
+    run = {
+        "contract_id": contract_id,
+        "contract_version": contract_version,
+        "contract_sha256": contract_sha256,
+        "started_at": started_at,
+        "options": dict(options),
     }
+    if contract_path is not None:
+        run["contract_path"] = contract_path
+    return {"run": run}
 
 
 def append_payload(drafts: list[Mapping[str, Any]], count: int) -> dict[str, Any]:

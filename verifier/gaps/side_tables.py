@@ -1,8 +1,11 @@
 """Tables kept beside a store's gap rows, in the store's own database.
 
-Judge batches waiting to be collected and judge calibrations are not gap rows: they
-are not hash-chained and may be updated. They live in the same SQLite file or
-PostgreSQL schema as the rows, so one ``--store`` names everything a team keeps.
+Judge batches waiting to be collected, judge calibrations and test-retest resamples
+are not gap rows: they are not hash-chained, and the ledger's rows are updated. But
+they decide things, so each write to them is sealed in the store's seal chain in its
+transaction (``write_sealed``, ``insert_sealed``; ``verifier.gaps.record_seals``).
+They live in the same SQLite file or PostgreSQL schema as the rows, so one
+``--store`` names everything a team keeps.
 
 Statements are written once, with ``?`` placeholders and SQL both databases accept
 (``INSERT ... ON CONFLICT``, ``RETURNING``); only the ``CREATE`` statements differ.
@@ -18,16 +21,21 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier._closing import Closing
 from verifier.gaps.seals import StoredSeal
 from verifier.gaps.store import is_postgres_url
 from verifier.gaps.target import sqlite_path
 
+if TYPE_CHECKING:
+    from verifier.gaps.record_seals import SealedRecords
+
 __all__ = ["SideTables", "TableSpec", "sqlite_path"]
 
 ErrorFactory = Callable[[str], Exception]
+SealSpec = tuple[str, str, Any]
+"""A seal to append: its kind, subject and payload (``verifier.gaps.seals``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +87,11 @@ class SideTables(Closing):
         errors: Callable[[], AbstractContextManager[None]],
         table: str,
         created: bool,
+        target: str = "",
     ) -> None:
         self._conn = conn
+        self._target = target
+        self._chained = False
         self.postgres = postgres
         self.location = location
         self._errors = errors  # turns the driver's errors into the caller's
@@ -102,6 +113,10 @@ class SideTables(Closing):
         path = sqlite_path(target)
         if path is None:
             raise error(f"{target}: not a SQLite file or postgresql:// URL")
+        if not read_only and not (Path(path).is_file() and Path(path).stat().st_size):
+            from verifier.gaps.store import open_store
+
+            open_store(target).close()  # a new file is a gap store first: its seals go there
         try:
             if read_only:
                 uri = Path(path).resolve().as_uri() + "?mode=ro"
@@ -115,7 +130,7 @@ class SideTables(Closing):
         errors = partial(_sqlite_errors, error, path)
         return cls(
             conn, postgres=False, location=path, errors=errors, table=table.name,
-            created=not read_only,
+            created=not read_only, target=target,
         )  # fmt: skip
 
     @classmethod
@@ -141,7 +156,7 @@ class SideTables(Closing):
         errors = partial(target.errors, error)
         return cls(
             conn, postgres=True, location=target.location, errors=errors, table=table.name,
-            created=not read_only,
+            created=not read_only, target=url,
         )  # fmt: skip
 
     def _sql(self, statement: str) -> str:
@@ -214,18 +229,32 @@ class SideTables(Closing):
     ) -> None:
         """Runs one statement and appends a seal (``verifier.gaps.seals``) recording it,
         in one transaction that holds the store's chain lock."""
-        self._sealed((statement, params), kind, subject, payload)
+        self.write_sealed([(statement, params)], [(kind, subject, payload)])
 
     def append_sealed(self, *, kind: str, subject: str, payload: Any) -> StoredSeal:
         """Appends a seal whose body is the record itself (a gate lock), in a
         transaction that holds the store's chain lock; returns it."""
-        return self._sealed(None, kind, subject, payload)
+        return self.write_sealed([], [(kind, subject, payload)])[0]
 
-    def _sealed(
-        self, write: tuple[str, Sequence[Any]] | None, kind: str, subject: str, payload: Any
-    ) -> StoredSeal:
+    def write_sealed(
+        self, writes: Sequence[tuple[str, Sequence[Any]]], seals: Sequence[SealSpec]
+    ) -> list[StoredSeal]:
+        """Runs ``writes`` (``?`` placeholders) and appends ``seals`` (kind, subject,
+        payload), in one transaction that holds the store's chain lock: the rows and
+        the seals that record them are written together or not at all.
+
+        Returns:
+            The seals written, in order.
+        """
         from verifier.gaps.seals import append_seal
 
+        if not self._chained:
+            # The seals go to the store's chain: a store not made yet is made first.
+            if not self.has_table("seals"):
+                from verifier.gaps.store import open_store
+
+                open_store(self._target).close()
+            self._chained = True
         with self._errors():
             if self.postgres:
                 from verifier.gaps._postgres_conn import lock_key
@@ -235,15 +264,70 @@ class SideTables(Closing):
                     cursor.execute(
                         "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), "chain"),)
                     )
-                    if write is not None:
-                        cursor.execute(self._sql(write[0]), write[1])
-                    return append_seal(cursor.execute, "%s", kind, subject, payload)
+                    for statement, params in writes:
+                        cursor.execute(self._sql(statement), params)
+                    return [append_seal(cursor.execute, "%s", *seal) for seal in seals]
             from verifier.gaps._sqlite_file import transaction
 
             with transaction(self._conn):
-                if write is not None:
-                    self._conn.execute(write[0], write[1])
-                return append_seal(self._conn.execute, "?", kind, subject, payload)
+                for statement, params in writes:
+                    self._conn.execute(statement, params)
+                return [append_seal(self._conn.execute, "?", *seal) for seal in seals]
+
+    def insert_sealed(self, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+        """Inserts rows that never change into the side table, each sealed under its own
+        hash (``verifier.gaps.record_seals``), all in one transaction; returns how many."""
+        from verifier.gaps.record_seals import record_payload, record_sha256, record_subject
+
+        insert = (
+            f"INSERT INTO {self._table} ({', '.join(columns)})"
+            f" VALUES ({', '.join('?' for _ in columns)})"
+        )
+        writes: list[tuple[str, Sequence[Any]]] = []
+        seals: list[SealSpec] = []
+        for row in rows:
+            values = dict(zip(columns, row, strict=True))
+            writes.append((insert, tuple(row)))
+            subject = record_subject(self._table, record_sha256(values))
+            seals.append(("record", subject, record_payload(self._table, values)))
+        if writes:
+            self.write_sealed(writes, seals)
+        return len(writes)
+
+    def adopt_unsealed(self, columns: Sequence[str], key: Sequence[str] | None = None) -> int:
+        """Seals the rows an earlier release wrote, once: when the table has rows and no
+        seal names any of them (``key``: the columns a row is sealed under; ``None``:
+        its own hash). Returns how many were sealed. A table once sealed is never
+        adopted again, so a row added behind the store's back later stays unsealed."""
+        from verifier.gaps.record_seals import (
+            key_of,
+            record_payload,
+            record_sha256,
+            record_subject,
+        )
+
+        if self.sealed_records().counts:
+            return 0
+        rows = self.fetch(f"SELECT {', '.join(columns)} FROM {self._table}")
+        seals: list[SealSpec] = []
+        for row in rows:
+            values = dict(zip(columns, row, strict=True))
+            found = key_of(values, key) if key is not None else record_sha256(values)
+            subject = record_subject(self._table, found)
+            seals.append(("record", subject, record_payload(self._table, values)))
+        if seals:
+            self.write_sealed([], seals)
+        return len(seals)
+
+    def sealed_records(self) -> SealedRecords:
+        """The side table's ``record`` seals (none when the store has no seal chain)."""
+        from verifier.gaps.record_seals import RECORD_SEALS_QUERY, SealedRecords
+        from verifier.gaps.seals import StoredSeal
+
+        if not self.has_table("seals"):
+            return SealedRecords.of(self._table, ())
+        found = self.fetch(RECORD_SEALS_QUERY)
+        return SealedRecords.of(self._table, (StoredSeal(*row) for row in found))
 
     def close(self) -> None:
         self._conn.close()

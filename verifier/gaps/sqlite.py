@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from functools import partial
 from itertools import chain
@@ -31,6 +31,7 @@ from verifier.gaps._sqlite_file import (
 )
 from verifier.gaps._wal_checkpoint import WalCheckpointer
 from verifier.gaps.chain import GENESIS, SealedRow, seal
+from verifier.gaps.record_seals import purge_payload
 from verifier.gaps.records import (
     DuplicateRowId,
     RunRecord,
@@ -166,8 +167,9 @@ class SqliteStore(Closing):
                     (run_id,),
                 )
             begun = conn.execute(
-                "SELECT contract_id, contract_version, started_at, options FROM runs"
-                " WHERE run_id = ?",
+                "SELECT r.contract_id, r.contract_version, r.started_at, r.options, c.path"
+                " FROM runs r LEFT JOIN contracts c ON c.sha256 = r.contract_sha256"
+                " WHERE r.run_id = ?",
                 (run_id,),
             ).fetchone()
             append_seal(conn.execute, "?", "begin", run_id, _begun(contract_sha256, begun))
@@ -361,6 +363,25 @@ class SqliteStore(Closing):
             found = self._conn.execute(RUN_SEAL_QUERY, (run_id,)).fetchone()
         return StoredSeal(*found) if found else None
 
+    def stored_contents(self, shas: Sequence[str]) -> set[str]:
+        """Which of ``shas`` (at most 500) are stored contents; inside ``snapshot()``,
+        in its snapshot."""
+        keys = [key for sha in shas if (key := content_key(sha)) is not None]
+        if not keys:
+            return set()
+        marks = ", ".join("?" * len(keys))
+        found = self.select(f"SELECT sha256 FROM contents WHERE k IN ({marks})", tuple(keys))
+        return {str(sha) for (sha,) in found} & set(shas)
+
+    placeholder = "?"
+    """The parameter marker of ``select``'s queries."""
+
+    def table_columns(self, name: str) -> tuple[str, ...]:
+        """The columns of a table of the store's database (none: no such table), as the
+        audit reads the tables kept beside the rows; inside ``snapshot()``, its."""
+        found = self.select("SELECT name FROM pragma_table_info(?) ORDER BY cid", (name,))
+        return tuple(str(row[0]) for row in found)
+
     def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """Runs one read query (``?`` placeholders) and returns its rows: how
         ``verifier.gaps.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
@@ -378,8 +399,9 @@ class SqliteStore(Closing):
                 with suppress(sqlite3.ProgrammingError):
                     cursor.close()
 
-    def delete_contents(self, shas: Iterable[str]) -> int:
-        """Deletes stored contents, overwriting their bytes in the file.
+    def delete_contents(self, shas: Iterable[str], *, runs: Sequence[str] = ()) -> int:
+        """Deletes stored contents, overwriting their bytes in the file, and seals the
+        purge (which contents, of which ``runs``, when) in the same transaction.
 
         Returns:
             How many contents were deleted.
@@ -396,6 +418,8 @@ class SqliteStore(Closing):
                     before = self._conn.total_changes
                     self._conn.executemany("DELETE FROM contents WHERE k = ? AND sha256 = ?", keys)
                     deleted = self._conn.total_changes - before
+                    purged = purge_payload(runs, (sha for _, sha in keys))
+                    append_seal(self._conn.execute, "?", "purge", "", purged)
             finally:
                 self._conn.execute("PRAGMA secure_delete = OFF")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -492,13 +516,14 @@ def _rows_per_insert(conn: sqlite3.Connection) -> int:
 
 def _begun(contract_sha256: str, begun: tuple[Any, ...]) -> dict[str, Any]:
     """The ``begin`` seal's payload from the run record as it now stands."""
-    contract_id, version, started_at, options = begun
+    contract_id, version, started_at, options, path = begun
     return begin_payload(
         contract_id=contract_id,
         contract_version=version,
         contract_sha256=contract_sha256,
         started_at=started_at,
         options=_json_object(options),
+        contract_path=path,
     )
 
 

@@ -7,7 +7,7 @@ append-only: there is no API to update or delete a row. ``open_store`` turns a t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -151,8 +151,9 @@ class GapStore(Protocol):
         store is for reading inside it."""
         ...
 
-    def delete_contents(self, shas: Iterable[str]) -> int:
-        """Deletes stored contents (purging); rows and the chain are untouched.
+    def delete_contents(self, shas: Iterable[str], *, runs: Sequence[str] = ()) -> int:
+        """Deletes stored contents (purging); rows and the chain are untouched, and a
+        ``purge`` seal records which contents, of which ``runs``, and when.
 
         Returns:
             How many contents were deleted (a hash not stored is skipped).

@@ -8,6 +8,14 @@ written as soon as the API answers with the batch id, before the batch is polled
 resumed run reads the rows back to poll those batches again and submit only the
 requests no row carries.
 
+Each write seals the row as it now stands (a ``record`` seal keyed by run, judge and
+number: ``verifier.gaps.record_seals``), in the same transaction. A resumed run polls
+only the batches whose row is what its latest seal recorded: a row edited or added
+behind the store's back (a batch id of someone else's, say) is not polled, its
+requests are submitted again, and ``verifier audit`` reports the row. Rows an earlier
+release wrote are sealed as they are found the first time this release opens the
+ledger (they were paid for), and only then: a table once sealed adopts no more rows.
+
 Stores written before a judge could have several batches keyed the table by run and
 judge alone; opening such a store rebuilds the table once, each old row becoming its
 judge's batch 0.
@@ -15,16 +23,27 @@ judge's batch 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 from verifier.errors import VerifierError
+from verifier.gaps.record_seals import key_of, record_payload, record_subject
 from verifier.gaps.side_tables import SideTables, TableSpec
+from verifier.logs import get_logger
 
-__all__ = ["BatchError", "BatchLedger", "BatchRecord"]
+__all__ = [
+    "LEDGER_COLUMNS",
+    "LEDGER_KEY",
+    "LEDGER_TABLE",
+    "BatchError",
+    "BatchLedger",
+    "BatchRecord",
+]
+
+log = get_logger("verifier.batch")
 
 
 class BatchError(VerifierError):
@@ -51,6 +70,17 @@ class BatchRecord:
     seq: int = 0
     status: str = "submitted"
 
+
+LEDGER_TABLE: Final = "judge_batches"
+LEDGER_COLUMNS: Final = ("run_id", "judge", "seq", "batch_id", "status", "items")
+"""The ledger's columns, in the order a row is hashed for its seal."""
+LEDGER_KEY: Final = ("run_id", "judge", "seq")
+"""What a row is sealed under (``verifier.gaps.record_seals.key_of``)."""
+_UPSERT: Final = (
+    "INSERT INTO judge_batches (run_id, judge, seq, batch_id, status, items)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, judge, seq) DO UPDATE"
+    " SET batch_id = excluded.batch_id, status = excluded.status, items = excluded.items"
+)
 
 _COLUMNS = (
     " (run_id TEXT NOT NULL, judge TEXT NOT NULL, seq INTEGER NOT NULL,"
@@ -91,44 +121,55 @@ class BatchLedger:
             columns = {row[0] for row in self._db.fetch(_COLUMN_NAMES[self._db.postgres])}
             if "seq" not in columns:
                 self._db.execute_script(_UPGRADE)
+            # The batches an earlier release recorded were paid for: sealed as found
+            # the first time this release opens the ledger, so they can still be resumed.
+            self._db.adopt_unsealed(LEDGER_COLUMNS, LEDGER_KEY)
         except BaseException:
             self._db.close()
             raise
 
     def batches(self, run_id: str, judge: str) -> list[BatchRecord]:
-        """The batches of ``judge`` in run ``run_id``, in the order they were submitted."""
+        """The batches of ``judge`` in run ``run_id`` that are as sealed, in the order
+        they were submitted (see the module's docstring for the others)."""
         rows = self._db.fetch(
-            "SELECT batch_id, items, seq, status FROM judge_batches"
+            f"SELECT {', '.join(LEDGER_COLUMNS)} FROM judge_batches"
             " WHERE run_id = ? AND judge = ? ORDER BY seq",
             (run_id, judge),
         )
-        return [
-            BatchRecord(run_id, batch_id, judge, orjson.loads(items), int(seq), status)
-            for batch_id, items, seq, status in rows
-        ]
+        seals = self._db.sealed_records() if rows else None
+        found = []
+        for row in rows:
+            values = dict(zip(LEDGER_COLUMNS, row, strict=True))
+            if seals is None or not seals.vouches(key_of(values, LEDGER_KEY), values):
+                log.warning("batch not sealed: not resumed", judge=judge, seq=values["seq"])
+                continue
+            found.append(
+                BatchRecord(
+                    run_id, str(values["batch_id"]), judge, orjson.loads(values["items"]),
+                    int(values["seq"]), str(values["status"]),
+                )
+            )  # fmt: skip
+        return found
 
     def record(self, record: BatchRecord) -> None:
-        """Writes ``record`` (replacing a row of the same run, judge and number)."""
-        self._db.execute(
-            "INSERT INTO judge_batches (run_id, judge, seq, batch_id, status, items)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, judge, seq) DO UPDATE"
-            " SET batch_id = excluded.batch_id, status = excluded.status, items = excluded.items",
-            (
-                record.run_id,
-                record.judge,
-                record.seq,
-                record.batch_id,
-                record.status,
-                orjson.dumps(record.items).decode(),
-            ),
+        """Writes ``record`` (replacing a row of the same run, judge and number), sealed."""
+        values = {
+            "run_id": record.run_id,
+            "judge": record.judge,
+            "seq": record.seq,
+            "batch_id": record.batch_id,
+            "status": record.status,
+            "items": orjson.dumps(record.items).decode(),
+        }
+        subject = record_subject(LEDGER_TABLE, key_of(values, LEDGER_KEY))
+        self._db.write_sealed(
+            [(_UPSERT, tuple(values[name] for name in LEDGER_COLUMNS))],
+            [("record", subject, record_payload(LEDGER_TABLE, values))],
         )
 
     def mark(self, record: BatchRecord, status: str) -> None:
-        """Sets the status of ``record``'s batch."""
-        self._db.execute(
-            "UPDATE judge_batches SET status = ? WHERE run_id = ? AND judge = ? AND seq = ?",
-            (status, record.run_id, record.judge, record.seq),
-        )
+        """Sets the status of ``record``'s batch (the row is written whole, and sealed)."""
+        self.record(replace(record, status=status))
 
     def close(self) -> None:
         """Closes the connection."""

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from verifier.canonical import loads_exact
-from verifier.gaps.content import content_sha256
+from verifier.gaps.content import content_sha256, record_mode
 from verifier.gaps.store import GapStore
 from verifier.recheck.report import Why
 
@@ -43,7 +43,10 @@ class NoContent:
 
 
 def case_content(
-    store: GapStore, body: Mapping[str, Any], run_options: Mapping[str, Any] | None
+    store: GapStore,
+    body: Mapping[str, Any],
+    run_options: Mapping[str, Any] | None,
+    purged: Mapping[str, tuple[int, str]] | None = None,
 ) -> CaseContent | NoContent:
     """The content a row body refers to, or why it cannot be had.
 
@@ -51,11 +54,13 @@ def case_content(
         store: The store holding the row.
         body: The row's body, parsed.
         run_options: The options of the row's run (``None`` when the run is unknown).
+        purged: The contents sealed purges removed (``verifier.gaps.record_seals``):
+            a content missing that none covers was deleted behind the store's back.
     """
     if "content_sha256" not in body:
         return NoContent("before_content_record", "the row has no content_sha256")
     sha = body["content_sha256"]
-    mode = _record_mode(run_options)
+    mode = record_mode(run_options)
     if not isinstance(sha, str):
         if mode == "none":
             return NoContent("content_not_recorded", "the run recorded no content")
@@ -64,6 +69,9 @@ def case_content(
     if text is None:
         if mode == "hashes":
             return NoContent("content_hashes_only", f"only the hash {sha} was recorded")
+        if purged is not None and sha in purged:
+            n, when = purged[sha]
+            return NoContent("content_purged", f"content {sha} purged at {when} (seal {n})")
         return NoContent("content_missing", f"content {sha} is not in the store")
     actual = content_sha256(text)
     if actual != sha:
@@ -77,9 +85,3 @@ def case_content(
         return NoContent("content_missing", f"content {sha} holds no case object")
     withheld = envelope.get("withheld") if isinstance(envelope, dict) else None
     return CaseContent(case, withheld if isinstance(withheld, dict) else {})
-
-
-def _record_mode(options: Mapping[str, Any] | None) -> str:
-    record = options.get("record") if options else None
-    mode = record.get("content") if isinstance(record, Mapping) else None
-    return mode if isinstance(mode, str) else "full"

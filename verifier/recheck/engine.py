@@ -20,6 +20,7 @@ from verifier._gc import gc_frozen
 from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
 from verifier.contract.selection import judged_claims
 from verifier.gaps.content import content_sha256
+from verifier.gaps.record_seals import purged_of
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.judge.phase import NO_RECORDING, REJECTED_ENTRY
 from verifier.recheck.contents import CaseContent, NoContent, case_content
@@ -54,11 +55,12 @@ def recheck_store(
         head = store.head()
         report.head = head.seal_hash if head is not None else None
         plans = StoredPlans(store, target)
+        purged = purged_of(store)
         # Every row parsed makes a few dicts: as in a run, the collector is kept off
         # the objects loaded before (see ``gc_frozen``), about a fifth of the time.
         with gc_frozen():
             try:
-                _walk(store, run_id, plans, report)
+                _walk(store, run_id, plans, report, purged)
             finally:
                 plans.close()
         if run_id is None:
@@ -77,7 +79,13 @@ def _verify_unreferenced(store: GapStore, report: RecheckReport) -> None:
             report.tampered[sha] = TamperedContent(sha, actual)
 
 
-def _walk(store: GapStore, run_id: str | None, plans: StoredPlans, report: RecheckReport) -> None:
+def _walk(
+    store: GapStore,
+    run_id: str | None,
+    plans: StoredPlans,
+    report: RecheckReport,
+    purged: Mapping[str, tuple[int, str]],
+) -> None:
     options: dict[str, Mapping[str, Any] | None] = {}
     rows: _Rows = []
     claims: set[str] = set()
@@ -96,12 +104,12 @@ def _walk(store: GapStore, run_id: str | None, plans: StoredPlans, report: Reche
         this = (row.run_id, row.case_id, body.get("content_sha256"), body.get("contract_sha256"))
         if this != case or row.claim_id in claims:
             if rows:
-                _recheck_case(rows, store, plans, options, report)
+                _recheck_case(rows, store, plans, options, report, purged)
             rows, claims, case = [], set(), this
         rows.append((row, body))
         claims.add(row.claim_id)
     if rows:
-        _recheck_case(rows, store, plans, options, report)
+        _recheck_case(rows, store, plans, options, report, purged)
 
 
 def _recheck_case(
@@ -110,6 +118,7 @@ def _recheck_case(
     plans: StoredPlans,
     options: dict[str, Mapping[str, Any] | None],
     report: RecheckReport,
+    purged: Mapping[str, tuple[int, str]],
 ) -> None:
     own = [(row, body) for row, body in rows if body.get("kind") != "imported"]
     if len(own) < len(rows):
@@ -121,7 +130,7 @@ def _recheck_case(
     if run_id not in options:
         run = store.run(run_id)
         options[run_id] = run.options if run is not None else None
-    content = case_content(store, first, options[run_id])
+    content = case_content(store, first, options[run_id], purged)
     if isinstance(content, NoContent):
         _no_content(content, len(own), report)
         return
