@@ -72,14 +72,15 @@ GUARD_OPTIONS = stacked(
 def stops_on_ctrl_c(what: str) -> Iterator[None]:
     """Ctrl-C is how a server is meant to end (uvicorn has shut down gracefully and
     raises the signal again): says ``WHAT stopped`` and exits 0, not an abort."""
+    import warnings
+
+    # A Ctrl-C that lands before uvicorn's loop has started leaves its serve() coroutine
+    # unawaited, and Python warns of it as the interrupt unwinds (before any handler of
+    # ours runs): nothing had run, so there is nothing to warn of.
+    warnings.filterwarnings("ignore", "coroutine 'Server.serve' was never awaited", RuntimeWarning)
     try:
         yield
     except KeyboardInterrupt:
-        # A Ctrl-C that lands before uvicorn's loop started leaves its serve() coroutine
-        # unawaited, and Python warns of it as the coroutine is dropped: nothing ran.
-        import warnings
-
-        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         click.echo(f"{what} stopped", err=True)
         sys.exit(EXIT_OK)
 
