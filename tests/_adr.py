@@ -103,7 +103,10 @@ def read_record(path: Path) -> Record:
     if first.startswith("superseded by"):
         relations += _relation(first, path.parent, problems)
     elif first not in STATES:
-        problems.append(f"status {first!r} is none of {', '.join(STATES)}, 'superseded by ADR'")
+        problems.append(
+            f"status {first!r} is none of {', '.join(STATES)}, 'superseded by [ADR NNNN](...)'"
+            " (relations follow it: 'accepted; amends [ADR NNNN](NNNN-slug.md) (what)')"
+        )
     for clause in others:
         relations += _relation(clause, path.parent, problems)
     return Record(number, path.name, title, first, tuple(relations), tuple(problems))
