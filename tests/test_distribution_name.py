@@ -65,6 +65,7 @@ def test_the_extras_hints_name_the_distribution() -> None:
     }
     assert {
         "README.md",
+        "docs/index.md",
         "verifier/cli/serve.py",
         "verifier/cli/export.py",
         "verifier/gaps/_postgres_conn.py",

@@ -127,18 +127,20 @@ def test_store_defaults_to_the_environment_variable(
         assert gaps.run(result.run_id) is not None
 
 
-def _readme_example() -> str:
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Python API", 1)[1].split("\n## ", 1)[0]
+def _guide_example() -> str:
+    guide = (Path(__file__).parents[1] / "docs" / "guides" / "pytest.md").read_text(
+        encoding="utf-8"
+    )
+    section = guide.split("## The Python API", 1)[1].split("\n## ", 1)[0]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-def test_the_readmes_python_api_example_runs_as_written(tmp_path: Path) -> None:
+def test_the_guides_python_api_example_runs_as_written(tmp_path: Path) -> None:
     import subprocess
     import sys
 
     (tmp_path / "contracts").symlink_to(EXAMPLES.parent, target_is_directory=True)
-    (tmp_path / "example.py").write_text(_readme_example(), encoding="utf-8")
+    (tmp_path / "example.py").write_text(_guide_example(), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "example.py"],
         cwd=tmp_path,

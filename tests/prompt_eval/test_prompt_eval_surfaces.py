@@ -55,8 +55,8 @@ def test_the_shipped_example_runs_offline_and_prints_the_seeds_layout(tmp_path: 
     # The closing line gives the score on the feedback's own scale, not as 0.53.
     assert "/coding-assistant.prompt-eval.json): 53/100, failed; gap rows" in result.stderr
     assert "0.53" not in result.stderr
-    # The README shows exactly this output.
-    assert SEED_FEEDBACK in (ROOT / "README.md").read_text(encoding="utf-8")
+    # The guide shows exactly this output.
+    assert SEED_FEEDBACK in (ROOT / "docs" / "guides" / "http.md").read_text(encoding="utf-8")
 
 
 def test_json_gives_the_tools_seven_keys_then_the_record(tmp_path: Path) -> None:
