@@ -113,8 +113,8 @@ GUARD_OPTIONS = stacked(
 )
 @FRAME_ANCESTOR_OPTION
 def serve_command(**options: Any) -> None:
-    """Serve the HTTP API: POST /v1/evaluate (the PRD's single evaluation, judged by the
-    judge named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""
+    """Serve the HTTP API: POST /v1/evaluate (a single evaluation, judged by the judge
+    named here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json."""
     try:
         from verifier.server.serve import serve, settings_from_options
     except ImportError:
