@@ -8,9 +8,9 @@ from verifier.rubric.docs import render_reference
 
 
 def test_committed_predicate_reference_is_current() -> None:
-    committed = (ROOT / "docs" / "predicates.md").read_text(encoding="utf-8")
+    committed = (ROOT / "docs" / "reference" / "predicates.md").read_text(encoding="utf-8")
     assert committed == render_reference(), (
-        "docs/predicates.md is stale: run `python -m verifier.rubric.docs`"
+        "docs/reference/predicates.md is stale: run `python -m verifier.rubric.docs`"
     )
 
 

@@ -62,10 +62,11 @@ def evaluate_command(
     test_suite: str | None,
     store: str | None,
 ) -> None:
-    """Judge one output against assertions: the PRD's single-evaluation JSON in FILE (- for
-    stdin), its result as JSON on stdout, one gap row per assertion in the store. A JSON
-    array or JSONL of evaluations is a batch: each judged on its own, their results as a
-    JSON array, or the PRD's batch report with --format batch."""
+    """Judge one output against assertions: a single-evaluation JSON (agent_input,
+    agent_output, assertions) in FILE (- for stdin), its result as JSON on stdout, one gap
+    row per assertion in the store. A JSON array or JSONL of evaluations is a batch: each
+    judged on its own, their results as a JSON array, or one batch report (agent_id,
+    test_suite, results, cases) with --format batch."""
     import json
 
     from verifier.errors import VerifierError

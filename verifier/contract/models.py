@@ -189,7 +189,7 @@ class Reference(_Frozen):
     """Material from the case that a judge compares the output with, shown as fenced data.
 
     A reference answer is judged, never string-compared: an expected output is one
-    acceptable answer, not the only one (ADR 0035).
+    acceptable answer, not the only one.
     """
 
     expected: PathText | None = Field(

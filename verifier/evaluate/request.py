@@ -66,7 +66,7 @@ class Assertion(BaseModel):
 
 
 class EvaluationInput(BaseModel):
-    """The PRD's single-evaluation request."""
+    """A single-evaluation request: an agent's input and output, and the assertions."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

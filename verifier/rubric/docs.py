@@ -1,4 +1,4 @@
-"""The predicate reference (``docs/predicates.md``), generated from the registry.
+"""The predicate reference (``docs/reference/predicates.md``), generated from the registry.
 
 Regenerate with ``python -m verifier.rubric.docs``; a test fails when the committed
 page differs from what the registry says.
@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-COMMITTED = Path("docs/predicates.md")
+COMMITTED = Path("docs/reference/predicates.md")
 
 
 def _type_name(schema: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""The FastAPI application: the PRD's single evaluation, and runs in the background."""
+"""The FastAPI application: single evaluations, and runs in the background."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         },
     )
     async def evaluate_output(request: EvaluationInput) -> Any:
-        """The PRD's single evaluation: the assertions judged by the server's judge (in
+        """A single evaluation: the assertions judged by the server's judge (in
         one call unless it groups by claim), each result a gap row in the server's store."""
         judge = _judge_or_503(settings)
         try:
@@ -143,8 +143,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
         },
     )
     async def evaluate_batch_of_outputs(request: BatchRequest) -> Any:
-        """The PRD's batch: each evaluation judged on its own (its own run of gap rows),
-        reported in the PRD's batch shape with each evaluation's run and verdict."""
+        """A batch: each evaluation judged on its own (its own run of gap rows), reported
+        in the batch report's shape with each evaluation's run and verdict."""
         judge = _judge_or_503(settings)
         try:
             check_batch(settings, [len(e.assertions) for e in request.evaluations])

@@ -70,7 +70,7 @@ class AssertionResult(_Body):
 
 
 class EvaluationOutput(_Body):
-    """The PRD's single-evaluation result, plus errors and each result's status and triple."""
+    """A single evaluation's result, plus errors and each result's status and triple."""
 
     score: float = Field(description="Passed assertions over all assertions.")
     passed_evaluation: bool = Field(
@@ -129,7 +129,7 @@ class BatchCase(_Body):
 
 
 class BatchOutput(_Body):
-    """The PRD's batch shape, each evaluation listed after it."""
+    """The batch report: each evaluation listed after it."""
 
     agent_id: str | None
     test_suite: str | None

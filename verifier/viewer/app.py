@@ -67,10 +67,12 @@ def viewer_router(store_target: str, *, frame_ancestors: tuple[str, ...] = ()) -
 
     @router.get("/")
     def home() -> RedirectResponse:
+        """Redirects to the list of runs."""
         return RedirectResponse(f"{VIEW_PREFIX}/runs", status_code=303)
 
     @router.get("/static/{name}")
     def static(name: str) -> Response:
+        """The viewer's stylesheets and script."""
         found = _STATIC.get(name)
         if found is None:
             raise HTTPException(404, f"no file {name!r}")

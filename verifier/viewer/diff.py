@@ -144,6 +144,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         direction: Literal["regressed", "fixed"] | None = Query(None, alias="dir"),
         page: int = Query(1, ge=1),
     ) -> HTMLResponse:
+        """Two runs side by side: the results that regressed or were fixed."""
         with viewer.store() as store:
             try:
                 run_a, run_b = resolve_run_id(store, a), resolve_run_id(store, b)

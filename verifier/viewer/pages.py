@@ -67,6 +67,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
     def runs_page(
         contract: str = "", status: str = "", offset: int = Query(0, ge=0)
     ) -> HTMLResponse:
+        """The stored runs, newest first, filtered by contract and status."""
         if status and status not in RUN_STATUSES:
             return viewer.problem(400, f"status {status!r}: one of {', '.join(RUN_STATUSES)}")
         with viewer.store() as store:
@@ -100,6 +101,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         after: int | None = Query(None, ge=0),
         back: str = "",
     ) -> Response:
+        """One run: its verdict, each claim's pass rate, then its results."""
         if status and status not in STATUSES:
             return viewer.problem(400, f"status {status!r}: one of {', '.join(STATUSES)}")
         with viewer.store() as store:
@@ -115,6 +117,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 
     @router.get("/runs/{run}/judges")
     def judges_page(run: str) -> HTMLResponse:
+        """A run's judge claims, each with the stability triples that judged it."""
         with viewer.store() as store:
             try:
                 record = _record(store, run)
@@ -126,10 +129,12 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 
     @router.get("/runs/{run}/cases/{case_id:path}")
     def case_page(run: str, case_id: str) -> HTMLResponse:
+        """One case of a run: its content and every result, the deciding span marked."""
         return _case_page(viewer, run, case_id)
 
     @router.get("/runs/{run}/case")
     def case_by_query(run: str, id: str = "") -> HTMLResponse:
+        """The same case page, for an id no path segment can carry."""
         # A case id no path segment can carry (`.`, `..`: see frame.case_url).
         return _case_page(viewer, run, id)
 

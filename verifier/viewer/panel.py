@@ -93,6 +93,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 
     @router.get("/panel/{run_id}")
     def panel_page(run_id: str, case: str | None = None) -> HTMLResponse:
+        """A run's evaluation panel, made to be framed by another page."""
         with viewer.store() as store:
             try:
                 run_id = resolve_run_id(store, run_id)

@@ -123,6 +123,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         audit: Literal["full"] | None = None,
         window: int = Query(DEFAULT_WINDOW, ge=MIN_PRIOR_RUNS, le=1000),
     ) -> HTMLResponse:
+        """A contract's pass rates over its runs, with degradation alerts."""
         with viewer.store() as store:
             if not contract:
                 contracts = browse.contract_ids(store)
