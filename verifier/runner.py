@@ -301,10 +301,14 @@ class Runner:
         stored = self._stored
         if stored is not None:
             # Cases an interrupted run already stored are reported, not redone.
-            found = stored.stored(chunk)
-            chunk = [line for line in chunk if line.line not in found]
-            replayed = [found[line] for line in sorted(found)] if report else []
-            self._replayed(replayed, summary)
+            if report:
+                found = stored.stored(chunk)
+                replayed = [found[line] for line in sorted(found)]
+                self._replayed(replayed, summary)
+                done = set(found)
+            else:
+                done = stored.stored_lines(chunk)
+            chunk = [line for line in chunk if line.line not in done]
             if not chunk:
                 return replayed
         # A case the system under test failed on comes back without its fields, and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
 from verifier.canonical import loads_exact
@@ -110,30 +111,45 @@ class StoredLookup:
 
     def stored(self, chunk: Sequence[CaseLine]) -> dict[int, CaseResult]:
         """The chunk's stored cases, by line: complete, and under the line's case id."""
+        return {line: self._case(line, claims) for line, claims in self._found(chunk).items()}
+
+    def stored_lines(self, chunk: Sequence[CaseLine]) -> set[int]:
+        """The lines of the chunk's stored cases (their rows' bodies are not read)."""
+        return set(self._found(chunk, bodies=False))
+
+    def _found(
+        self, chunk: Sequence[CaseLine], *, bodies: bool = True
+    ) -> dict[int, dict[str, tuple[str, str]]]:
+        """The rows of each line of ``chunk`` stored whole, by claim: case id and body."""
         wanted = {line.line: line.case_id for line in chunk}
         rows: dict[int, dict[str, tuple[str, str]]] = {}
         prefix = f"{self._run_id}:"
-        for row_id, case_id, claim_id, body in self._rows(sorted(set(wanted.values()))):
+        for row_id, case_id, claim_id, body in self._rows(sorted(set(wanted.values())), bodies):
             line = _line_of(row_id, prefix)
             if wanted.get(line) == case_id:
                 rows.setdefault(line, {})[claim_id] = (case_id, body)  # later rows win
-        found: dict[int, CaseResult] = {}
-        for line, claims in rows.items():
-            if all(claim_id in claims for claim_id in self._ids):
-                found[line] = self._case(line, claims)
-        return found
+        return {
+            line: claims
+            for line, claims in rows.items()
+            if all(claim_id in claims for claim_id in self._ids)
+        }
 
-    def _rows(self, case_ids: list[str]) -> list[tuple[Any, ...]]:
+    def _rows(self, case_ids: list[str], bodies: bool) -> list[tuple[Any, ...]]:
+        """The rows of ``case_ids`` in seq order: ``row_id, case_id, claim_id, body``."""
         rows: list[tuple[Any, ...]] = []
+        body = "body" if bodies else "''"
         for start in range(0, len(case_ids), _IDS_PER_QUERY):
             part = case_ids[start : start + _IDS_PER_QUERY]
+            # Sorted here: with ORDER BY seq, SQLite reads the run's rows in seq order
+            # through its run_id index, every row of the run, rather than the cases'.
             rows += select(
                 self._store,
-                "SELECT row_id, case_id, claim_id, body FROM rows"
-                f" WHERE run_id = ? AND case_id IN ({', '.join('?' * len(part))}) ORDER BY seq",
+                f"SELECT seq, row_id, case_id, claim_id, {body} FROM rows"
+                f" WHERE run_id = ? AND case_id IN ({', '.join('?' * len(part))})",
                 (self._run_id, *part),
             )
-        return rows
+        rows.sort(key=itemgetter(0))
+        return [row[1:] for row in rows]
 
     def _case(self, line: int, claims: dict[str, tuple[str, str]]) -> CaseResult:
         results: dict[str, ClaimResult] = {}
