@@ -9,6 +9,7 @@ summary of the same run never interrupted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -18,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from verifier.gaps.audit import audit_store
 from verifier.gaps.sqlite import SqliteStore
@@ -171,3 +174,77 @@ def test_a_resume_killed_again_and_again_progresses_every_time(tmp_path: Path) -
     duplicate = [c for c in resumed_report["cases"] if c["id"] == "case-5@line-25502"]
     assert duplicate and not duplicate[0]["pass"]
     assert [c for c in resumed_report["cases"] if c["id"] == "line-7" and c["pass"]]
+
+
+def interrupted_at(folder: Path, db: Path, stored: int) -> None:
+    """A run of the folder's contract that stored the cases of its first ``stored``
+    lines, then stopped, recorded as ``verifier run`` records its cases file."""
+    from hashlib import file_digest
+
+    from verifier.cases import read_cases
+    from verifier.contract.load import load_contract
+    from verifier.runner import Runner, RunOptions
+
+    cases = folder / "cases.jsonl"
+    with cases.open("rb") as handle:
+        recorded = {"cases": str(cases), "cases_sha256": file_digest(handle, "sha256").hexdigest()}
+    options = RunOptions(run_id="stopped", options_record=recorded, chunk_size=10)
+    with SqliteStore(db) as store:
+        runner = Runner(load_contract(folder / "contract.yaml"), store, options=options)
+        summary = runner.begin()
+
+        async def store_first() -> None:
+            lines = [line for line in read_cases(cases) if line.line <= stored]
+            for start in range(0, len(lines), 10):
+                await runner.check_chunk(lines[start : start + 10], summary)
+            await runner.end(summary, status="interrupted")
+
+        asyncio.run(store_first())
+
+
+def small_cases(path: Path, n: int) -> list[str]:
+    lines = [
+        json.dumps({"id": f"c{i}", "output": f"The account {i} [source: CRM]." * (i % 3)})
+        for i in range(n)
+    ]
+    lines[3] = "{not json"
+    return lines
+
+
+@pytest.mark.parametrize("file", ["unchanged", "grown"])
+def test_a_resume_reports_every_case_as_an_uninterrupted_run_does(
+    tmp_path: Path, file: str
+) -> None:
+    (tmp_path / "contract.yaml").write_text(CONTRACT, encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    lines = small_cases(cases, 60)
+    # Past the lines stored: a real case named as the unusable line 4 is, and a second c7.
+    later = [json.dumps({"id": "line-4", "output": "account [source: CRM]"}),
+             json.dumps({"id": "c7", "output": "again"})]  # fmt: skip
+    cases.write_text("\n".join(lines + later) + "\n", encoding="utf-8")
+    if file == "grown":
+        cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    db = tmp_path / "gaps.db"
+    interrupted_at(tmp_path, db, stored=40)
+    if file == "grown":  # the file the run started on had fewer cases: read from its start
+        cases.write_text("\n".join(lines + later) + "\n", encoding="utf-8")
+    resumed = subprocess.run(
+        [*command(tmp_path, db, "--resume", "stopped", "--chunk-size", "7"),
+         "--format", "json", "--out", str(tmp_path / "resumed.json")],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert resumed.returncode == 1 and "Traceback" not in resumed.stderr, resumed.stderr
+    whole = subprocess.run(
+        [*command(tmp_path, tmp_path / "whole.db", "--run-id", "stopped"),
+         "--format", "json", "--out", str(tmp_path / "whole.json")],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert whole.returncode == 1, whole.stderr
+    got = json.loads((tmp_path / "resumed.json").read_text(encoding="utf-8"))
+    want = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
+    assert got["total_cases"] == 62
+    for key in ("total_cases", "passed_cases", "failed_cases", "average_score",
+                "assertion_breakdown", "cases"):  # fmt: skip
+        assert got[key] == want[key], key
+    assert stored_rows(db, "stopped") == stored_rows(tmp_path / "whole.db", "stopped")
+    assert [c["id"] for c in got["cases"]][-2:] == ["line-4", "c7@line-62"]
