@@ -3,7 +3,8 @@
 For each N (default 10,000, 100,000 and 1,000,000; pass others as arguments) a SQLite
 store holds an interrupted run of a four-claim rubric contract that stored N results
 (N / 4 cases); its cases file has 1,000 more cases. ``verifier run --resume`` over that
-file is started in a fresh process, and the store is watched from this one. Prints:
+file is started in a fresh process, and the store is watched from this one. Prints,
+after the same for a fresh run of 1,000 cases (the command's start-up, the floor):
 
 * first new row: wall and CPU seconds from starting the process to the first row of a case
   the interrupted run had not stored (what a resume killed sooner than that loses:
@@ -89,6 +90,8 @@ def rows_stored(db: Path) -> int:
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
         return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM rows").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0  # a new store whose tables are being made
     finally:
         conn.close()
 
@@ -107,14 +110,10 @@ def cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def resume(contract: Path, cases: Path, db: Path, report: Path) -> tuple[float, ...]:
-    """Resumes the run in a fresh process: wall and CPU seconds to its first new row,
-    then to its end."""
-    command = [
-        sys.executable, "-m", "verifier", "run", str(contract), "--cases", str(cases),
-        "--store", str(db), "--resume", RUN_ID, "--format", "json", "--out", str(report),
-    ]  # fmt: skip
-    stored = rows_stored(db)
+def first_row(command: list[str], db: Path, report: Path) -> tuple[float, ...]:
+    """Runs ``command`` (a run writing ``report`` into ``db``) in a fresh process: wall
+    and CPU seconds to the first row it stores, then to its end."""
+    stored = rows_stored(db) if db.exists() else 0  # a fresh run's store is new
     children = child_cpu()
     began = time.perf_counter()
     process = subprocess.Popen(
@@ -122,7 +121,7 @@ def resume(contract: Path, cases: Path, db: Path, report: Path) -> tuple[float, 
     )
     first = first_cpu = None
     while first is None and process.poll() is None:
-        if rows_stored(db) > stored:
+        if db.exists() and rows_stored(db) > stored:
             first, first_cpu = time.perf_counter() - began, cpu_of(process.pid)
         else:
             time.sleep(POLL)
@@ -136,19 +135,37 @@ def resume(contract: Path, cases: Path, db: Path, report: Path) -> tuple[float, 
     return first, first_cpu, whole, cpu
 
 
+def run_command(contract: Path, cases: Path, db: Path, report: Path, *flags: str) -> list[str]:
+    return [
+        sys.executable, "-m", "verifier", "run", str(contract), "--cases", str(cases),
+        "--store", str(db), *flags, "--format", "json", "--out", str(report),
+    ]  # fmt: skip
+
+
+def floor(folder: Path, contract: Path) -> None:
+    """A fresh run's first row: what starting the command costs, before any resuming."""
+    cases, db, report = folder / "fresh.jsonl", folder / "fresh.db", folder / "fresh.json"
+    write_cases(cases, NEW_CASES)
+    first, first_cpu, _, _ = first_row(run_command(contract, cases, db, report), db, report)
+    print(f"{'no':>9} stored results: first row     {first:6.2f} s wall {first_cpu:6.2f} s CPU"
+          " (a fresh run: the command's start-up)", flush=True)  # fmt: skip
+
+
 def main(sizes: list[int]) -> None:
     route_to_standard_logging()  # the run stored here says nothing
     folder = Path(tempfile.mkdtemp(prefix="verifier-resume-bench-"))
     try:
         contract = folder / "contract.yaml"
         contract.write_text(CONTRACT, encoding="utf-8")
+        floor(folder, contract)
         for n in sizes:
             stored = n // CLAIMS
             cases, db = folder / f"cases-{n}.jsonl", folder / f"gaps-{n}.db"
             report = folder / f"report-{n}.json"
             write_cases(cases, stored + NEW_CASES)
             asyncio.run(interrupted(contract, cases, db, stored))
-            first, first_cpu, whole, cpu = resume(contract, cases, db, report)
+            resume = run_command(contract, cases, db, report, "--resume", RUN_ID)
+            first, first_cpu, whole, cpu = first_row(resume, db, report)
             summary = json.loads(report.read_text(encoding="utf-8"))
             assert summary["total_cases"] == stored + NEW_CASES, summary["total_cases"]
             assert rows_stored(db) == (stored + NEW_CASES) * CLAIMS
