@@ -219,10 +219,9 @@ def run(
             if resume_id:  # its new work first, past the lines it stored (ADR 0068)
                 from verifier.resume import StoredPrefixIds, resume_point
 
-                point = resume_point(
-                    gap_store, resumed, cases_path, whole_file=sample is None and shard is None
-                )
-                new_first = open_cases(point, StoredPrefixIds(gap_store, run_id, point))
+                point = resume_point(gap_store, resumed, cases_path, whole_file=whole)
+                seen = StoredPrefixIds(gap_store, run_id, point) if point else None
+                new_first = open_cases(point, seen)
             if shard is not None:
                 begin_shard(gap_store, shard, run_id, resume=bool(resume_id))
             limits = CallLimits(
