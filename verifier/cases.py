@@ -111,13 +111,15 @@ def _open_cases(path: Path) -> BinaryIO:
         raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
 
 
-def read_cases(path: Path, *, seen: SeenIds | None = None) -> Iterator[CaseLine]:
+def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
     Args:
         path: The JSONL file.
         seen: Where the ids taken so far are kept (a fresh ``SeenIds`` when not given;
             it is closed when the reading ends either way).
+        after: Lines up to this one are passed over unread (their ids are not taken:
+            ``seen`` must know them, as a resumed run's does).
 
     Raises:
         CasesError: The file cannot be opened at all.
@@ -126,7 +128,7 @@ def read_cases(path: Path, *, seen: SeenIds | None = None) -> Iterator[CaseLine]
     seen = SeenIds() if seen is None else seen
     with handle, closing(seen):
         for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+            if number <= after or not raw.strip():
                 continue
             if number == 1:
                 raw = raw.removeprefix(codecs.BOM_UTF8)  # editors on Windows save UTF-8 with one

@@ -4,15 +4,27 @@ Rows are appended a chunk at a time, so a case is either stored whole or not at 
 a resumed run skips the stored cases (rebuilding their results from their rows for
 the report and totals) and checks only the rest. Judge verdicts obtained before the
 interruption are in the cache, so even a case whose rows were lost costs no new call.
+
+A resumed run does its new work first (ADR 0068): it checks the cases nothing stored,
+then reads every case back, in line order, for the summary and the reports. When the
+cases file is the one the run started on, the lines up to the run's last stored one
+are all stored, so the new work starts past them without reading them
+(:func:`resume_point`); their ids, which a later line must not take again, are asked
+of the store as later lines come (:class:`StoredPrefixIds`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier._seen_ids import SeenIds
+from verifier.canonical import loads_exact
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord
+from verifier.stored_cases import last_stored_line, line_of_row, select
 from verifier.sut import masked_description
 
 if TYPE_CHECKING:
@@ -98,3 +110,74 @@ def same_system(recorded: Mapping[str, Any], spec: SutSpec | None, repeat: int |
             f"the run being resumed ran the system {was_repeat} time(s) a case; "
             f"use --repeat {was_repeat}"
         )
+
+
+def resume_point(store: GapStore, record: RunRecord, cases: Path, *, whole_file: bool) -> int:
+    """The line past which a resumed run's new cases begin: every line up to it is
+    stored, so the new work need not read it (0: read from the first line).
+
+    Only a run over every line of the very file it started on (its recorded
+    ``cases_sha256``) knows that: a sample or a shard leaves lines of the file
+    unstored, and an edited file may have moved its cases.
+
+    Args:
+        store: The store holding the run.
+        record: The run's record.
+        cases: The cases file the run is resumed on.
+        whole_file: Whether the run checks every line of it (no sample, no shard).
+    """
+    recorded = record.options.get("cases_sha256")
+    if not whole_file or not isinstance(recorded, str):
+        return 0
+    try:
+        with cases.open("rb") as handle:
+            if hashlib.file_digest(handle, "sha256").hexdigest() != recorded:
+                return 0
+    except OSError:
+        return 0  # the reading proper says what is wrong with the file
+    return last_stored_line(store, record.run_id)
+
+
+class StoredPrefixIds(SeenIds):
+    """The ids a resumed run has taken, those of the lines it passed over unread included.
+
+    A line past the resume point whose id a stored line took is a duplicate, as it was
+    when the run started: the store is asked (through its ``(run_id, case_id)`` index)
+    about each id the run meets, so the lines passed over are never read.
+
+    Args:
+        store: The store holding the run.
+        run_id: The run.
+        before: The resume point: ids stored on lines up to it are taken.
+    """
+
+    def __init__(self, store: GapStore, run_id: str, before: int) -> None:
+        super().__init__()
+        self._store, self._run_id, self._before = store, run_id, before
+
+    def add(self, case_id: str) -> bool:
+        if self._taken_before(case_id):
+            return False
+        return super().add(case_id)
+
+    def _taken_before(self, case_id: str) -> bool:
+        rows = select(
+            self._store,
+            "SELECT row_id, body FROM rows WHERE run_id = ? AND case_id = ?",
+            (self._run_id, case_id),
+        )
+        for row_id, body in rows:
+            line = line_of_row(str(row_id), self._run_id)
+            if 0 < line <= self._before and not _unusable(case_id, line, body):
+                return True
+        return False
+
+
+def _unusable(case_id: str, line: int, body: str) -> bool:
+    """Whether a stored row under ``case_id`` is of an unusable line, which took no id:
+    such a line is stored as ``line-N`` (or ``ID@line-N``, a duplicate), its reason
+    saying what was wrong with line N."""
+    if case_id != f"line-{line}" and not case_id.endswith(f"@line-{line}"):
+        return False
+    reason = loads_exact(body).get("reason")
+    return isinstance(reason, str) and reason.startswith(f"line {line}:")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import secrets
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol
@@ -38,7 +38,7 @@ from verifier.missing_fields import MissingFields, named_paths
 from verifier.plan import build_plan, weighted_score
 from verifier.results import CaseResult, ClaimResult, RunSummary
 from verifier.stoppable import run_stoppable
-from verifier.stored_cases import StoredReplay, stored_cases
+from verifier.stored_cases import StoredLookup
 
 log = get_logger("verifier.runner")
 
@@ -91,8 +91,8 @@ class RunOptions:
         options_record: What to record about the invocation in the runs table.
         record: How much of each case's content to keep (see ``verifier.gaps.content``);
             ``None``: as the contract's ``record:`` block says.
-        shard: The part of a sharded run this runner writes: a resumed shard reads
-            back only its own stored cases (the caller gives it only its own cases).
+        shard: The part of a sharded run this runner writes (the caller gives it only
+            its own cases, so a resumed shard looks up only its own stored ones).
     """
 
     threshold: float | None = None
@@ -145,7 +145,8 @@ class Runner:
         self._kinds = {p.id: p.kind for p in self.plan.order}
         self._json = JsonFields.of(contract)
         self._weights = tuple(p.weight for p in self.plan.order)
-        self._replay: StoredReplay | None = None
+        self._stored: StoredLookup | None = None
+        self._fresh: set[int] = set()  # lines a resumed run checked before reporting any
         self.record = options.record or contract.record.policy()
         # A judge phase knows its templates (judges off, there are none to read), a
         # system's stage the spec it runs (the contract's or a variant's).
@@ -167,21 +168,44 @@ class Runner:
         )
         self._row_policy = row_policy if row_policy.active else None
 
-    async def run(self, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
-        """Checks every case, persisting each chunk, and returns the run's totals."""
+    async def run(
+        self,
+        cases: Iterable[CaseLine],
+        *,
+        total: int | None = None,
+        new_first: Iterable[CaseLine] | None = None,
+        prepare: Callable[[], Awaitable[None]] | None = None,
+    ) -> RunSummary:
+        """Checks every case, persisting each chunk, and returns the run's totals.
+
+        Args:
+            cases: The run's cases, in line order.
+            total: How many there are, for the progress bar.
+            new_first: For a resumed run, cases (in line order) whose unstored ones are
+                checked and stored before ``cases`` are reported: the cases a resume
+                has to check come first, however many were stored (ADR 0068).
+            prepare: Awaited once the run is recorded, before any case: work the run
+                pays for (a batch of judge requests) belongs to a run that can be
+                resumed, whenever it is stopped.
+        """
         summary = self.begin()
-        if self.progress:
-            self.progress.start(total, len(self.plan.model))
         status: RunStatus = "interrupted"
         try:
+            if prepare is not None:
+                await prepare()
+            if self.progress:
+                self.progress.start(total, len(self.plan.model))
             with gc_frozen():
-                iterator = iter(cases)
-                while chunk := list(islice(iterator, self.options.chunk_size)):
-                    await self.check_chunk(chunk, summary)
-                    # A rubric-only chunk never waits on anything, so without this the
-                    # loop would not get a turn to deliver a Ctrl-C (a cancellation)
-                    # until every case was checked and the run recorded as finished.
-                    await asyncio.sleep(0)
+                passes = [(new_first, False)] if new_first is not None and self._stored else []
+                for stream, report in [*passes, (cases, True)]:
+                    iterator = iter(stream)
+                    while chunk := list(islice(iterator, self.options.chunk_size)):
+                        await self.check_chunk(chunk, summary, report=report)
+                        # A rubric-only chunk never waits on anything, so without this
+                        # the loop would not get a turn to deliver a Ctrl-C (a
+                        # cancellation) until every case was checked and the run
+                        # recorded as finished.
+                        await asyncio.sleep(0)
             status = "finished"
         finally:
             if self.progress:
@@ -230,11 +254,14 @@ class Runner:
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
         )
         if self.options.resume:
-            # Nothing is read yet: stored cases are read back as the run reaches them.
-            stored = stored_cases(self.store, self.run_id, self.plan, self.threshold)
-            if self.options.shard is not None:
-                stored = _of_shard(stored, self.options.shard)
-            self._replay = StoredReplay(stored)
+            # Nothing is read yet: stored cases are looked up a chunk at a time.
+            self._stored = StoredLookup(
+                self.store,
+                self.run_id,
+                self.plan,
+                self.threshold,
+                content=self.record.content == "full",
+            )
             log.info("run resumed", run_id=self.run_id)
         return summary
 
@@ -243,8 +270,6 @@ class Runner:
 
         The report sinks are not told: ``run`` finishes them once the run succeeded.
         """
-        if self._replay is not None:
-            self._replay.close()
         summary.finished_at = _now()
         summary.interrupted = status != "finished"
         summary.warnings = self._missing.warnings(summary.breakdown)
@@ -274,38 +299,30 @@ class Runner:
             failed=summary.failed_cases,
         )
 
-    async def check_chunk(self, chunk: Sequence[CaseLine], summary: RunSummary) -> list[CaseResult]:
+    async def check_chunk(
+        self, chunk: Sequence[CaseLine], summary: RunSummary, *, report: bool = True
+    ) -> list[CaseResult]:
         """Checks one chunk of cases and stores its gap rows before returning.
 
         Each case is added to ``summary`` and to every sink, and returned: first the
         cases a resumed run had already stored (as stored), then the others in order.
+        With ``report`` false (a resumed run's new work, reported later from the
+        store), the stored cases are passed over and none is added or returned.
         """
         replayed: list[CaseResult] = []
-        replay = self._replay
-        if replay is not None:
+        stored = self._stored
+        if stored is not None:
             # Cases an interrupted run already stored are reported, not redone.
-            unstored: list[CaseLine] = []
-            for line in chunk:
-                case = replay.take(line.line, line.case_id)
-                if case is None:
-                    unstored.append(line)
-                else:
-                    replayed.append(case)
-            chunk = unstored
-            for case in replayed:
-                summary.add_case(case)
-                self._missing.add(case.content, case.results)
-                for sink in self.sinks:
-                    sink.add_case(case)
-            if self.progress and replayed:
-                self.progress.advance(len(replayed))
-                self.progress.judged(len(replayed) * len(self.plan.model))
+            if report:
+                found = stored.stored(chunk)
+                replayed = [found[line] for line in sorted(found)]
+                self._replayed(replayed, summary)
+                done = set(found)
+            else:
+                done = stored.stored_lines(chunk)
+            chunk = [line for line in chunk if line.line not in done]
             if not chunk:
                 return replayed
-            replay.settle()  # before this chunk is written
-            if replay.exhausted:
-                replay.close()
-                self._replay = None
         # A case the system under test failed on comes back without its fields, and
         # its reason (a stderr tail) may quote them: it is scrubbed of them all the same.
         given: dict[int, dict[str, Any]] = {}
@@ -377,6 +394,8 @@ class Runner:
             cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))
             if line.case is not None:
                 missing.add(line.case, ordered)
+            if not report:
+                self._fresh.add(line.line)
             # Run ids are unique per store and a run checks each claim once per case
             # line, so the row id needs no random part, and it tells an auditor where
             # the row came from.
@@ -402,15 +421,33 @@ class Runner:
                     }
                 )
         self.store.append(drafts, contents)
+        if self.progress and not one_by_one:
+            self.progress.advance(len(chunk))
+        if not report:
+            return []
         sinks = self.sinks
         add_case = summary.add_case
         for case in cases:
             add_case(case)
             for sink in sinks:
                 sink.add_case(case)
-        if self.progress and not one_by_one:
-            self.progress.advance(len(chunk))
         return [*replayed, *cases]
+
+    def _replayed(self, cases: list[CaseResult], summary: RunSummary) -> None:
+        """Reports stored cases; those this process checked count on the bar once."""
+        done = 0
+        for case in cases:
+            summary.add_case(case)
+            if case.line in self._fresh:
+                self._fresh.discard(case.line)  # its missing fields were counted then
+            else:
+                done += 1
+                self._missing.add(case.content, case.results)
+            for sink in self.sinks:
+                sink.add_case(case)
+        if self.progress and done:
+            self.progress.advance(done)
+            self.progress.judged(done * len(self.plan.model))
 
     def _rubric(
         self, case: Mapping[str, Any], unparsed: Mapping[str, str] | None
@@ -450,16 +487,6 @@ class Runner:
         return line, results
 
 
-def _of_shard(cases: Iterator[CaseResult], shard: Shard) -> Iterator[CaseResult]:
-    """The stored cases of ``shard``: the other shards' rows are in the same run."""
-    try:
-        yield from (case for case in cases if shard.holds(case.case_id))
-    finally:
-        close = getattr(cases, "close", None)
-        if close is not None:
-            close()
-
-
 def summary_record(summary: RunSummary) -> dict[str, Any]:
     """The totals a store records when a run (or a shard of one) ends."""
     record = {
@@ -479,14 +506,20 @@ def summary_record(summary: RunSummary) -> dict[str, Any]:
     return record
 
 
-def run_sync(runner: Runner, cases: Iterable[CaseLine], *, total: int | None = None) -> RunSummary:
+def run_sync(
+    runner: Runner,
+    cases: Iterable[CaseLine],
+    *,
+    total: int | None = None,
+    new_first: Iterable[CaseLine] | None = None,
+) -> RunSummary:
     """Thin synchronous wrapper over ``Runner.run``, stopped by Ctrl-C or SIGTERM.
 
     Raises:
         KeyboardInterrupt: Ctrl-C stopped the run (recorded as interrupted).
         verifier.stoppable.Terminated: SIGTERM stopped the run (recorded as interrupted).
     """
-    return run_stoppable(runner.run(cases, total=total))
+    return run_stoppable(runner.run(cases, total=total, new_first=new_first))
 
 
 def _sut_when(sut: OutputSource | None) -> str | None:

@@ -1,17 +1,22 @@
 """A stored run's cases read back from its rows, for a resumed run and for CI outputs.
 
 A resumed run reports the cases it had already stored as they were, and checks only
-the others; ``verifier run --resume`` and the CI outputs made from a store
-(``verifier.ci.from_store``) rebuild those cases here from the gap rows.
+the others; ``verifier run --resume`` (a chunk of lines at a time, :class:`StoredLookup`)
+and the CI outputs made from a store (``verifier.ci.from_store``, the whole run in one
+stream) rebuild those cases here from the gap rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
 from verifier.canonical import loads_exact
-from verifier.gaps.store import GapStore
+from verifier.cases import CaseLine
+from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.store import GapStore, StoreError
 from verifier.plan import Plan, score_case
 from verifier.results import CaseResult, ClaimResult
 
@@ -53,6 +58,11 @@ def stored_cases(
             yield done
 
 
+def line_of_row(row_id: str, run_id: str) -> int:
+    """The case line a row of run ``run_id`` is about (its id is ``RUN:LINE:CLAIM``)."""
+    return _line_of(row_id, f"{run_id}:")
+
+
 def _line_of(row_id: str, prefix: str) -> int:
     line = row_id.removeprefix(prefix).partition(":")[0]
     return int(line) if line.isdigit() else 0
@@ -72,69 +82,124 @@ def _complete(
     return CaseResult(case_id, line, tuple(results[c] for c in ids), case_score, ok)
 
 
-class StoredReplay:
-    """What a resumed run already stored, handed back as the run reaches each case.
+class StoredLookup:
+    """What a resumed run already stored, looked up a chunk of lines at a time.
 
-    Chunks are stored whole and in line order, so the stored cases come back from
-    the store in the order the cases file yields them: the two are merged as the run
-    goes, and a resume reads nothing up front (its cost no longer grows with what the
-    run stored) and keeps one stored case in memory rather than all of them.
+    A case is found by its line and id (``verifier.resume``'s rule): the rows of the
+    chunk's case ids are read through the store's ``(run_id, case_id)`` index and
+    those of other lines dropped. Each look-up is one query, read whole, so no read
+    stays open while the run writes; its cost follows the chunk, never what the run
+    stored, and the chunk may come in any order (a line stored twice, when a case was
+    checked again, is the later rows, as ``replay_stored_run`` keeps it).
+
+    Args:
+        store: The store (SQLite or PostgreSQL: it answers SQL).
+        run_id: The run being resumed.
+        plan: Its plan (a case is stored when every claim of it has a row).
+        threshold: The run's threshold (a stored case is scored again with it).
+        content: Whether a replayed failed case gets its stored content back, for the
+            reports that show a failed case (``record: content: full``).
     """
 
-    def __init__(self, cases: Iterator[CaseResult]) -> None:
-        self._cases = cases
-        self._next: CaseResult | None = None
-        self._started = False
-        self._rest: dict[int, CaseResult] | None = None
+    def __init__(
+        self, store: GapStore, run_id: str, plan: Plan, threshold: float, *, content: bool
+    ) -> None:
+        self._store, self._run_id, self._plan = store, run_id, plan
+        self._ids = [p.id for p in plan.order]
+        self._threshold = threshold
+        self._content = content
 
-    def take(self, line: int, case_id: str) -> CaseResult | None:
-        """The stored case of ``line`` if it is ``case_id``'s, else ``None`` (check it).
+    def stored(self, chunk: Sequence[CaseLine]) -> dict[int, CaseResult]:
+        """The chunk's stored cases, by line: complete, and under the line's case id."""
+        return {line: self._case(line, claims) for line, claims in self._found(chunk).items()}
 
-        Lines must be asked about in increasing order.
-        """
-        if self._rest is not None:
-            found = self._rest.get(line)
-            if found is None or found.case_id != case_id:
-                return None
-            del self._rest[line]
-            return found
-        if not self._started:
-            self._started = True
-            self._next = next(self._cases, None)
-        # A stored line the run no longer reaches (skipped above it) is not reported.
-        while self._next is not None and self._next.line < line:
-            self._next = next(self._cases, None)
-        found = self._next
-        if found is None or found.line != line or found.case_id != case_id:
-            return None
-        self._next = next(self._cases, None)
-        return found
+    def stored_lines(self, chunk: Sequence[CaseLine]) -> set[int]:
+        """The lines of the chunk's stored cases (their rows' bodies are not read)."""
+        return set(self._found(chunk, bodies=False))
 
-    def settle(self) -> None:
-        """Reads the rest of the stored cases into memory unless all have been taken.
+    def _found(
+        self, chunk: Sequence[CaseLine], *, bodies: bool = True
+    ) -> dict[int, dict[str, tuple[str, str]]]:
+        """The rows of each line of ``chunk`` stored whole, by claim: case id and body."""
+        wanted = {line.line: line.case_id for line in chunk}
+        rows: dict[int, dict[str, tuple[str, str]]] = {}
+        prefix = f"{self._run_id}:"
+        for row_id, case_id, claim_id, body in self._rows(sorted(set(wanted.values())), bodies):
+            line = _line_of(row_id, prefix)
+            if wanted.get(line) == case_id:
+                rows.setdefault(line, {})[claim_id] = (case_id, body)  # later rows win
+        return {
+            line: claims
+            for line, claims in rows.items()
+            if all(claim_id in claims for claim_id in self._ids)
+        }
 
-        Called before the run writes: a read left open across a write would hold
-        the store's snapshot (and a SQLite connection's transaction) meanwhile. Only
-        a run whose stored cases are not a prefix of its lines has any left.
-        """
-        if self._rest is not None or (self._started and self._next is None):
-            return
-        if not self._started:
-            self._started = True
-            self._next = next(self._cases, None)
-        left = [] if self._next is None else [self._next, *self._cases]
-        self._rest = {case.line: case for case in left}
-        self._next = None
+    def _rows(self, case_ids: list[str], bodies: bool) -> list[tuple[Any, ...]]:
+        """The rows of ``case_ids`` in seq order: ``row_id, case_id, claim_id, body``."""
+        rows: list[tuple[Any, ...]] = []
+        body = "body" if bodies else "''"
+        for start in range(0, len(case_ids), _IDS_PER_QUERY):
+            part = case_ids[start : start + _IDS_PER_QUERY]
+            # Sorted here: with ORDER BY seq, SQLite reads the run's rows in seq order
+            # through its run_id index, every row of the run, rather than the cases'.
+            rows += select(
+                self._store,
+                f"SELECT seq, row_id, case_id, claim_id, {body} FROM rows"
+                f" WHERE run_id = ? AND case_id IN ({', '.join('?' * len(part))})",
+                (self._run_id, *part),
+            )
+        rows.sort(key=itemgetter(0))
+        return [row[1:] for row in rows]
 
-    @property
-    def exhausted(self) -> bool:
-        """Whether every stored case has been handed back or passed by."""
-        if self._rest is not None:
-            return not self._rest
-        return self._started and self._next is None
+    def _case(self, line: int, claims: dict[str, tuple[str, str]]) -> CaseResult:
+        results: dict[str, ClaimResult] = {}
+        content_sha = None
+        for claim_id in self._ids:
+            case_id, text = claims[claim_id]
+            body: dict[str, Any] = loads_exact(text)
+            content_sha = body.get("content_sha256")
+            results[claim_id] = ClaimResult(
+                claim_id=claim_id,
+                kind=body["kind"],
+                status=body["status"],
+                score=body["score"],
+                reason=str(body["reason"]),
+                evidence=body["evidence"],
+            )
+        case = _complete(self._plan, self._ids, case_id, line, results, self._threshold)
+        assert case is not None  # every claim is there
+        if self._content and not case.passed and isinstance(content_sha, str):
+            case = replace(case, content=self._stored_content(content_sha))
+        return case
 
-    def close(self) -> None:
-        """Ends the read of the store, if one is still open."""
-        close = getattr(self._cases, "close", None)
-        if close is not None:
-            close()
+    def _stored_content(self, sha256: str) -> Mapping[str, Any] | None:
+        text = self._store.content(sha256)
+        kept = loads_exact(text).get("case") if text else None
+        return kept if isinstance(kept, Mapping) else None
+
+
+_IDS_PER_QUERY = 500
+"""Case ids one look-up names at most (SQLite allows 32,766 parameters)."""
+
+
+def select(store: GapStore, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Runs one read query written with ``?`` placeholders on a SQLite or PostgreSQL store.
+
+    Raises:
+        StoreError: The store answers no SQL, or the query failed.
+    """
+    run = getattr(store, "select", None)
+    if run is None:
+        raise StoreError(f"gap store {store.location}: resuming a run needs SQLite or PostgreSQL")
+    rows: list[tuple[Any, ...]] = run(
+        query if isinstance(store, SqliteStore) else query.replace("?", "%s"), params
+    )
+    return rows
+
+
+def last_stored_line(store: GapStore, run_id: str) -> int:
+    """The line of the run's last row (0: none), read through the ``run_id`` index."""
+    found = select(
+        store, "SELECT row_id FROM rows WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
+    )
+    return _line_of(str(found[0][0]), f"{run_id}:") if found else 0

@@ -261,3 +261,64 @@ def test_resuming_a_finished_or_unknown_run_is_a_usage_error(tmp_path: Path) -> 
             and fragment in result.stderr
             and "Traceback" not in result.stderr
         )
+
+
+def _batches_polled(server: MessagesServer) -> int:
+    return sum(
+        1
+        for r in server.requests
+        if r.method == "GET" and "/messages/batches/" in r.path and not r.path.endswith("/results")
+    )
+
+
+def test_batch_run_killed_while_its_batch_is_polled_is_resumed_without_paying_again(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "gaps.db"
+    base = [
+        sys.executable, "-m", "verifier", "run", str(CONTRACT), "--cases", str(CASES),
+        "--batch", "--batch-poll", "0.05", "--store", str(store),
+    ]  # fmt: skip
+    # The batch stays in progress until the test lets it end: the kill lands during a poll.
+    with MessagesServer(default=brain, batch_polls=10**9) as server:
+        process = subprocess.Popen(
+            [*base, "--run-id", "paid-batch"],
+            env=env_for(server),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=tmp_path,
+        )
+        deadline = time.monotonic() + 60
+        while _batches_polled(server) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        assert _batches_polled(server) >= 2 and batch_creations(server) == 1
+        server.batch_polls = 1  # the batch has ended by the time the run is resumed
+        out = tmp_path / "report.json"
+        resumed = subprocess.run(
+            [*base, "--resume", "paid-batch", "--format", "json", "--out", str(out)],
+            env=env_for(server),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert resumed.returncode in (0, 1), resumed.stderr
+        assert "Traceback" not in resumed.stderr
+        assert batch_creations(server) == 1  # its batch was polled again, not paid for twice
+        assert server.model_calls() == []
+    report = json.loads(out.read_text(encoding="utf-8"))
+    cases = sum(1 for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip())
+    assert report["run_id"] == "paid-batch" and report["total_cases"] == cases
+    judged = [r for c in report["cases"] for r in c["results"] if r["id"] != "cites_sources"]
+    assert [r for r in judged if r["status"] in ("pass", "fail")]
+    assert not [r for r in judged if r["status"] == "error"]
+    with SqliteStore(store) as gap_store:
+        record = gap_store.run("paid-batch")
+        assert record is not None and record.status == "finished"
+        assert audit_store(gap_store).ok
+    db = sqlite3.connect(store)
+    ((status,),) = db.execute("SELECT status FROM judge_batches").fetchall()
+    db.close()
+    assert status == "ended"

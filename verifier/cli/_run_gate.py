@@ -32,14 +32,18 @@ __all__ = ["gate_inputs", "gated_writer", "write_gate"]
 
 
 def gate_inputs(
-    gate_path: Path | None, inputs: RunInputs, store: str | None
+    gate_path: Path | None, inputs: RunInputs, store: str | None, *, resuming: bool = False
 ) -> tuple[Gate | None, dict[str, Any]]:
     """The gate, if any, and what every run records of its cases: the cases file's sha
-    and the cases' identity (``verifier.compare.case_identity``).
+    and the cases' identity (``verifier.compare.case_identity``). A resumed run without
+    a gate keeps what it recorded when it started, so nothing is read here: its new
+    work starts at once (ADR 0068).
 
     Exits 2 when the gate file is bad or is not the gate sealed in ``store``, or the
     contract, cases or run are not what it was locked for: nothing has run yet.
     """
+    if resuming and gate_path is None:
+        return None, {}
     try:
         identity = case_identity(inputs.cases_path, inputs.loaded.contract).sha256
         recorded = {"cases_sha256": cases_sha256(inputs.cases_path), CASE_IDENTITY_OPTION: identity}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,6 +22,7 @@ __all__ = [
     "StdoutGuard",
     "ci_sinks",
     "count_lines",
+    "every_case",
     "note",
     "resume_hint",
     "run_with_batch",
@@ -92,10 +93,22 @@ def ci_sinks(
     return sinks
 
 
+def every_case(open_cases: Any) -> Iterator[Any]:
+    """The run's cases, opened only when the runner reaches them: after a resumed run's
+    new work, which reads the file first (and counts the baseline matches anew)."""
+    yield from open_cases()
+
+
 def run_with_batch(
-    runner: Any, phase: Any, open_cases: Any, target: str, poll: float, total: int | None
+    runner: Any,
+    phase: Any,
+    open_cases: Any,
+    target: str,
+    poll: float,
+    total: int | None,
+    new_first: Any = None,
 ) -> Any:
-    """The batch pre-pass and the run in one event loop (the providers belong to it)."""
+    """The run with its batch pre-pass, in one event loop (the providers belong to it)."""
     from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
     from verifier.stoppable import run_stoppable
 
@@ -104,7 +117,7 @@ def run_with_batch(
     if phase.mode == "replay":
         raise BatchError("--batch calls the judges; it cannot be combined with replay mode")
 
-    async def both() -> Any:
+    async def prepass() -> None:
         ledger = BatchLedger(target)
         try:
             errors = await run_batch_prepass(
@@ -118,9 +131,12 @@ def run_with_batch(
             ledger.close()
         phase.replay_reasons = errors
         phase.mode = "replay"
-        return await runner.run(open_cases(), total=total)
 
-    return run_stoppable(both())
+    # The run is recorded before a batch is submitted: a run stopped while its batches
+    # are out is resumed with --resume, which polls them and submits nothing they carry.
+    return run_stoppable(
+        runner.run(every_case(open_cases), total=total, new_first=new_first, prepare=prepass)
+    )
 
 
 def note(why: str) -> None:

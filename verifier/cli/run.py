@@ -70,6 +70,7 @@ def run(
         StdoutGuard,
         ci_sinks,
         count_lines,
+        every_case,
         note,
         resume_hint,
         run_with_batch,
@@ -135,7 +136,7 @@ def run(
         allow_outside=allow_outside,
     )
     loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
-    gate, cases_record = gate_inputs(gate_path, inputs, store)
+    gate, cases_record = gate_inputs(gate_path, inputs, store, resuming=bool(resume_id))
 
     try:  # read before the run begins: a bad line refuses the run, naming it
         baseline_index = read_baseline(baseline) if baseline is not None else None
@@ -143,8 +144,8 @@ def run(
         fail(str(exc))
     matches = baseline_matches(loaded, baseline)
 
-    def open_cases() -> Any:
-        stream = read_cases(cases_path)
+    def open_cases(after: int = 0, seen: Any = None) -> Any:
+        stream = read_cases(cases_path, after=after, seen=seen)
         if shard is not None:
             stream = in_shard(stream, shard)
         if sample is not None and seed is not None:
@@ -227,6 +228,13 @@ def run(
             whole = sample is None and shard is None
             total = count_lines(cases_path) if progress.enabled and whole else None
             run_id = resume_id or run_id_option or new_run_id()
+            new_first = None
+            if resume_id:  # its new work first, past the lines it stored (ADR 0068)
+                from verifier.resume import StoredPrefixIds, resume_point
+
+                point = resume_point(gap_store, resumed, cases_path, whole_file=whole)
+                seen = StoredPrefixIds(gap_store, run_id, point) if point else None
+                new_first = open_cases(point, seen)
             if shard is not None:
                 begin_shard(gap_store, shard, run_id, resume=bool(resume_id))
             limits = CallLimits(
@@ -298,10 +306,12 @@ def run(
                         progress.set_status(status)
                     if batch:
                         summary = run_with_batch(
-                            runner, phase, open_cases, target, batch_poll, total
+                            runner, phase, open_cases, target, batch_poll, total, new_first
                         )
                     else:
-                        summary = run_sync(runner, open_cases(), total=total)
+                        summary = run_sync(
+                            runner, every_case(open_cases), total=total, new_first=new_first
+                        )
             except KeyboardInterrupt as stop:
                 which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
                 rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
