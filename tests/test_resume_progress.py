@@ -61,10 +61,10 @@ def write_cases(path: Path) -> None:
     for i in range(CASES):
         text = f"The account {i} renews in March [source: CRM]. " * (1 + i % 5)
         lines.append(json.dumps({"id": f"case-{i}", "output": text}))
-    lines[6] = "not json"  # an unusable line 7, stored as line-7...
+    lines[6] = "not json"  # an unusable line 7, stored as line-7, which takes that id...
     lines.append(
         json.dumps({"id": "line-7", "output": "The account so named [source: CRM]."})
-    )  # ...not a duplicate
+    )  # ...so a later case with it is a duplicate
     lines.append(json.dumps({"id": "case-5", "output": "Again."}))  # a duplicate of a stored case
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -173,7 +173,7 @@ def test_a_resume_killed_again_and_again_progresses_every_time(tmp_path: Path) -
         assert record is not None and record.status == "finished"
     duplicate = [c for c in resumed_report["cases"] if c["id"] == "case-5@line-25502"]
     assert duplicate and not duplicate[0]["pass"]
-    assert [c for c in resumed_report["cases"] if c["id"] == "line-7" and c["pass"]]
+    assert [c for c in resumed_report["cases"] if c["id"] == "line-7@line-25501"]
 
 
 def interrupted_at(folder: Path, db: Path, stored: int) -> None:
@@ -218,7 +218,7 @@ def test_a_resume_reports_every_case_as_an_uninterrupted_run_does(
     (tmp_path / "contract.yaml").write_text(CONTRACT, encoding="utf-8")
     cases = tmp_path / "cases.jsonl"
     lines = small_cases(cases, 60)
-    # Past the lines stored: a real case named as the unusable line 4 is, and a second c7.
+    # Past the lines stored: a case named as the unusable line 4 is, and a second c7.
     later = [json.dumps({"id": "line-4", "output": "account [source: CRM]"}),
              json.dumps({"id": "c7", "output": "again"})]  # fmt: skip
     cases.write_text("\n".join(lines + later) + "\n", encoding="utf-8")
@@ -247,4 +247,5 @@ def test_a_resume_reports_every_case_as_an_uninterrupted_run_does(
                 "assertion_breakdown", "cases"):  # fmt: skip
         assert got[key] == want[key], key
     assert stored_rows(db, "stopped") == stored_rows(tmp_path / "whole.db", "stopped")
-    assert [c["id"] for c in got["cases"]][-2:] == ["line-4", "c7@line-62"]
+    # An unusable line's id is taken like any other: a later case with it is a duplicate.
+    assert [c["id"] for c in got["cases"]][-2:] == ["line-4@line-61", "c7@line-62"]

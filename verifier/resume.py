@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier._seen_ids import SeenIds
-from verifier.canonical import loads_exact
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.stored_cases import last_stored_line, line_of_row, select
@@ -166,18 +165,10 @@ class StoredPrefixIds(SeenIds):
             "SELECT row_id, body FROM rows WHERE run_id = ? AND case_id = ?",
             (self._run_id, case_id),
         )
-        for row_id, body in rows:
+        # Every id a stored line took is taken, an unusable line's ``line-N`` included,
+        # as the run that stored it counted them (``_case_ids.unused_id``).
+        for row_id, _body in rows:
             line = line_of_row(str(row_id), self._run_id)
-            if 0 < line <= self._before and not _unusable(case_id, line, body):
+            if 0 < line <= self._before:
                 return True
         return False
-
-
-def _unusable(case_id: str, line: int, body: str) -> bool:
-    """Whether a stored row under ``case_id`` is of an unusable line, which took no id:
-    such a line is stored as ``line-N`` (or ``ID@line-N``, a duplicate), its reason
-    saying what was wrong with line N."""
-    if case_id != f"line-{line}" and not case_id.endswith(f"@line-{line}"):
-        return False
-    reason = loads_exact(body).get("reason")
-    return isinstance(reason, str) and reason.startswith(f"line {line}:")

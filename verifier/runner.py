@@ -183,7 +183,7 @@ class Runner:
             total: How many there are, for the progress bar.
             new_first: For a resumed run, cases (in line order) whose unstored ones are
                 checked and stored before ``cases`` are reported: the cases a resume
-                has to check come first, however many were stored (ADR 0068).
+                has to check come first, however many were stored.
             prepare: Awaited once the run is recorded, before any case: work the run
                 pays for (a batch of judge requests) belongs to a run that can be
                 resumed, whenever it is stopped.
