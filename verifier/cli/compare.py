@@ -74,7 +74,7 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                 if record is not None:  # else compare_runs names the unknown run
                     refuse_other_run(gate, record)
             comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
-            decision = decide_comparison(gate, comparison, gap_store)
+            decision = decide_comparison(gate, comparison)
     except VerifierError as exc:
         fail(str(exc))
     for warning in comparison.paired.warnings:

@@ -259,13 +259,13 @@ def _blocking(gate: Gate, comparison: RunComparison) -> tuple[str, ...]:
     return tuple(c.name for c in comparison.worse if c.name != gate.primary_claim)
 
 
-def decide_comparison(gate: Gate, comparison: RunComparison, store: GapStore) -> GateDecision:
+def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
     """Decides the gate on the paired test of its primary claim in ``comparison``, and on
     its secondary claims' regressions unless it was locked ``secondary: report-only``.
 
     ``comparison`` should be computed at the gate's alpha, so the secondary verdicts
-    (Holm-adjusted, two-sided, as ``verifier compare`` reports them) use it too.
-    ``store`` holds both runs: each one's own figures of the primary claim are read from it.
+    (Holm-adjusted, two-sided, as ``verifier compare`` reports them) use it too. Each
+    run's own figure of the primary claim is the tally pairing made of its rows.
 
     Raises:
         GateRefused: The primary claim is not in both runs.
@@ -285,8 +285,7 @@ def decide_comparison(gate: Gate, comparison: RunComparison, store: GapStore) ->
     else:
         says = "significantly worse" if significant else "not significantly worse"
     own = tuple(
-        run_tallies(store, info.run_id).get(gate.primary_claim, ClaimTally())
-        for info in (comparison.paired.baseline, comparison.paired.candidate)
+        tallies.get(gate.primary_claim, ClaimTally()) for tallies in comparison.paired.tallies
     )
     evidence = (
         f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}; "

@@ -33,7 +33,7 @@ from verifier.compare.run_checks import (
 from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
 from verifier.gaps.store import GapStore
-from verifier.results import row_not_applicable
+from verifier.results import ClaimTally, stored_outcome
 
 __all__ = ["CompareError", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
 
@@ -77,6 +77,8 @@ class PairedRuns:
         duplicate_rows: Rows repeating a ``(case_id, claim_id)`` already seen in the
             same run (the first is used), per side.
         warnings: Things a reader should know that do not stop the comparison.
+        tallies: Each run's own tally of every claim (baseline, candidate), counted as
+            its report counts them: over its checked results, paired or not.
     """
 
     baseline: RunInfo
@@ -90,6 +92,7 @@ class PairedRuns:
     claims_only_in_candidate: tuple[str, ...]
     duplicate_rows: dict[str, int]
     warnings: tuple[str, ...]
+    tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]]
 
 
 _NOT_APPLICABLE = "not applicable"
@@ -163,17 +166,20 @@ class _CaseTally:
         self.cand_passed += candidate == "pass"
 
 
-def _outcome(body: dict[str, Any]) -> tuple[str, str, str, float]:
-    """``(case_id, claim_id, status, score)`` of a row body; a bad status is an error."""
-    status = body.get("status")
-    if status not in ("pass", "fail", "error", "skipped"):
-        status = "error"
-    if row_not_applicable(body):
-        status = _NOT_APPLICABLE
-    score = body.get("score")
-    if isinstance(score, bool) or not isinstance(score, int | float):
+def _outcome(body: dict[str, Any], tallies: dict[str, ClaimTally]) -> tuple[str, str, str, float]:
+    """``(case_id, claim_id, status, score)`` of a row body, read as every tally reads a
+    stored row (``results.stored_outcome``: a bad status is an error), and counted in
+    ``tallies``; a score the row lacks is 1 for a pass, else 0."""
+    status, not_applicable, score = stored_outcome(body)
+    claim_id = str(body.get("claim_id"))
+    tally = tallies.get(claim_id)
+    if tally is None:
+        tally = tallies[claim_id] = ClaimTally()
+    tally.add(status, not_applicable, score)
+    paired = _NOT_APPLICABLE if not_applicable else status
+    if score is None:
         score = 1.0 if status == "pass" else 0.0
-    return str(body.get("case_id")), str(body.get("claim_id")), status, float(score)
+    return str(body.get("case_id")), claim_id, paired, score
 
 
 def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRuns:
@@ -189,11 +195,14 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
     warnings = check_runs(baseline, candidate)
 
     judges: tuple[dict[str, set[Triple]], dict[str, set[Triple]]] = ({}, {})
-    held, claim_order, baseline_duplicates = _hold_baseline(store, baseline_id, judges[0])
+    tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]] = ({}, {})
+    held, claim_order, baseline_duplicates = _hold_baseline(
+        store, baseline_id, judges[0], tallies[0]
+    )
     stream = _CandidateStream()
     for row in store.iter_rows(candidate_id):
         body = orjson.loads(row.body)
-        outcome = _outcome(body)
+        outcome = _outcome(body, tallies[1])
         note_judge(judges[1], body, outcome[1])
         stream.fold(held, *outcome)
 
@@ -218,6 +227,7 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
         claims_only_in_candidate=tuple(c for c in candidate_claims if c not in claim_order),
         duplicate_rows={"baseline": baseline_duplicates, "candidate": stream.duplicates},
         warnings=(*warnings, *judge_warnings(shared, *judges)),
+        tallies=tallies,
     )
 
 
@@ -226,7 +236,10 @@ Held = dict[tuple[str, str], list[Any]]
 
 
 def _hold_baseline(
-    store: GapStore, run_id: str, judges: dict[str, set[Triple]]
+    store: GapStore,
+    run_id: str,
+    judges: dict[str, set[Triple]],
+    tallies: dict[str, ClaimTally],
 ) -> tuple[Held, dict[str, None], int]:
     """The baseline's outcomes, its claims in order of appearance, and its duplicates."""
     held: Held = {}
@@ -234,7 +247,7 @@ def _hold_baseline(
     duplicates = 0
     for row in store.iter_rows(run_id):
         body = orjson.loads(row.body)
-        case_id, claim_id, status, score = _outcome(body)
+        case_id, claim_id, status, score = _outcome(body, tallies)
         note_judge(judges, body, claim_id)
         key = (case_id, claim_id)
         if key in held:
