@@ -78,3 +78,30 @@ def serve_process(cwd: Path, env: Mapping[str, str], *arguments: str) -> subproc
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def stopped_by_ctrl_c(command: list[str], cwd: Path, ready: str) -> tuple[int, list[str], str]:
+    """Starts ``verifier COMMAND`` in ``cwd``, sends it SIGINT (Ctrl-C) once it has said a
+    line starting with ``ready``, and returns its exit code, the lines it said before
+    that one, and what it said after."""
+    import os
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VERIFIER_", "ANTHROPIC_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "verifier", *command],
+        cwd=cwd,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        # As from a terminal, whatever this suite inherited: Ctrl-C raises in Python.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stderr is not None
+    said = []
+    while not (line := process.stderr.readline()).startswith(ready):
+        assert line, "".join(said)  # it ended without saying it was ready
+        said.append(line)
+    process.send_signal(signal.SIGINT)
+    rest = process.stderr.read()
+    return process.wait(timeout=30), said, rest

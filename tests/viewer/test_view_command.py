@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.server._support import TOKEN
+from tests.server._support import TOKEN, stopped_by_ctrl_c
 from tests.test_cli import verifier
 from verifier.gaps.store import open_store
 
@@ -98,20 +97,8 @@ def test_on_loopback_it_serves_without_a_token(tmp_path: Path) -> None:
 
 def test_ctrl_c_stops_the_viewer_quietly_with_exit_0(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIFIER_")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "verifier", "view", "--port", "0", "--store", str(store)],
-        cwd=tmp_path,
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-        # As from a terminal, whatever this suite inherited: Ctrl-C raises in Python.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    assert process.stderr is not None
-    first = process.stderr.readline()
-    assert first.startswith("serving the viewer on http://"), first
-    process.send_signal(signal.SIGINT)
-    rest = process.stderr.read()
-    assert process.wait(timeout=30) == 0
+    command = ["view", "--port", "0", "--store", str(store)]
+    code, before, rest = stopped_by_ctrl_c(command, tmp_path, "serving the viewer on http://")
+    assert code == 0
+    assert before == []  # ready is the first thing it says
     assert rest == "viewer stopped\n"
