@@ -54,13 +54,13 @@ from messages_process import ServerProcess  # noqa: E402
 from tests.judge.judge_brain import brain  # noqa: E402
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
-from verifier.gaps.sqlite import SqliteStore  # noqa: E402
+from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync  # noqa: E402
+from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 from verifier.judge.setup import make_judge_phase  # noqa: E402
 from verifier.llm.limits import CallLimits  # noqa: E402
 from verifier.llm.providers._anthropic_wire import message_params  # noqa: E402
 from verifier.llm.types import ModelReply, ModelRequest  # noqa: E402
 from verifier.logs import configure_logging  # noqa: E402
-from verifier.runner import Runner, RunOptions, new_run_id, run_sync  # noqa: E402
 
 CASES = 50
 CLAIMS_PER_CASE = 4

@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
-from verifier.gaps.sqlite import SqliteStore  # noqa: E402
+from verifier.engine.runner import Runner, RunOptions  # noqa: E402
+from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 from verifier.logs import route_to_standard_logging  # noqa: E402
-from verifier.runner import Runner, RunOptions  # noqa: E402
 
 CONTRACT = """\
 contract: bench-resume

@@ -114,8 +114,8 @@ def audit_here(target: str, history: bool) -> None:
     """The child process: audits ``target`` and prints a JSON line of measurements."""
     import psutil
 
-    from verifier.gaps.audit import audit_store
-    from verifier.gaps.history import audit_history
+    from verifier.analyses.audit import audit_store
+    from verifier.analyses.history import audit_history
 
     me = psutil.Process()
     samples: list[tuple[float, int]] = []

@@ -1,4 +1,4 @@
-"""The viewer's first pages on a run of a million results (``verifier.gaps.browse``).
+"""The viewer's first pages on a run of a million results (``verifier.analyses.browse``).
 
 Builds a SQLite store holding 50 small runs and then one run of ``--rows`` results
 (default 1,000,000), through the store's own ``append`` in batches of 500 with each
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.store import with_contents  # noqa: E402
 from tests.gaps._support import begin, draft, finish  # noqa: E402
-from verifier.gaps import browse  # noqa: E402
-from verifier.gaps.sqlite import SqliteStore  # noqa: E402
+from verifier.analyses import browse  # noqa: E402
+from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 
 BIG_RUN = "bench-big"
 _BATCH = 500

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from tests._fuzz_files import mutate, value_paths
 from tests.conftest import EXAMPLES
+from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
-from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = load_contract(EXAMPLES / "data-extraction.yaml")
 # The example's cases that parse (one line is cut short on purpose, to show the error).

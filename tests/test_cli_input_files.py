@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import EXAMPLES, FIXTURES
 from tests.test_cli import assert_no_traceback, verifier
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 DEEP = b"[" * 3000 + b"\n"
 NOT_UTF8 = b'{"id": "caf\xe9"}\n'

@@ -68,7 +68,7 @@ def test_the_extras_hints_name_the_distribution() -> None:
         "docs/index.md",
         "verifier/cli/serve.py",
         "verifier/cli/export.py",
-        "verifier/gaps/_postgres_conn.py",
+        "verifier/gaps/postgres/conn.py",
         "verifier/llm/providers/openai_compat.py",
     } <= hints
 

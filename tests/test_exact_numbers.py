@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from tests.test_cli import assert_no_traceback, verifier
-from verifier.canonical import loads_exact, sha256_hex
+from verifier._internal.canonical import loads_exact, sha256_hex
 from verifier.cases import read_cases
 
 BIG = 2**64 + 1  # 18446744073709551617: orjson alone reads it as 1.8446744073709552e19

@@ -22,11 +22,11 @@ from tests.judge.test_judge_run import verifier as judge_verifier
 from tests.test_cli import verifier
 from verifier.contract.load import load_contract
 from verifier.contract.selection import ClaimChoiceError
+from verifier.engine.runner import RunOptions
 from verifier.errors import CasesError
 from verifier.gaps.store import open_store
 from verifier.gaps.target import StoreFolderMissing
-from verifier.runner import RunOptions
-from verifier.session import Judges, JudgesUnavailable, assemble_run, check_run, run_contract
+from verifier.run.assembly import Judges, JudgesUnavailable, assemble_run, check_run, run_contract
 
 HAND_WRITTEN = "example/hand-written"
 JUDGED = ("gaps_acknowledged", "executive_tone")

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from tests.test_cli import verifier as run_verifier
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
+from verifier._internal.contract_files import is_contract
 from verifier.compare.gate_file import GateError, read_gate
-from verifier.contract_files import is_contract
 
 CONTRACT = """\
 contract: gated

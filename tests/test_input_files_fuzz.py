@@ -24,23 +24,24 @@ from hypothesis import strategies as st
 from tests._fuzz_files import BOM, damaged_jsonl, edit_json, json_values
 from tests.conftest import EXAMPLES
 from tests.gaps._history import day, judge_evidence, plant_run
-from verifier.cases import CaseLine, join_baseline, read_baseline, read_cases
+from verifier.cases import CaseLine, read_cases
 from verifier.ci.baseline import BaselineError, load_baseline
 from verifier.compare.labels import LabelsError, read_labels
 from verifier.contract.judge_template import TemplateError, parse_template
 from verifier.contract.load import check_contract_source, load_contract
 from verifier.contract.prompt_template import PromptTemplate
+from verifier.engine.runner import Runner, run_sync
 from verifier.errors import CasesError, SutError
 from verifier.evaluate import EvaluateError, parse_evaluation
-from verifier.gaps.export import export_jsonl
-from verifier.gaps.importer import ExportRefused, import_jsonl
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_artifact import MalformedPromptfooResult
 from verifier.integrations.promptfoo_import import read_promptfoo_result
 from verifier.judge.config import JudgeConfigError, judge_from_config
 from verifier.llm.cache import CacheError, Recordings
 from verifier.report import make_writer
-from verifier.runner import Runner, run_sync
+from verifier.run.baseline import join_baseline, read_baseline
+from verifier.transfer.export import export_jsonl
+from verifier.transfer.importer import ExportRefused, import_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # VERIFIER_FUZZ_EXAMPLES raises the count to hunt locally (thousands); CI keeps it small.

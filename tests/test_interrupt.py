@@ -23,7 +23,7 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.test_cli import CLEARED
 from tests.test_cli import verifier as run_verifier
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 KEY = "sk-ant-api03-interrupt-test-key-0123456789"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier._lazy_mapping import LazyMapping
+from verifier._internal.lazy_mapping import LazyMapping
 
 
 def test_a_value_is_made_on_its_first_lookup_and_kept() -> None:

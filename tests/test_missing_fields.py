@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.test_cli import verifier
-from verifier.missing_fields import MissingFields
+from verifier.engine.missing_fields import MissingFields
 from verifier.results import ClaimResult, ClaimTally
 
 CONTRACT = """\

@@ -18,9 +18,9 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report.progress import ProgressReporter
-from verifier.session import Judges, assemble_run
+from verifier.run.assembly import Judges, assemble_run
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 SLOW = "Brief on the slow account."

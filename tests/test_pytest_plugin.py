@@ -17,9 +17,9 @@ import structlog
 
 from tests.conftest import EXAMPLES, ROOT
 from verifier import audit_store, open_store
-from verifier._pytest_messages import brief_evidence, item_name
-from verifier._pytest_runs import worker_store
 from verifier.contract.load import check_contract
+from verifier.pytest_plugin.messages import brief_evidence, item_name
+from verifier.pytest_plugin.runs import worker_store
 
 pytest_plugins = ["pytester"]
 
@@ -55,8 +55,6 @@ TINY_CASES = (
 def _machinery_imported() -> None:
     # An in-process pytester run forgets the modules it imported; loading a contract
     # with a judge here first spares every run importing the judge SDK again.
-    import verifier.judge.setup
-    import verifier.runner  # noqa: F401
 
     check_contract(EXAMPLES / "account-research.yaml")
 
@@ -303,7 +301,7 @@ def test_invalid_contract_is_one_collection_error_with_positions(
         ]
     )
     assert "Traceback" not in result.stdout.str()
-    assert "verifier/pytest_plugin.py" not in result.stdout.str()
+    assert "verifier/pytest_plugin/__init__.py" not in result.stdout.str()
 
 
 def test_contract_without_cases_is_skipped_with_the_reason(
@@ -454,7 +452,7 @@ def test_log_lines_go_to_pytests_log_capture(
     result.stdout.fnmatch_lines(
         [
             "*Captured log call*",
-            "INFO     verifier.runner:*run started run_id=* contract=tiny version=1",
+            "INFO     verifier.engine.runner:*run started run_id=* contract=tiny version=1",
         ]
     )
     # Nothing is printed outside pytest's capture, and the session leaves structlog as

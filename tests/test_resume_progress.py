@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.analyses.audit import audit_store
+from verifier.gaps.sqlite.store import SqliteStore
 
 CONTRACT = """\
 contract: resume-progress
@@ -183,7 +183,7 @@ def interrupted_at(folder: Path, db: Path, stored: int) -> None:
 
     from verifier.cases import read_cases
     from verifier.contract.load import load_contract
-    from verifier.runner import Runner, RunOptions
+    from verifier.engine.runner import Runner, RunOptions
 
     cases = folder / "cases.jsonl"
     with cases.open("rb") as handle:

@@ -9,14 +9,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
 from verifier.report.json_report import case_json
 from verifier.results import CaseResult, ClaimResult
-from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = """\
 contract: collector

@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 from tests.conftest import EXAMPLES
+from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
-from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = """\
 contract: demo

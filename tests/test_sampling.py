@@ -13,7 +13,7 @@ from tests.conftest import EXAMPLES
 from tests.test_cli import assert_no_traceback, verifier
 from verifier.cases import CaseLine, read_cases, sample_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 EXTRACTION = EXAMPLES / "data-extraction.yaml"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.gaps._recheck import recheck
 from tests.test_cli import verifier
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 
 STRICT = '{"type": "object", "required": ["total"]}'
 LOOSE = '{"type": "object"}'

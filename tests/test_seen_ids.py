@@ -5,7 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from verifier._seen_ids import SeenIds
+from verifier._internal.seen_ids import SeenIds
 from verifier.cases import read_cases
 
 

@@ -20,19 +20,19 @@ import pytest
 from tests.judge.messages_server import MessagesServer
 from tests.sut._support import KEY, MODEL, model
 from tests.test_cli import verifier
-from verifier._pytest_messages import failure_message
+from verifier.analyses.audit import audit_store
+from verifier.analyses.trends import PassRateObserver
 from verifier.cases import CaseLine
 from verifier.compare.gate import decide_run
 from verifier.compare.gate_file import Gate
 from verifier.compare.runs import pair_runs
 from verifier.compare.stats import PairedTable
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
-from verifier.gaps.trends import PassRateObserver
-from verifier.plan import build_plan
-from verifier.session import run_contract
-from verifier.stored_cases import stored_cases
+from verifier.engine.plan import build_plan
+from verifier.engine.stored_cases import stored_cases
+from verifier.gaps.sqlite.store import SqliteStore
+from verifier.pytest_plugin.messages import failure_message
+from verifier.run.assembly import run_contract
 
 CONTRACT = f"""\
 contract: mixed-cases

@@ -13,20 +13,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 import orjson
 
-from verifier._case_ids import FALLBACK_ID, id_of, id_problem, unused_id
-from verifier._duplicate_keys import duplicate_key
-from verifier._json_words import json_kind
-from verifier._seen_ids import SeenIds
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
+from verifier._internal.case_ids import FALLBACK_ID, id_of, id_problem, unused_id
+from verifier._internal.duplicate_keys import duplicate_key
+from verifier._internal.json_words import json_kind
+from verifier._internal.seen_ids import SeenIds
 from verifier.errors import CasesError
 from verifier.fieldpath import FieldPath
-
-if TYPE_CHECKING:
-    from verifier.baseline_matches import BaselineMatches
 
 _READ_BUFFER = 256 * 1024
 
@@ -38,7 +35,7 @@ class CaseLine:
     Attributes:
         line: 1-based line number.
         case_id: The case's id, or when the line has none usable ``line-N`` (``line-N~2``
-            when a case of the file holds that id: see ``verifier._case_ids``).
+            when a case of the file holds that id: see ``verifier._internal.case_ids``).
         case: The decoded case, or ``None`` when the line is unusable.
         error: Why the line is unusable, or ``None``.
         sut: Where the case's output came from when the system under test produced
@@ -184,45 +181,6 @@ def case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseL
                 yield checked_case(
                     number, dict(value) if isinstance(value, Mapping) else value, seen, "case"
                 )
-
-
-def read_baseline(baseline: Path) -> dict[str, dict[str, Any]]:
-    """The cases of a baseline file by id, read whole (cases are looked up by id).
-
-    Raises:
-        CasesError: The file cannot be opened, or a line of it is unusable (not JSON,
-            no id, an id taken already): a case whose baseline was on that line would
-            be compared with none, so the file is refused, naming the line.
-    """
-    index: dict[str, dict[str, Any]] = {}
-    for line in read_cases(baseline):
-        if line.case is None:
-            reason = (line.error or "unusable").removeprefix(f"line {line.line}: ")
-            raise CasesError(
-                f"{baseline}:{line.line}: a baseline line must be a usable case: {reason}"
-            )
-        index[line.case_id] = line.case
-    return index
-
-
-def join_baseline(
-    cases: Iterator[CaseLine],
-    index: Mapping[str, dict[str, Any]],
-    matches: BaselineMatches | None = None,
-) -> Iterator[CaseLine]:
-    """Adds each case's baseline (the case with the same id in ``index``, made by
-    ``read_baseline``) under ``baseline``, for comparative claims. A case with no
-    baseline gets ``null`` there, so its comparisons are errors saying so; ``matches``,
-    given, counts both."""
-    for line in cases:
-        if line.case is None:
-            yield line
-            continue
-        joined = dict(line.case)
-        joined["baseline"] = found = index.get(line.case_id)
-        if matches is not None:
-            matches.add(line.case_id, found is not None)
-        yield CaseLine(line.line, line.case_id, joined, line.error)
 
 
 def sample_cases(cases: Iterator[CaseLine], fraction: float, seed: int) -> Iterator[CaseLine]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from verifier._terminal import printable_line
+from verifier._internal.terminal import printable_line
 
 
 class VerifierError(Exception):

@@ -1,7 +1,7 @@
 """Structured logging for verifier: readable on a terminal, JSON lines in CI.
 
 Every log line, ours or one from a library through :mod:`logging`, passes the
-:func:`redact_secrets` processor (``verifier.redaction``) before it is rendered, so
+:func:`redact_secrets` processor (``verifier._internal.redaction``) before it is rendered, so
 API keys and bearer tokens never reach stderr or a CI log, whatever a caller binds to
 an event.
 
@@ -20,8 +20,14 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
-from verifier._terminal import printable
-from verifier.redaction import REDACTED, is_secret_key, redact, redact_secrets, redact_text
+from verifier._internal.redaction import (
+    REDACTED,
+    is_secret_key,
+    redact,
+    redact_secrets,
+    redact_text,
+)
+from verifier._internal.terminal import printable
 
 if TYPE_CHECKING:
     from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger

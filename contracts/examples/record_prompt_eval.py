@@ -20,13 +20,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from verifier.json_documents import read_document
+from verifier._internal.json_documents import read_document
 from verifier.llm.providers.registry import provider_entry, register, unregister
 from verifier.llm.types import ModelReply, ModelRequest
 from verifier.prompt_eval.models import EvaluateRequest
 from verifier.prompt_eval.run import evaluate_prompt
 from verifier.scaffold.verdicts import SERVED_MODEL
-from verifier.session import Judges
+from verifier.run.assembly import Judges
 
 HERE = Path(__file__).resolve().parent
 REQUEST = HERE / "coding-assistant.prompt-eval.json"

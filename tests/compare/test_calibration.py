@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 from verifier.compare.calibration import CalibrationError, calibrate_run
 from verifier.compare.calibration_report import ClaimCalibration
 from verifier.compare.labels import LabelsError, read_labels
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 TRIPLE = {"model_id": "claude-haiku-4-5-20251001", "prompt_sha": "a" * 64, "sampling_sha": "b" * 64}
 OTHER_TRIPLE = {**TRIPLE, "model_id": "claude-haiku-4-5-20251101"}

@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.judge.behaviours import Behaviour, tool_use
 from tests.judge.messages_server import MessagesServer
-from verifier.comparative import combine_orders, similarity
 from verifier.contract.models import CompareClaim
+from verifier.engine.comparative import combine_orders, similarity
 
 COMPARE = FIXTURES / "compare"
 

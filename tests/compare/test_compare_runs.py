@@ -12,11 +12,11 @@ import pytest
 
 from tests.conftest import EXAMPLES, FIXTURES
 from tests.test_cli import verifier as run_verifier
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 from verifier.compare.analysis import compare_runs
 from verifier.compare.report import as_json, write_report
 from verifier.compare.runs import OVERALL, CompareError, pair_runs
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 RUNS = FIXTURES / "compare_runs"
 

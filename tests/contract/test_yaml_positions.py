@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from verifier._internal.yaml_positions import MAX_BYTES, YamlProblem, parse_yaml_with_positions
 from verifier.contract.load import check_contract
-from verifier.yaml_positions import MAX_BYTES, YamlProblem, parse_yaml_with_positions
 
 
 def test_positions_of_keys_and_values_are_one_based() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from tests.gaps import _support
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.gaps.chain import GENESIS
 from verifier.gaps.seals import seal_hash_of
 from verifier.gaps.store import GapStore, open_store

@@ -10,10 +10,10 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.gaps.chain import SealedRow, row_hash_of
 from verifier.gaps.seals import StoredSeal
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import DuplicateRowId, GapStore, RunRecord, StoredContract
 
 CONTRACT_SOURCE = "contract: demo\nversion: 3\nclaims:\n  - id: cites\n    rubric: regex\n"

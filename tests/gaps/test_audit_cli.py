@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from tests.gaps._history import plant_history
 from tests.gaps._support import tamper
 from verifier.cli import main
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 STEADY = [0.90, 0.92, 0.88, 0.91, 0.90]
 

@@ -18,8 +18,8 @@ from tests.gaps._backends import Backend
 from tests.gaps._live_writer import CACHE_KEY, cache_entry, start
 from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
-from verifier.gaps.audit import audit_store
-from verifier.gaps.history import audit_history
+from verifier.analyses.audit import audit_store
+from verifier.analyses.history import audit_history
 from verifier.gaps.store import open_store
 from verifier.llm.replies import store_cache_for
 from verifier.recheck import recheck_store

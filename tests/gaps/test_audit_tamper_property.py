@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.gaps._support import begin, draft, finish, tamper
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.analyses.audit import audit_store
+from verifier.gaps.sqlite.store import SqliteStore
 
 ROWS = 24
 _COLUMNS = ("row_id", "run_id", "case_id", "claim_id", "kind", "status", "score",

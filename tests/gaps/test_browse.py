@@ -1,4 +1,4 @@
-"""Browsing a store a page at a time, on both backends (``verifier.gaps.browse``)."""
+"""Browsing a store a page at a time, on both backends (``verifier.analyses.browse``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 
 from tests.gaps._backends import Backend
 from tests.gaps._support import begin, draft
-from verifier.gaps import browse
-from verifier.gaps.audit import audit_store
-from verifier.gaps.browse import (
+from verifier.analyses import browse
+from verifier.analyses.audit import audit_store
+from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,

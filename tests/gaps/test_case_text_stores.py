@@ -13,8 +13,8 @@ from pathlib import Path
 
 from tests.gaps._backends import Backend
 from tests.test_cli import assert_no_traceback, verifier
-from verifier.canonical import sha256_hex
-from verifier.gaps.audit import audit_store
+from verifier._internal.canonical import sha256_hex
+from verifier.analyses.audit import audit_store
 
 CONTRACT = """\
 contract: nul-text

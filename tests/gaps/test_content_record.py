@@ -14,9 +14,9 @@ from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
 from tests.test_cli import verifier
 from verifier.gaps.content import RecordPolicy, build_content, content_hash_of, content_sha256
-from verifier.gaps.export import export_jsonl
-from verifier.gaps.importer import ExportRefused, import_jsonl
 from verifier.gaps.store import open_store
+from verifier.transfer.export import export_jsonl
+from verifier.transfer.importer import ExportRefused, import_jsonl
 
 CONTRACT = EXAMPLES / "account-research.yaml"
 CASES = EXAMPLES / "account-research.cases.jsonl"
@@ -123,7 +123,7 @@ def test_a_redacted_field_is_stored_as_its_hash_and_no_trace_of_its_value() -> N
 
 
 def test_content_hash_of_reads_the_rows_own_key_not_one_inside_its_evidence() -> None:
-    from verifier.canonical import canonical_json
+    from verifier._internal.canonical import canonical_json
 
     own, inner = "a" * 64, "b" * 64
     body = canonical_json(

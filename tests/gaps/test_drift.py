@@ -6,9 +6,9 @@ from pathlib import Path
 
 from tests.gaps._history import REQUESTED, day, judge_evidence, plant_run, result
 from tests.gaps._support import begin
-from verifier.gaps._history_render import render_console, render_markdown
-from verifier.gaps.history import HistoryAudit, audit_history
-from verifier.gaps.sqlite import SqliteStore
+from verifier.analyses._history_render import render_console, render_markdown
+from verifier.analyses.history import HistoryAudit, audit_history
+from verifier.gaps.sqlite.store import SqliteStore
 
 SERVED_OLD = "claude-haiku-4-5-20251001"
 SERVED_NEW = "claude-haiku-4-5-20260301"

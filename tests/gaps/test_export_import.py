@@ -13,13 +13,13 @@ import pytest
 from tests.gaps._backends import Backend
 from tests.gaps._history import day, judge_evidence, plant_run
 from tests.gaps._support import begin, draft, finish
-from verifier.gaps._transfer_format import RESEALED_KEY, exported_form
-from verifier.gaps.audit import audit_store
+from verifier.analyses.audit import audit_store
 from verifier.gaps.chain import GENESIS, row_hash_of, verify_link
-from verifier.gaps.export import export_jsonl, export_parquet
-from verifier.gaps.importer import ExportRefused, import_jsonl
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import CHAIN_SUMMARY_KEY, StoredRow, StoreError
+from verifier.transfer._format import RESEALED_KEY, exported_form
+from verifier.transfer.export import export_jsonl, export_parquet
+from verifier.transfer.importer import ExportRefused, import_jsonl
 
 
 def source_store(path: Path) -> Path:
@@ -288,7 +288,7 @@ def test_the_genesis_of_a_store_export_is_checked(export: Path, tmp_path: Path) 
 
 def test_parquet_export_is_readable_with_the_fixed_columns(source: Path, tmp_path: Path) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
-    from verifier.gaps._parquet import COLUMNS
+    from verifier.transfer._parquet import COLUMNS
 
     out = tmp_path / "rows.parquet"
     with SqliteStore(source) as store:

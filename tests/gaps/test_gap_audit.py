@@ -11,8 +11,8 @@ import pytest
 
 from tests.gaps._backends import Backend, head_hash, reseal, stored_body
 from tests.gaps._support import begin, draft, fill, finish, forged
+from verifier.analyses.audit import AuditReport, audit_store
 from verifier.gaps._schema_check import RowSchemaCheck, packaged_row_schema
-from verifier.gaps.audit import AuditReport, audit_store
 from verifier.gaps.store import StoreError
 
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.gaps._support import ListStore, begin, draft, finish
-from verifier.canonical import canonical_json
-from verifier.gaps.audit import audit_store
+from verifier._internal.canonical import canonical_json
+from verifier.analyses.audit import audit_store
 from verifier.gaps.chain import GENESIS, ChainError, SealedRow, row_hash_of, seal, verify_link
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 
 def test_seal_numbers_rows_from_one_and_links_them_from_genesis() -> None:

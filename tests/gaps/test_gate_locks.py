@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.gaps._backends import Backend, reseal
 from tests.gaps._support import fill
-from verifier.gaps.audit import audit_store
+from verifier.analyses.audit import audit_store
 from verifier.gaps.gate_locks import document_sha256, seal_gate, sealed_gates
 
 GATE = {"gate": 2, "contract_id": "c", "primary_claim": "polite", "threshold": 0.9}

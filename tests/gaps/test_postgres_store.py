@@ -18,11 +18,11 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.gaps._support import begin, draft, fill
 from tests.test_cli import verifier as run_verifier
-from verifier.canonical import sha256_hex
-from verifier.gaps import _postgres_schema
-from verifier.gaps._postgres_schema import Migration
-from verifier.gaps.audit import audit_store
-from verifier.gaps.postgres import PostgresStore
+from verifier._internal.canonical import sha256_hex
+from verifier.analyses.audit import audit_store
+from verifier.gaps.postgres.schema import Migration
+from verifier.gaps.postgres.store import PostgresStore
+from verifier.gaps.postgres import schema as _postgres_schema
 from verifier.gaps.store import StoreError, open_store
 
 psycopg = pytest.importorskip("psycopg")

@@ -20,7 +20,7 @@ from tests.gaps._recheck import (
 )
 from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.gaps.content import content_sha256
 
 

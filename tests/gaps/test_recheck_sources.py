@@ -19,11 +19,11 @@ from tests.judge.messages_server import MessagesServer
 from tests.test_cli import verifier
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import open_store
 from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits
-from verifier.runner import Runner, RunOptions, run_sync
 
 BRIEFS = FIXTURES / "judge_run" / "briefs.yaml"
 BRIEF_CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
 from tests.test_cli import verifier
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import open_store
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.redact import QUOTE_CHARS, Redactor, claim_paths
-from verifier.plan import build_plan
 from verifier.results import ClaimResult
 
 CASE = {

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from tests.gaps._backends import Backend
 from tests.test_cli import assert_no_traceback, verifier
+from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
+from verifier.engine.runner import Runner, RunOptions
 from verifier.gaps.store import GapStore
-from verifier.runner import Runner, RunOptions
-from verifier.session import KeptCases
+from verifier.run.assembly import KeptCases
 
 CONTRACT = """\
 contract: resumed
@@ -167,6 +167,6 @@ def test_a_real_id_equal_to_a_synthetic_one_survives_a_resume(tmp_path: Path) ->
 
 
 def open_sqlite(tmp_path: Path) -> GapStore:
-    from verifier.gaps.sqlite import SqliteStore
+    from verifier.gaps.sqlite.store import SqliteStore
 
     return SqliteStore(tmp_path / "gaps.db")

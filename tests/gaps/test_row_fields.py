@@ -12,9 +12,8 @@ import pytest
 from tests.gaps import _support
 from tests.gaps._backends import Backend, SqliteBackend
 from tests.test_runner import run
-from verifier.gaps.audit import COPIED_COLUMNS as AUDITED_COLUMNS
+from verifier.analyses.audit import COPIED_COLUMNS as AUDITED_COLUMNS
 from verifier.gaps.chain import SealedRow, seal
-from verifier.gaps.export import export_parquet
 from verifier.gaps.row import GapRow, gap_row_json_schema
 from verifier.gaps.row_fields import (
     CHAIN_FIELDS,
@@ -27,7 +26,8 @@ from verifier.gaps.row_fields import (
     ROW_SCHEMA,
     STORE_COLUMNS,
 )
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
+from verifier.transfer.export import export_parquet
 
 _JSON_TYPES = {"text": "string", "integer": "integer", "number": "number", "object": "object"}
 

@@ -17,8 +17,8 @@ import pytest
 
 from tests.gaps._backends import Backend
 from tests.gaps._support import begin, draft
-from verifier.gaps.audit import audit_store
-from verifier.gaps.postgres import PostgresStore
+from verifier.analyses.audit import audit_store
+from verifier.gaps.postgres.store import PostgresStore
 from verifier.gaps.store import StoreError, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,7 +86,7 @@ def test_a_writer_killed_mid_statement_is_waited_for_not_refused(postgres_url: s
     for that instead of refusing a run nobody is writing."""
     import psycopg
 
-    from verifier.gaps._postgres_conn import lock_key
+    from verifier.gaps.postgres.conn import lock_key
 
     holder = textwrap.dedent(
         f"""

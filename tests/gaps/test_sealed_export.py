@@ -11,7 +11,7 @@ from typing import Any
 from tests.gaps._backends import Backend, head_hash
 from tests.gaps._support import begin, draft, finish
 from tests.test_cli import verifier
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.gaps.chain import GENESIS, row_hash_of
 from verifier.gaps.seals import seal_hash_of
 

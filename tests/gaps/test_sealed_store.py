@@ -18,8 +18,8 @@ import pytest
 from tests.gaps._backends import Backend, head_hash, reseal
 from tests.gaps._support import begin, draft, forged
 from tests.test_cli import verifier
-from verifier.canonical import canonical_json, sha256_hex
-from verifier.gaps.audit import AuditReport, audit_store
+from verifier._internal.canonical import canonical_json, sha256_hex
+from verifier.analyses.audit import AuditReport, audit_store
 from verifier.gaps.chain import GENESIS
 
 ROWS = 30

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.gaps._support import begin, draft, filled_store, finish
+from verifier.analyses.audit import audit_store
 from verifier.errors import VerifierError
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import StoreError, open_store
 
 
@@ -102,7 +102,7 @@ def test_open_store_rejects_an_unknown_scheme() -> None:
 def test_a_low_sqlite_parameter_limit_shrinks_the_multi_row_insert(tmp_path: Path) -> None:
     with SqliteStore(tmp_path / "gaps.db") as store:
         store._conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
-        from verifier.gaps.sqlite import _rows_per_insert
+        from verifier.gaps.sqlite.store import _rows_per_insert
 
         assert _rows_per_insert(store._conn) == 999 // 12
 
@@ -154,7 +154,7 @@ def test_reading_a_store_starts_no_checkpoint_thread(tmp_path: Path) -> None:
 def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from verifier.gaps import _sqlite_file
+    from verifier.gaps.sqlite import file as _sqlite_file
 
     with SqliteStore(tmp_path / "new.db") as store:
         assert store._conn.execute("PRAGMA page_size").fetchone() == (16384,)

@@ -12,7 +12,7 @@ import pytest
 
 from tests.gaps._backends import Backend
 from tests.gaps._support import CONTRACT_SHA, CONTRACT_SOURCE, begin, draft, fill, finish
-from verifier.gaps.audit import audit_store
+from verifier.analyses.audit import audit_store
 from verifier.gaps.chain import GENESIS, ChainError, verify_link
 from verifier.gaps.store import GapStore, StoreError, open_store
 

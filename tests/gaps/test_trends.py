@@ -9,14 +9,14 @@ import pytest
 
 from tests.gaps._backends import Backend
 from tests.gaps._history import day, judge_evidence, plant_run
-from verifier.gaps.history import HistoryAudit, audit_history
-from verifier.gaps.sqlite import SqliteStore
-from verifier.gaps.trends import (
+from verifier.analyses.history import HistoryAudit, audit_history
+from verifier.analyses.trends import (
     ZERO_VARIANCE_TOLERANCE,
     ClaimTrend,
     RunRate,
     degradation_alerts,
 )
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.results import ClaimTally
 
 # Five steady runs: mean 0.902, sample sd 0.014832, so the alert line is 0.872336.

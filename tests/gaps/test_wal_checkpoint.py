@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.gaps._support import begin, draft
-from verifier.gaps import _wal_checkpoint
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.analyses.audit import audit_store
+from verifier.gaps.sqlite.store import SqliteStore
+from verifier.gaps.sqlite import wal_checkpoint as _wal_checkpoint
 
 
 def _wal_bytes(path: Path) -> int:

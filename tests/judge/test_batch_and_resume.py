@@ -19,10 +19,10 @@ from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import Gate, MessagesServer
+from verifier.analyses.audit import audit_store
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.batch import BatchLedger, run_batch_prepass
 from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits

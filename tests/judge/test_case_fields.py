@@ -13,7 +13,7 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.judge.test_judge_run import results_by_case, verifier
 from tests.judge.test_prompt import render
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.contract.judge_template import parse_template
 from verifier.judge.prompt import MissingFieldError, judge_prompt_sha
 

@@ -24,17 +24,17 @@ from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer, RecordedRequest, together
+from verifier.analyses.audit import audit_store
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import JudgePhase
 from verifier.judge.setup import make_judge_phase
 from verifier.judge.stats import JudgeStats
 from verifier.llm.limits import CallLimits
 from verifier.llm.types import ModelReply, ModelRequest
 from verifier.results import RunSummary
-from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
 KEY = "sk-ant-api03-judge-phase-test-key-0123456789"
 BRIEFS = FIXTURES / "judge_run" / "briefs.yaml"

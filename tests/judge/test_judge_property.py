@@ -37,15 +37,15 @@ from hypothesis import strategies as st
 
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
+from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine
-from verifier.comparative import combine_orders
 from verifier.contract.load import load_contract
-from verifier.gaps.audit import audit_store
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.comparative import combine_orders
+from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits
 from verifier.llm.triple import triple_problems
-from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
 KEY = "sk-ant-api03-judge-property-FAKE-KEY-0123456789"
 MODEL = "claude-haiku-4-5-20251001"

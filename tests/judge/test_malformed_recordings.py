@@ -16,14 +16,14 @@ from tests.judge.test_judge_phase import KEY, one_case
 from tests.test_cli import verifier
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import MALFORMED_RECORDING, NO_RECORDING
 from verifier.judge.setup import make_judge_phase
 from verifier.judge.stats import JudgeStats
 from verifier.llm.cache import CachedReply, SqliteJudgeCache
 from verifier.llm.limits import CallLimits
 from verifier.llm.types import CallMode
-from verifier.runner import Runner, RunOptions, new_run_id, run_sync
 
 NAME = "support-answers"
 

@@ -14,9 +14,9 @@ import pytest
 from tests.judge import behaviours as b
 from tests.judge.responses_server import ResponsesServer
 from tests.test_cli import verifier
-from verifier.gaps._history_render import render_console
-from verifier.gaps.history import audit_history
-from verifier.gaps.sqlite import SqliteStore
+from verifier.analyses._history_render import render_console
+from verifier.analyses.history import audit_history
+from verifier.gaps.sqlite.store import SqliteStore
 
 MODEL = "gpt-4o-2024-08-06"
 JUDGE = """  j:

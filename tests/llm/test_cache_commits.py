@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.llm.cache import CachedReply, SqliteJudgeCache
 from verifier.llm.types import ModelReply
 

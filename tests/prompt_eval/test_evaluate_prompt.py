@@ -16,7 +16,7 @@ from tests.prompt_eval.evaluator_brain import REVERSE_ANSWER, brain
 from verifier.gaps.store import open_store
 from verifier.prompt_eval.models import EvaluateRequest
 from verifier.prompt_eval.run import PromptEvalError, evaluate_prompt
-from verifier.session import Judges
+from verifier.run.assembly import Judges
 
 MODEL = "claude-haiku-4-5-20251001"
 PROMPT = "You are a helpful coding assistant."

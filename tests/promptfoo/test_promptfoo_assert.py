@@ -14,7 +14,7 @@ import pytest
 
 import verifier.integrations.promptfoo_assert as promptfoo_assert
 from tests.conftest import FIXTURES
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_assert import get_assert
 
 PYTHON_ASSERT = FIXTURES / "promptfoo" / "python-assert"

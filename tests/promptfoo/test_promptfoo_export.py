@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from tests.conftest import FIXTURES
 from verifier.cli import main
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_export import grading_result, grading_results
 from verifier.integrations.promptfoo_import import import_promptfoo_result
 

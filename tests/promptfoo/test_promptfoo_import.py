@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests.conftest import FIXTURES
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
+from verifier.analyses.audit import audit_store
 from verifier.cli import main
-from verifier.gaps.audit import audit_store
 from verifier.gaps.row import GapRow
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_artifact import MalformedPromptfooResult
 from verifier.integrations.promptfoo_import import (
     import_contract_source,

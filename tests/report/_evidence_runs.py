@@ -12,10 +12,10 @@ from pathlib import Path
 
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.content import RecordPolicy
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import ReportWriter
-from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = """\
 contract: evidence-demo

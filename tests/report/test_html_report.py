@@ -20,7 +20,7 @@ from tests.report._runs import (
     cli,
     plant_run,
 )
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report.html import write_run_html
 
 

@@ -11,7 +11,7 @@ from tests.gaps._history import TRIPLE
 from tests.report._chromium import Browse
 from tests.report._runs import cli, plant_run
 from verifier.gaps.resamples import ResampleRow, ResampleStore
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.results import wilson_95
 
 HOSTILE_MODEL = "<img src=x onerror=\"window.__injected = 'model'\">"

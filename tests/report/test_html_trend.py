@@ -11,7 +11,7 @@ from click.testing import Result
 from tests.gaps._history import day, plant_history, plant_run
 from tests.report._chromium import Browse
 from tests.report._runs import cli
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 RATES = [0.90, 0.92, 0.88, 0.91, 0.90, 0.60]
 HOSTILE_CLAIM = "<script>window.__injected = 'claim'</script>"

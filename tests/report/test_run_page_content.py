@@ -12,7 +12,7 @@ from tests.report._evidence_runs import CASES, CONTRACT, HOSTILE, SECRET, marks_
 from tests.report._runs import cli, plant_run
 from tests.test_cli import verifier
 from verifier.gaps.content import RecordPolicy
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report.html import write_run_html
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from tests.test_cli import assert_no_traceback, verifier
-from verifier._terminal import printable, printable_line
+from verifier._internal.terminal import printable, printable_line
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"
 # Clear the screen, an OSC 8 hyperlink ended by BEL, rich markup, CR and backspace.

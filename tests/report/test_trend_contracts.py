@@ -12,7 +12,7 @@ import pytest
 from tests.gaps._history import plant_run
 from tests.report._chromium import Browse
 from tests.report._runs import cli
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
 
 CLAIMS = [

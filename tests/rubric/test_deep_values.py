@@ -10,9 +10,9 @@ import orjson
 
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.runner import Runner, RunOptions, run_sync
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
-from verifier.runner import Runner, RunOptions, run_sync
 
 CONTRACT = """\
 contract: deep

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 
 Make = Callable[..., Any]
 LLM_META = {"tool": {"source": "llm"}}

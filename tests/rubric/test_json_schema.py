@@ -184,7 +184,7 @@ def test_a_schema_file_that_is_a_yaml_alias_bomb_is_refused_before_it_expands(
 
 
 def test_a_schema_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
-    from verifier.yaml_positions import MAX_BYTES
+    from verifier._internal.yaml_positions import MAX_BYTES
 
     (tmp_path / "big.json").write_text('{"description": "' + "x" * MAX_BYTES + '"}')
     contract_reading(tmp_path, "big.json")

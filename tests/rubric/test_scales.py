@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import verifier
-from verifier.comparative import check_deterministic
 from verifier.contract.models import CompareClaim
+from verifier.engine.comparative import check_deterministic
 from verifier.rubric._base import Check
 from verifier.rubric._similar import SimilarSpec
 

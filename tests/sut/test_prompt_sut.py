@@ -14,7 +14,7 @@ import pytest
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
 from tests.sut._support import KEY, MODEL, results, run_report, stored_rows, write_cases
-from verifier.canonical import params_sha256
+from verifier._internal.canonical import params_sha256
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.contract.prompt_template import PromptTemplate
@@ -81,8 +81,8 @@ def test_prompt_outputs_carry_their_own_triple(
         "sampling_sha": params_sha256({"max_tokens": 300}),
     }
     assert sut["calls"][0]["usage"]["input_tokens"] == 30
-    from verifier.gaps.audit import audit_store
-    from verifier.gaps.sqlite import SqliteStore
+    from verifier.analyses.audit import audit_store
+    from verifier.gaps.sqlite.store import SqliteStore
 
     with SqliteStore(tmp_path / "gaps.db") as store:
         assert audit_store(store).ok  # the audit re-checks the system's triple too
@@ -306,8 +306,8 @@ def test_a_contract_redacting_the_output_keeps_no_prompt_reply_in_the_store(
     assert evidence["redacted"] == ["output"] and set(evidence) == {"redacted", "sut"}
     assert evidence["sut"]["triple"]["model_id"] == MODEL
     assert evidence["sut"]["kind"] == "prompt"
-    from verifier.gaps.audit import audit_store
-    from verifier.gaps.sqlite import SqliteStore
+    from verifier.analyses.audit import audit_store
+    from verifier.gaps.sqlite.store import SqliteStore
 
     with SqliteStore(tmp_path / "gaps.db") as store:
         assert audit_store(store).ok

@@ -11,8 +11,8 @@ from tests.sut._support import HERE
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.contract.sut_models import SutSpec
-from verifier.gaps.sqlite import SqliteStore
-from verifier.runner import Runner, RunOptions
+from verifier.engine.runner import Runner, RunOptions
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.sut._types import Produced, SecretMask
 from verifier.sut.setup import ModelAccess, make_stage
 from verifier.sut.stage import SutStage

@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.report._evidence_runs import CASES, run_demo
 from tests.report._runs import plant_run
-from verifier.gaps.sqlite import SqliteStore
+from verifier.gaps.sqlite.store import SqliteStore
 
 FILLERS = 60
 """Passing cases added to the first run, so its results fill several pages."""

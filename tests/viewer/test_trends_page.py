@@ -15,8 +15,8 @@ import pytest
 from tests.gaps._support import tamper
 from tests.test_cli import verifier
 from tests.viewer._diff_support import CONTRACT, elements, run, tab, viewer, write_cases
-from verifier.canonical import sha256_hex
-from verifier.gaps.sqlite import SqliteStore
+from verifier._internal.canonical import sha256_hex
+from verifier.gaps.sqlite.store import SqliteStore
 
 CITED = [9, 9, 9, 9, 9, 5]
 """Cases of ten that cite a source, run by run: the last run falls out of its history."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
-from verifier._terminal import printable_line
+from verifier._internal.terminal import printable_line
 from verifier.errors import Diagnostic
 from verifier.report._failures import one_line
 from verifier.results import CaseResult, RowStatus, RunSummary

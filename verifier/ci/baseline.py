@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from verifier._json_words import json_kind
+from verifier._internal.json_words import json_kind
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.results import ClaimTally, RowStatus, row_not_applicable

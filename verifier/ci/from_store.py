@@ -18,7 +18,7 @@ from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
 
 if TYPE_CHECKING:
-    from verifier.runner import ReportSink
+    from verifier.engine.runner import ReportSink
 
 __all__ = ["StoredRunError", "replay_stored_run"]
 
@@ -35,8 +35,8 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     Raises:
         StoredRunError: The run or its contract is not in the store.
     """
-    from verifier.plan import build_plan
-    from verifier.stored_cases import stored_cases
+    from verifier.engine.plan import build_plan
+    from verifier.engine.stored_cases import stored_cases
 
     record = store.run(run_id)
     if record is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from verifier._write_errors import OutputError
+from verifier._internal.write_errors import OutputError
 from verifier.ci.baseline import BaselineRun
 from verifier.ci.pr_comment import PrCommentWriter
 from verifier.report import ReportWriter

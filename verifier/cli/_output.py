@@ -17,8 +17,8 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from verifier._terminal import printable
-from verifier._write_errors import OutputError, os_problem
+from verifier._internal.terminal import printable
+from verifier._internal.write_errors import OutputError, os_problem
 from verifier.errors import VerifierError
 
 __all__ = ["OutputFaultGroup", "fail_line"]

@@ -14,15 +14,15 @@ from typing import cast
 
 import click
 
-from verifier.baseline_matches import BaselineMatches
-from verifier.case_source import read_once, readable_again
+from verifier._internal.case_source import read_once, readable_again
 from verifier.cases import cases_beside, check_cases_file
 from verifier.cli._options import EXIT_INVALID, fail
 from verifier.cli._sut import SutPlan, sut_plan_of
 from verifier.contract.load import LoadedContract, check_contract
 from verifier.errors import VerifierError
 from verifier.gaps.content import ContentMode, RecordPolicy
-from verifier.session import Judges, RunMode, Sut, check_run
+from verifier.run.assembly import Judges, RunMode, Sut, check_run
+from verifier.run.baseline import BaselineMatches
 
 __all__ = ["RunInputs", "baseline_matches", "check_inputs"]
 
@@ -117,8 +117,8 @@ def baseline_matches(loaded: LoadedContract, baseline: Path | None) -> BaselineM
     baseline or no claim would read one (then said on stderr: the file is not used)."""
     if baseline is None:
         return None
-    from verifier.comparative import reads_baseline
     from verifier.contract.models import CompareClaim
+    from verifier.engine.comparative import reads_baseline
 
     if any(isinstance(c, CompareClaim) and reads_baseline(c) for c in loaded.contract.claims):
         return BaselineMatches()

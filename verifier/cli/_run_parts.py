@@ -109,8 +109,8 @@ def run_with_batch(
     new_first: Any = None,
 ) -> Any:
     """The run with its batch pre-pass, in one event loop (the providers belong to it)."""
+    from verifier.engine.stoppable import run_stoppable
     from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
-    from verifier.stoppable import run_stoppable
 
     if phase is None:
         raise BatchError("--batch needs judge claims; this contract has none")

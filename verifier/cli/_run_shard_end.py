@@ -14,7 +14,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from verifier._atomic import AtomicFile
+from verifier._internal.atomic import AtomicFile
 from verifier.ci.sharded_runs import ShardsMissing, finish_sharded_run, unfinished_shards
 from verifier.cli._options import EXIT_FAILED, EXIT_OK, fail
 from verifier.cli._run_parts import ci_sinks

@@ -10,13 +10,13 @@ from typing import Any
 
 from verifier.contract.load import LoadedContract
 from verifier.contract.sut_models import SutSpec
+from verifier.engine.runner import Runner, RunOptions
+from verifier.engine.stoppable import run_stoppable
 from verifier.errors import SutError
 from verifier.files import FileScope
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
-from verifier.runner import Runner, RunOptions
-from verifier.session import Judges, Sut, assemble_run, sut_stage_for
-from verifier.stoppable import run_stoppable
+from verifier.run.assembly import Judges, Sut, assemble_run, sut_stage_for
 from verifier.sut import masked_description
 from verifier.sut.setup import (
     parse_sut_option,

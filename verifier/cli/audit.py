@@ -21,7 +21,7 @@ from verifier.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from verifier.gaps.history import HistoryAudit
+    from verifier.analyses.history import HistoryAudit
 
 
 @click.command("audit")
@@ -92,9 +92,9 @@ def audit(
     drift, pass-rate trends and degradation alerts."""
     import re
 
+    from verifier.analyses._history_render import render_history
+    from verifier.analyses.history import audit_history
     from verifier.errors import VerifierError
-    from verifier.gaps._history_render import render_history
-    from verifier.gaps.history import audit_history
     from verifier.gaps.store import open_store
 
     if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
@@ -137,8 +137,8 @@ def _recheck(
 ) -> NoReturn:
     """Re-evaluates every stored verdict, prints it and then the audit, and exits 0
     when the audit passed and no verdict differs, else 1."""
+    from verifier.analyses._history_render import render_history
     from verifier.errors import VerifierError
-    from verifier.gaps._history_render import render_history
     from verifier.gaps.store import open_store
     from verifier.recheck import recheck_store, render_recheck
 

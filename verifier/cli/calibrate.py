@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from verifier._terminal import printable
+from verifier._internal.terminal import printable
 from verifier.cli._options import (
     EXIT_INVALID,
     RUN_ID,

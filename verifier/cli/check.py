@@ -1,5 +1,5 @@
 """``verifier check``: validate and lint contracts, named one by one or found in a
-directory (see ``verifier.contract_files`` for how a contract is told from other YAML)."""
+directory (see ``verifier._internal.contract_files`` for how a contract is told from other YAML)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from verifier._terminal import printable_line
+from verifier._internal.contract_files import is_contract, yaml_files_under
+from verifier._internal.terminal import printable_line
 from verifier.cli._options import (
     ALLOW_OUTSIDE_OPTION,
     ANNOTATIONS_OPTION,
@@ -18,7 +19,6 @@ from verifier.cli._options import (
     annotating,
     store_target,
 )
-from verifier.contract_files import is_contract, yaml_files_under
 
 
 @click.command("check")

@@ -31,10 +31,10 @@ from verifier.cli._options import RUN_ID, STORE_OPTION, existing_store, fail, re
 )
 def export_command(store: str | None, fmt: str, run_id: str | None, out: Path | None) -> None:
     """Stream gap rows out of a store, each with its row_hash."""
-    from verifier._write_errors import OutputError
+    from verifier._internal.write_errors import OutputError
     from verifier.errors import VerifierError
-    from verifier.gaps.export import write_export
     from verifier.gaps.store import open_store
+    from verifier.transfer.export import write_export
 
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)

@@ -129,7 +129,7 @@ def lock_command(
     from datetime import UTC, datetime
 
     from verifier import __version__
-    from verifier._atomic import write_whole
+    from verifier._internal.atomic import write_whole
     from verifier.cases import cases_beside
     from verifier.compare.case_identity import case_identity
     from verifier.compare.gate_file import Gate, cases_sha256, gate_document, gate_text

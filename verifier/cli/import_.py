@@ -37,14 +37,14 @@ def import_command(file: Path, store: str | None, expect_head: str | None) -> No
     hashes in evidence.resealed_from. A broken export is refused, nothing imported.
     """
     from verifier.errors import VerifierError
-    from verifier.gaps.importer import (
+    from verifier.gaps.store import open_store
+    from verifier.transfer.importer import (
         ExportRefused,
         NotAnExport,
         RunAlreadyInStore,
         check_header,
         import_jsonl,
     )
-    from verifier.gaps.store import open_store
 
     target = store_target(store)
     try:

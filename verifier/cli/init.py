@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from verifier._terminal import printable_line
+from verifier._internal.terminal import printable_line
 from verifier.cli._options import fail
 
 

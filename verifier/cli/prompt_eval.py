@@ -48,14 +48,14 @@ def prompt_eval_command(
     70/100). Each evaluation is a run of gap rows. With FILE2, evaluate both prompts and
     compare their example results pair by pair. A check the judge could not answer is
     not scored and leaves the evaluation incomplete. Exit 0 when every prompt passed."""
-    from verifier._terminal import printable
+    from verifier._internal.json_documents import read_document
+    from verifier._internal.terminal import printable
     from verifier.errors import VerifierError
     from verifier.gaps.store import redacted_target
-    from verifier.json_documents import read_document
     from verifier.prompt_eval.models import EvaluateRequest
     from verifier.prompt_eval.run import evaluate_prompt
     from verifier.prompt_eval.scoring import not_answered, shown
-    from verifier.session import Judges
+    from verifier.run.assembly import Judges
 
     if len(requests) > 2:
         raise click.UsageError("give one request file, or two to compare their prompts")

@@ -33,8 +33,8 @@ def purge_command(content: bool, run_id: str | None, before: str | None, store: 
     purged contents. Each deleted content is printed on stdout.
     """
     from verifier.errors import VerifierError
-    from verifier.gaps.purge import purge_contents, select_runs
     from verifier.gaps.store import open_store
+    from verifier.transfer.purge import purge_contents, select_runs
 
     if not content:
         fail("say what to purge: --content (stored case contents)")

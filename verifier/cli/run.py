@@ -62,8 +62,8 @@ def run(
     input is run through it first and its output checked. When GITHUB_STEP_SUMMARY is
     set, a Markdown summary of the run is appended to it.
     """
-    from verifier._atomic import AtomicFile
-    from verifier.cases import join_baseline, read_baseline, read_cases, sample_cases
+    from verifier._internal.atomic import AtomicFile
+    from verifier.cases import read_cases, sample_cases
     from verifier.cli._run_gate import gate_inputs, gated_writer, write_gate
     from verifier.cli._run_inputs import baseline_matches, check_inputs
     from verifier.cli._run_parts import (
@@ -80,14 +80,15 @@ def run(
     from verifier.cli._run_shards import begin_shard, check_shard, in_shard
     from verifier.cli._run_summary import finish_run
     from verifier.cli._sut import run_variants_sync
+    from verifier.engine.runner import RunOptions, new_run_id, run_sync
+    from verifier.engine.stoppable import Terminated
     from verifier.errors import VerifierError
     from verifier.gaps.store import is_postgres_url, open_store, resolve_run_id
     from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
     from verifier.report.progress import ProgressReporter
-    from verifier.runner import RunOptions, new_run_id, run_sync
-    from verifier.session import Judges, Sut, assemble_run
-    from verifier.stoppable import Terminated
+    from verifier.run.assembly import Judges, Sut, assemble_run
+    from verifier.run.baseline import join_baseline, read_baseline
     from verifier.sut import masked_description
 
     if finish_id is not None:
@@ -204,7 +205,7 @@ def run(
             stored_in = gap_store.location  # a URL's password is not repeated
             progress = ProgressReporter()
             if resume_id:
-                from verifier.resume import check_resumable, resumed_sample, same_system
+                from verifier.run.resume import check_resumable, resumed_sample, same_system
 
                 resume_id = resolve_run_id(
                     gap_store, resume_id, contract_id=loaded.contract.contract
@@ -230,7 +231,7 @@ def run(
             run_id = resume_id or run_id_option or new_run_id()
             new_first = None
             if resume_id:  # its new work first, past the lines it stored (ADR 0068)
-                from verifier.resume import StoredPrefixIds, resume_point
+                from verifier.run.resume import StoredPrefixIds, resume_point
 
                 point = resume_point(gap_store, resumed, cases_path, whole_file=whole)
                 seen = StoredPrefixIds(gap_store, run_id, point) if point else None

@@ -90,7 +90,7 @@ def _count(value: Any) -> int | None:
 
 def _table(listed: list[dict[str, Any]]) -> str:
     """The runs as aligned columns, case text made safe to print."""
-    from verifier._terminal import printable_line
+    from verifier._internal.terminal import printable_line
 
     rows = [
         (

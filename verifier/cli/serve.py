@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from verifier._terminal import printable
+from verifier._internal.terminal import printable
 from verifier.cli._options import (
     EXIT_INVALID,
     EXIT_OK,

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from verifier._terminal import printable
+from verifier._internal.terminal import printable
 from verifier.cli._options import EXIT_INVALID, STORE_OPTION, existing_store, fail
 from verifier.cli.serve import GUARD_OPTIONS, LISTEN_OPTIONS, stops_on_ctrl_c
 from verifier.viewer.frame_ancestors import FRAME_ANCESTOR_OPTION

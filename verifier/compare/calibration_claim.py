@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.contract.models import JudgeClaim
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def stored_claim_wording(source: str, claim_id: str) -> ClaimWording | None:
     """
     from pydantic import ValidationError
 
-    from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
+    from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 
     try:
         data, _ = parse_yaml_with_positions(source.encode("utf-8"))

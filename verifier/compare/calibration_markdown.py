@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifier._markdown import code_span
+from verifier._internal.markdown import code_span
 from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
 from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 from verifier.compare.agreement import (
     DEFAULT_KAPPA_MARGIN,
     FailDetection,

@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import orjson
 
-from verifier._closing import Closing
+from verifier._internal.closing import Closing
 from verifier.compare.calibration_report import CalibrationReport
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec

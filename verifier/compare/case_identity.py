@@ -34,9 +34,9 @@ from typing import Any
 
 import orjson
 
-from verifier.canonical import canonical_json, loads_exact, normalise_numbers
-from verifier.comparative import RUNS_KEY
+from verifier._internal.canonical import canonical_json, loads_exact, normalise_numbers
 from verifier.contract.models import Contract
+from verifier.engine.comparative import RUNS_KEY
 from verifier.fieldpath import compile_path
 
 __all__ = ["CaseIdentity", "case_identity", "output_paths"]

@@ -28,8 +28,8 @@ from typing import Any, Final, Literal
 
 import orjson
 
+from verifier._internal.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
 from verifier.errors import Diagnostic, VerifierError
-from verifier.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
 
 __all__ = [
     "GATE_FORMAT",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from verifier._markdown import code_span
+from verifier._internal.markdown import code_span
 from verifier.compare._console_table import UNBOUNDED, claims_table, console_width
 from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.report_json import METHODS, as_json, overall_verdict

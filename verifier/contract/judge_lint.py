@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier._files import is_file
+from verifier._internal.file_lookup import is_file
 from verifier.contract.judge_template import validate_template
 from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope

@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from verifier._files import is_file
+from verifier._internal.file_lookup import is_file
+from verifier._internal.yaml_positions import Loc, Positions
 from verifier.contract.judge_lint import lint_judges
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
 from verifier.errors import Diagnostic
 from verifier.fieldpath import paths_overlap
 from verifier.files import FileRefused, FileScope, scope_of
-from verifier.yaml_positions import Loc, Positions
 
 EQUALITY_PREDICATES = frozenset({"equals", "sha256"})
 

@@ -8,20 +8,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from verifier.canonical import sha256_hex
-from verifier.contract.lint import lint_document
-from verifier.contract.messages import message as error_message
-from verifier.contract.messages import pattern_mismatch as pattern_mismatch
-from verifier.contract.models import Claim, Contract, validate_contract
-from verifier.errors import ContractError, Diagnostic
-from verifier.files import FileScope
-from verifier.yaml_positions import (
+from verifier._internal.canonical import sha256_hex
+from verifier._internal.yaml_positions import (
     MAX_BYTES,
     Loc,
     Positions,
     YamlProblem,
     parse_yaml_with_positions,
 )
+from verifier.contract.lint import lint_document
+from verifier.contract.messages import message as error_message
+from verifier.contract.messages import pattern_mismatch as pattern_mismatch
+from verifier.contract.models import Claim, Contract, validate_contract
+from verifier.errors import ContractError, Diagnostic
+from verifier.files import FileScope
 
 
 @dataclass(frozen=True)

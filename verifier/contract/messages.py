@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from verifier._internal.yaml_positions import Loc
 from verifier.contract.models import (
     CLAIM_ID_PATTERN,
     ID_PATTERN,
@@ -38,7 +39,6 @@ from verifier.contract.sut_models import (
 )
 from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import SCALE_ERROR
-from verifier.yaml_positions import Loc
 
 SHAPES = ("rubric", "judge", "compare")
 _COMMON_KEYS = frozenset({"id", "description", "weight", "after", "rubric"})

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from verifier._lazy_mapping import LazyMapping
+from verifier._internal.lazy_mapping import LazyMapping
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
 from verifier.contract.sut_models import SutSpec, WhenPath

@@ -13,11 +13,11 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from verifier._internal.yaml_positions import Loc, Positions
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.errors import VerifierError
 from verifier.results import JudgeClaimsNotRun
-from verifier.yaml_positions import Loc, Positions
 
 __all__ = [
     "ClaimChoiceError",

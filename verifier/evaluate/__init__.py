@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
+from verifier._internal.yaml_positions import Positions
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import validate_contract
 from verifier.evaluate.request import (
@@ -31,7 +32,6 @@ from verifier.evaluate.request import (
 )
 from verifier.judge.config import JudgeChoice
 from verifier.results import CaseResult
-from verifier.yaml_positions import Positions
 
 if TYPE_CHECKING:
     from verifier.judge.phase import JudgeMode
@@ -154,7 +154,7 @@ def evaluate(
     Raises:
         VerifierError: The store, template or recordings cannot be used.
     """
-    from verifier.session import Judges, run_contract
+    from verifier.run.assembly import Judges, run_contract
 
     loaded = evaluation_contract(request, judge, judge.config or source)
     case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
 from verifier.evaluate import (
     EvaluateError,
     Evaluation,

@@ -17,8 +17,8 @@ from pydantic import (
     field_validator,
 )
 
-from verifier._json_words import json_kind
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
+from verifier._internal.json_words import json_kind
 from verifier.contract.models import CLAIM_ID_PATTERN
 from verifier.errors import VerifierError
 from verifier.rubric._scales import SCALE_ERROR, Fraction

@@ -1,4 +1,4 @@
-"""Gap rows and where they are kept: the row model, the hash chain, stores, the audit.
+"""Gap rows and where they are kept: the row model, the hash chain, seals and stores.
 
 Import from here; the submodules' other names may change. Names load lazily, so
 opening a store imports neither pydantic nor the schema validator.
@@ -25,28 +25,8 @@ _EXPORTS = {
     "StoredRow": "verifier.gaps.store",
     "StoreError": "verifier.gaps.store",
     "open_store": "verifier.gaps.store",
-    "SqliteStore": "verifier.gaps.sqlite",
-    "PostgresStore": "verifier.gaps.postgres",
-    "AuditProblem": "verifier.gaps.audit",
-    "AuditReport": "verifier.gaps.audit",
-    "audit_store": "verifier.gaps.audit",
-    "RowObserver": "verifier.gaps.audit",
-    "HistoryAudit": "verifier.gaps.history",
-    "audit_history": "verifier.gaps.history",
-    "DriftChange": "verifier.gaps.drift",
-    "JudgeDriftObserver": "verifier.gaps.drift",
-    "ClaimTrend": "verifier.gaps.trends",
-    "DegradationAlert": "verifier.gaps.trends",
-    "PassRateObserver": "verifier.gaps.trends",
-    "PassRateTrends": "verifier.gaps.trends",
-    "degradation_alerts": "verifier.gaps.trends",
-    "ExportSummary": "verifier.gaps.export",
-    "export_jsonl": "verifier.gaps.export",
-    "export_parquet": "verifier.gaps.export",
-    "ExportRefused": "verifier.gaps.importer",
-    "ImportSummary": "verifier.gaps.importer",
-    "import_jsonl": "verifier.gaps.importer",
-    "exported_form": "verifier.gaps._transfer_format",
+    "SqliteStore": "verifier.gaps.sqlite.store",
+    "PostgresStore": "verifier.gaps.postgres.store",
 }
 
 __all__ = sorted(_EXPORTS)

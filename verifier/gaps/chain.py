@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from verifier.canonical import CANONICAL_OPTIONS, canonical_json
+from verifier._internal.canonical import CANONICAL_OPTIONS, canonical_json
 from verifier.gaps.row_fields import (
     CHAIN_FIELDS,
     DRAFT_FIELDS,

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.fieldpath import compile_path
 
 __all__ = [

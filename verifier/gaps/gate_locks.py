@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import orjson
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.gaps.seals import SEAL_COLUMNS, StoredSeal, seal_intact
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.gaps.store import GapStore, StoreError, is_postgres_url, open_store

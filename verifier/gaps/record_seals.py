@@ -16,7 +16,7 @@ first write of this release to their table seals them as found (``SideTables.
 adopt_unsealed``), and until then, the table holding no seal at all, they are used as
 before (``SealedRecords.vouches``). Once a table is sealed, a row without a seal was
 added behind the store's back. ``verifier audit`` checks every row of every table
-here and every ``record`` seal against the rows (``verifier.gaps._record_audit``).
+here and every ``record`` seal against the rows (``verifier.analyses._record_audit``).
 
 Purges are sealed too: ``purge`` seals which contents it deleted, of which runs, and
 when (kind ``purge``), so a content missing from the store is either covered by a
@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import orjson
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.gaps.seals import SEAL_COLUMNS, StoredSeal, seal_body, seal_intact
 
 __all__ = [

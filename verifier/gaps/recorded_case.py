@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
 from verifier.gaps.content import RecordPolicy
 
 __all__ = ["recorded_case"]

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.gaps.chain import SealedRow
 from verifier.gaps.run_refs import is_reserved

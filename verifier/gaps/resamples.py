@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from typing import Any, Final
 
-from verifier._closing import Closing
+from verifier._internal.closing import Closing
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
 from verifier.results import wilson_95

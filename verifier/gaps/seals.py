@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.gaps.chain import GENESIS, row_hash_of, verify_link
 
 SEAL_SCHEMA = "verifier.seal.v1"

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier._closing import Closing
+from verifier._internal.closing import Closing
 from verifier.gaps.seals import StoredSeal
 from verifier.gaps.store import is_postgres_url
 from verifier.gaps.target import sqlite_path
@@ -137,7 +137,7 @@ class SideTables(Closing):
     def _open_postgres(
         cls, url: str, table: TableSpec, *, error: ErrorFactory, read_only: bool
     ) -> SideTables:
-        from verifier.gaps._postgres_conn import PostgresTarget, lock_key
+        from verifier.gaps.postgres.conn import PostgresTarget, lock_key
 
         target = PostgresTarget.parse(url, error)
         conn = target.connect(autocommit=True, error=error)
@@ -257,7 +257,7 @@ class SideTables(Closing):
             self._chained = True
         with self._errors():
             if self.postgres:
-                from verifier.gaps._postgres_conn import lock_key
+                from verifier.gaps.postgres.conn import lock_key
 
                 with self._conn.transaction(), self._conn.cursor() as cursor:
                     (schema,) = cursor.execute("SELECT current_schema()").fetchone() or ("",)
@@ -267,7 +267,7 @@ class SideTables(Closing):
                     for statement, params in writes:
                         cursor.execute(self._sql(statement), params)
                     return [append_seal(cursor.execute, "%s", *seal) for seal in seals]
-            from verifier.gaps._sqlite_file import transaction
+            from verifier.gaps.sqlite.file import transaction
 
             with transaction(self._conn):
                 for statement, params in writes:

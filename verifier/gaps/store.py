@@ -192,7 +192,7 @@ def open_store(target: str) -> GapStore:
     """
     # Each backend is imported when named: the PostgreSQL one needs psycopg, an
     # optional dependency, and a command that reads a SQLite file should not pay for it.
-    from verifier.gaps.sqlite import SqliteStore
+    from verifier.gaps.sqlite.store import SqliteStore
 
     scheme, sep, rest = target.partition("://")
     if not sep:
@@ -203,7 +203,7 @@ def open_store(target: str) -> GapStore:
             raise StoreError("a SQLite store URL looks like sqlite:///path/to/gaps.db")
         return SqliteStore(rest[1:])
     if is_postgres_url(target):
-        from verifier.gaps.postgres import PostgresStore
+        from verifier.gaps.postgres.store import PostgresStore
 
         return PostgresStore(target)
     raise StoreError(

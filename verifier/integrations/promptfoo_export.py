@@ -123,7 +123,7 @@ def write_promptfoo_export(
         import sys
 
         return _write(store, stdout or sys.stdout, run_id)
-    from verifier._atomic import write_whole
+    from verifier._internal.atomic import write_whole
 
     return write_whole(out, lambda file: _write(store, file, run_id), "the export")
 

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import orjson
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore
 from verifier.integrations.promptfoo_artifact import (
@@ -180,7 +180,7 @@ def record_promptfoo_result(
         StoreError: The store cannot be written.
     """
     check_ids(contract_id, case_id)
-    from verifier.runner import new_run_id
+    from verifier.engine.runner import new_run_id
 
     run_id = new_run_id()
     claim_id = artifact.assertion_type

@@ -28,9 +28,9 @@ from typing import Any, cast
 import orjson
 
 from verifier.cases import CaseLine
-from verifier.claim_checks import check_rubric, skipped_result
 from verifier.contract.json_fields import JsonFields
 from verifier.contract.models import JudgeClaim
+from verifier.engine.claim_checks import check_rubric, skipped_result
 from verifier.judge.batch_ledger import BatchError, BatchLedger, BatchRecord
 from verifier.judge.batch_split import (
     MAX_BATCH_BYTES,

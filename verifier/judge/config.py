@@ -13,11 +13,11 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from verifier._internal.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
 from verifier.contract.lint import lint_document
 from verifier.contract.load import validation_diagnostics
 from verifier.contract.models import JudgeSpec
 from verifier.errors import Diagnostic, VerifierError
-from verifier.yaml_positions import Positions, YamlProblem, parse_yaml_with_positions
 
 OPTIONS_JUDGE: Final = "judge"
 """The name of a judge given by command-line options."""

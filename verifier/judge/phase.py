@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 from verifier.cases import CaseLine
-from verifier.claim_checks import skipped_result
-from verifier.comparative import check_deterministic, combine_orders, pairwise_outputs
 from verifier.contract.judge_template import Template, case_paths, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
+from verifier.engine.claim_checks import skipped_result
+from verifier.engine.comparative import check_deterministic, combine_orders, pairwise_outputs
+from verifier.engine.plan import Plan, PlannedClaim
 from verifier.judge.majority import combine_samples
 from verifier.judge.prompt import (
     MissingFieldError,
@@ -39,7 +40,6 @@ from verifier.llm.limits import CallLimits, Limiter, shared_limiter
 from verifier.llm.triple import missing_parts, served_mismatch
 from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
-from verifier.plan import Plan, PlannedClaim
 from verifier.results import ClaimResult, RowStatus
 
 JudgeMode = CallMode

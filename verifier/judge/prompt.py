@@ -19,7 +19,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.contract.judge_template import (
     CASE_PREFIX,
     Template,

@@ -7,17 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from verifier.cases import CaseLine
-from verifier.claim_checks import skipped_result
-from verifier.comparative import check_deterministic
 from verifier.contract.load import LoadedContract
 from verifier.contract.selection import needs_judge
+from verifier.engine.claim_checks import skipped_result
+from verifier.engine.comparative import check_deterministic
+from verifier.engine.plan import Plan, build_plan
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers import make_provider
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider
-from verifier.plan import Plan, build_plan
 from verifier.results import ClaimResult
 
 JUDGES_OFF = "skipped: judges are off for this run (--judges off); not in the score"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.contract.models import JudgeSpec
 from verifier.llm.cache_key import cache_key
 from verifier.llm.providers.openai_responses import PROMPT_SHA, responses_sampling

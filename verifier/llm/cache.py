@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.errors import VerifierError
 from verifier.llm.cache_key import CACHE_KEY_PARTS, EXCLUDED_FROM_CACHE_KEY
 from verifier.llm.types import ModelReply, ModelRequest, Usage
@@ -218,8 +218,8 @@ class SqliteJudgeCache:
 
     def put(self, entry: CachedReply) -> None:
         """Stores ``entry`` under its key, replacing any entry already there, and seals it."""
-        from verifier.gaps._sqlite_file import transaction
         from verifier.gaps.seals import append_seal, cache_payload
+        from verifier.gaps.sqlite.file import transaction
 
         params, text = entry.stored()
         with self._lock, transaction(self._conn):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from verifier.canonical import canonical_json, sha256_hex
+from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.llm.types import SystemBlock, ToolSpec
 
 CACHE_KEY_VERSION: Final = 1

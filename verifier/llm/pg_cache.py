@@ -47,7 +47,7 @@ class PostgresJudgeCache:
 
     def __init__(self, url: str) -> None:
         from verifier.errors import VerifierError
-        from verifier.gaps.postgres import PostgresStore
+        from verifier.gaps.postgres.store import PostgresStore
 
         # The store's schema (its seal chain above all) is created or migrated first.
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier._files import is_file
+from verifier._internal.file_lookup import is_file
 from verifier.llm.cache import LayeredCache, MemoryCache, Recordings, SqliteJudgeCache, StoreCache
 
 
@@ -62,7 +62,7 @@ def store_cache_for(store_path: str) -> StoreCache:
 
         return PostgresJudgeCache(store_path)
     # The gap store claims its file first (it refuses a file another table made).
-    from verifier.gaps.sqlite import SqliteStore
+    from verifier.gaps.sqlite.store import SqliteStore
 
     path = store_path.removeprefix("sqlite:///")
     SqliteStore(path).close()

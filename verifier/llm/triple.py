@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from verifier.canonical import params_sha256, sha256_hex
+from verifier._internal.canonical import params_sha256, sha256_hex
 from verifier.gaps.vendor_managed import VENDOR_MANAGED as _VENDOR_MANAGED
 from verifier.gaps.vendor_managed import VENDOR_MANAGED_PREFIX
 from verifier.llm.types import ToolSpec

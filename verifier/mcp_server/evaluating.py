@@ -8,7 +8,7 @@ from typing import Any
 
 from verifier.mcp_server.tools import Settings
 from verifier.prompt_eval import EvaluateRequest, evaluate_prompt
-from verifier.session import Judges
+from verifier.run.assembly import Judges
 
 __all__ = ["evaluate_tool"]
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifier._files import is_file
+from verifier._internal.file_lookup import is_file
 from verifier.errors import VerifierError
 from verifier.logs import redact_text
 

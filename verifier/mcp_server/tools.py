@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier.analyses.history import audit_history
 from verifier.compare.calibration_check import CalibrationCheck
 from verifier.contract.load import check_contract, load_contract
 from verifier.errors import ContractError, Diagnostic
-from verifier.gaps.history import audit_history
 from verifier.gaps.store import open_store, resolve_run_id
 from verifier.gaps.target import sqlite_path
 from verifier.judge.phase import JudgeMode
@@ -31,7 +31,7 @@ from verifier.mcp_server.inputs import (
 from verifier.mcp_server.root import Root, ToolError
 from verifier.report.json_report import result_json
 from verifier.results import CaseResult, RunSummary
-from verifier.session import Judges, run_contract
+from verifier.run.assembly import Judges, run_contract
 
 __all__ = ["Settings", "audit_tool", "check_tool", "run_tool"]
 

@@ -1,7 +1,7 @@
 """Evaluating a prompt: run its contract, then score the stored verdicts in code.
 
 ``evaluate_prompt`` turns the request into a contract and cases
-(``verifier.prompt_eval.contract``), runs them through ``verifier.session.run_contract``
+(``verifier.prompt_eval.contract``), runs them through ``verifier.run.assembly.run_contract``
 (the prompt runs on the target model as a system under test, each check is a judge
 claim, every result a gap row of one run, cached and replayable like any run), then
 reads each check's status from the results and leaves the arithmetic to
@@ -49,7 +49,7 @@ from verifier.prompt_eval.scoring import (
     evaluate,
 )
 from verifier.results import CaseResult, ClaimResult
-from verifier.session import Judges, RunResult, run_contract
+from verifier.run.assembly import Judges, RunResult, run_contract
 
 __all__ = ["PromptEvalError", "PromptEvaluation", "evaluate_prompt"]
 

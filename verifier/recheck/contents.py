@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
 from verifier.gaps.content import content_sha256, record_mode
 from verifier.gaps.store import GapStore
 from verifier.recheck.report import Why

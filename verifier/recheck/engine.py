@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from verifier._gc import gc_frozen
+from verifier._internal.gc import gc_frozen
 from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
 from verifier.contract.selection import judged_claims
 from verifier.gaps.content import content_sha256

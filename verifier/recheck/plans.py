@@ -14,19 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier.canonical import sha256_hex
+from verifier._internal.canonical import sha256_hex
 from verifier.cases import CaseLine
-from verifier.claim_checks import RubricPass, UnavailableModelPhase
-from verifier.comparative import output_paths
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract, check_contract_source
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.contract.schema_files import schema_file_hashes, schema_file_names
 from verifier.contract.selection import needs_judge
+from verifier.engine.claim_checks import RubricPass, UnavailableModelPhase
+from verifier.engine.comparative import output_paths
+from verifier.engine.plan import Plan, PlannedClaim, build_plan
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.judge.phase import JudgePhase
-from verifier.plan import Plan, PlannedClaim, build_plan
 from verifier.recheck.report import Why
 from verifier.recheck.schema_files import without_missing_schemas
 from verifier.results import ClaimResult

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifier._markdown import code_span
+from verifier._internal.markdown import code_span
 from verifier.recheck.report import WHY, Difference, RecheckReport
 
 __all__ = ["recheck_markdown"]

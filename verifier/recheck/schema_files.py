@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import validate_contract
-from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
 
 __all__ = ["without_missing_schemas"]
 

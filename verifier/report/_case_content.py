@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
 from verifier.gaps.store import GapStore
 from verifier.report._spans import Segment, Span, segments
 

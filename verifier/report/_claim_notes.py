@@ -33,7 +33,7 @@ class ClaimNote:
 def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
     """Each claim of the run's contract by id (empty when the source is not there or
     cannot be read)."""
-    from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
+    from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 
     stored = store.contract(record.contract_sha256)
     if stored is None:

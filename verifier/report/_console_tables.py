@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from verifier._terminal import printable, printable_line
+from verifier._internal.terminal import printable, printable_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
 from verifier.report.console import rate_style

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from verifier._terminal import printable_line
+from verifier._internal.terminal import printable_line
 from verifier.results import CaseResult, RowStatus
 
 __all__ = ["FailingCase", "FailingCaseSample", "FailingClaim", "one_line", "output_excerpt"]

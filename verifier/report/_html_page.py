@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from verifier._atomic import AtomicFile
+from verifier._internal.atomic import AtomicFile
 
 __all__ = ["content_security_policy", "environment", "write_atomically"]
 

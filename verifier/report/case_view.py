@@ -15,7 +15,7 @@ from typing import IO, Any, Literal
 
 import orjson
 
-from verifier._terminal import printable, printable_line
+from verifier._internal.terminal import printable, printable_line
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord, open_store
 from verifier.report._case_content import CaseContent, ContentReader, field_views, pretty_json

@@ -19,9 +19,9 @@ from typing import Any
 from markupsafe import Markup
 
 from verifier import __version__
-from verifier.gaps.history import HistoryAudit, audit_history
+from verifier.analyses.history import HistoryAudit, audit_history
+from verifier.analyses.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert, RunRef
 from verifier.gaps.store import GapStore
-from verifier.gaps.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert, RunRef
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._svg import LinePoint, sparkline
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from verifier._markdown import code_span
+from verifier._internal.markdown import code_span
 from verifier.report._failures import FailingCase, FailingCaseSample
 from verifier.results import (
     PASS_RATE_NOTE,

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from verifier._json_words import json_kind
+from verifier._internal.json_words import json_kind
 from verifier.fieldpath import MISSING as _MISSING
 from verifier.fieldpath import FieldPath, compile_path, json_text_on
 from verifier.files import FileScope

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from verifier._json_words import json_kind
+from verifier._internal.json_words import json_kind
 from verifier.rubric._base import (
     Check,
     Outcome,

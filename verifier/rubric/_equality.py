@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from verifier.canonical import canonical_json
+from verifier._internal.canonical import canonical_json
 from verifier.fieldpath import paths_overlap
 from verifier.rubric._base import (
     Check,

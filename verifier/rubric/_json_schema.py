@@ -20,8 +20,8 @@ import jsonschema_rs
 import orjson
 from pydantic import Field, ValidationInfo, model_validator
 
-from verifier._files import is_file
-from verifier._json_words import json_kind
+from verifier._internal.file_lookup import is_file
+from verifier._internal.json_words import json_kind
 from verifier.files import WITHHELD, FileScope, scope_of
 from verifier.rubric._base import (
     Check,
@@ -121,7 +121,7 @@ def load_schema(base_dir: Path | FileScope, name: str) -> dict[str, Any]:
     path = named.path
     if not is_file(path):
         raise ValueError(f"schema_file {name!r} does not exist (relative to the contract)")
-    from verifier.yaml_positions import MAX_BYTES
+    from verifier._internal.yaml_positions import MAX_BYTES
 
     try:
         size = path.stat().st_size
@@ -137,7 +137,7 @@ def load_schema(base_dir: Path | FileScope, name: str) -> dict[str, Any]:
     if path.suffix in (".yaml", ".yml"):
         # The contract's own reader and limits (size, nodes, depth): a schema file is
         # YAML a contract brings in, and an alias bomb must not expand here either.
-        from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
+        from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 
         try:
             schema, _ = parse_yaml_with_positions(raw)

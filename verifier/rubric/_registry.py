@@ -17,7 +17,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from verifier._lazy_mapping import LazyMapping
+from verifier._internal.lazy_mapping import LazyMapping
 from verifier.rubric._base import PredicateEntry
 
 FAMILIES: Mapping[str, str] = {

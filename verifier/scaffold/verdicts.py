@@ -20,13 +20,13 @@ from typing import Any, Final
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import JudgeClaim
-from verifier.gaps.sqlite import SqliteStore
+from verifier.engine.plan import build_plan
+from verifier.engine.runner import Runner, RunOptions
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import JudgePhase
 from verifier.llm.limits import CallLimits
 from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider, ModelReply, ModelRequest, ProviderError
-from verifier.plan import build_plan
-from verifier.runner import Runner, RunOptions
 
 SERVED_MODEL: Final = "example/hand-written"
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from verifier._files import is_file
-from verifier.contract.load import LoadedContract, check_contract_source
-from verifier.errors import Diagnostic, VerifierError
-from verifier.yaml_positions import (
+from verifier._internal.file_lookup import is_file
+from verifier._internal.yaml_positions import (
     MAX_BYTES,
     Loc,
     Positions,
     YamlProblem,
     parse_yaml_with_positions,
 )
+from verifier.contract.load import LoadedContract, check_contract_source
+from verifier.errors import Diagnostic, VerifierError
 
 INLINE_NAME: Final = "inline.yaml"
 """How diagnostics name an inline contract (never a path of the server)."""

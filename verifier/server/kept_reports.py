@@ -22,7 +22,7 @@ from typing import IO, Any, Final
 import orjson
 from fastapi.responses import Response, StreamingResponse
 
-from verifier._atomic import AtomicFile
+from verifier._internal.atomic import AtomicFile
 
 _CHUNK: Final = 256 * 1024
 

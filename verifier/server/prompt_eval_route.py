@@ -12,8 +12,8 @@ from verifier.errors import VerifierError
 from verifier.logs import get_logger
 from verifier.prompt_eval.models import EvaluateRequest, EvaluationReport
 from verifier.prompt_eval.run import PromptEvalError, evaluate_prompt
+from verifier.run.assembly import Judges
 from verifier.server.settings import ServerSettings
-from verifier.session import Judges
 
 __all__ = ["MAX_EXAMPLES", "add_prompt_eval_route"]
 

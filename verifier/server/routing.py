@@ -15,7 +15,7 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from verifier.canonical import loads_exact
+from verifier._internal.canonical import loads_exact
 
 
 class _OrjsonRequest(Request):

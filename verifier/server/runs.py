@@ -94,7 +94,7 @@ class RunManager:
         Raises:
             TooManyRuns: ``max_runs`` runs are in progress.
         """
-        from verifier.runner import new_run_id
+        from verifier.engine.runner import new_run_id
 
         running = sum(1 for entry in self._runs.values() if entry.status == "running")
         if running >= self._settings.max_runs:
@@ -202,7 +202,7 @@ def execute_run(
         VerifierError: The store, a judge template or the recordings cannot be used.
     """
     from verifier.report.json_report import JsonReportWriter
-    from verifier.session import Judges, run_contract
+    from verifier.run.assembly import Judges, run_contract
 
     run_contract(
         resolved.loaded,

@@ -68,7 +68,7 @@ def parse_sut_option(text: str, *, base: SutSpec | None, option: str = "--sut") 
     elif stripped.startswith("python:"):
         given = {"python": stripped.removeprefix("python:").strip()}
     elif stripped.startswith("{"):
-        from verifier.yaml_positions import YamlProblem, parse_yaml_with_positions
+        from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 
         try:  # the contracts' reader and limits: YAML 1.2, no alias bombs
             loaded, _ = parse_yaml_with_positions(stripped.encode("utf-8"))

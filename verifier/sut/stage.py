@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 
 from verifier.cases import CaseLine
-from verifier.comparative import RUNS_KEY
 from verifier.contract.sut_models import SutSpec
+from verifier.engine.comparative import RUNS_KEY
 from verifier.fieldpath import MISSING, compile_path
 from verifier.sut._types import Caller, Produced
 

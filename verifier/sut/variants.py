@@ -21,13 +21,13 @@ from itertools import islice
 from typing import Any
 
 from verifier.cases import CaseLine
-from verifier.comparative import BASELINE_KEY
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
+from verifier.engine.comparative import BASELINE_KEY
+from verifier.engine.plan import Plan
+from verifier.engine.runner import ModelPhase, Runner
 from verifier.gaps.store import RunStatus
-from verifier.plan import Plan
 from verifier.results import ClaimResult, RunSummary
-from verifier.runner import ModelPhase, Runner
 from verifier.sut.stage import SutStage
 
 

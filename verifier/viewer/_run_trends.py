@@ -2,7 +2,7 @@
 
 Every run that ended records its per-claim tallies (the summary's
 ``assertion_breakdown``), so the trend of each claim over runs, and its degradation
-alerts by the audit's own rule (``verifier.gaps.trends.degradation_alerts``), cost
+alerts by the audit's own rule (``verifier.analyses.trends.degradation_alerts``), cost
 one read of the runs table however many rows the store holds. Two things differ
 from ``verifier audit``, which counts the rows themselves:
 
@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.gaps.store import RunRecord
-from verifier.gaps.trends import (
+from verifier.analyses.trends import (
     DEFAULT_WINDOW,
     ClaimTrend,
     DayRate,
@@ -32,6 +31,7 @@ from verifier.gaps.trends import (
     RunRef,
     degradation_alerts,
 )
+from verifier.gaps.store import RunRecord
 from verifier.results import ClaimTally
 
 __all__ = ["SummaryTrends", "series_of", "summary_trends"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, TypeGuard
 from urllib.parse import urlencode
 
-from verifier.gaps.browse import ResultRow
+from verifier.analyses.browse import ResultRow
 from verifier.report._case_content import (
     SHOWN_FIELDS,
     ContentReader,

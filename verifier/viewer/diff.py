@@ -19,10 +19,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
+from verifier.analyses import browse
+from verifier.analyses.browse import ResultRow
 from verifier.compare.report import as_json, summary_line
 from verifier.errors import VerifierError
-from verifier.gaps import browse
-from verifier.gaps.browse import ResultRow
 from verifier.gaps.store import GapStore, resolve_run_id
 from verifier.report._case_content import ContentReader, FieldView, field_views
 from verifier.report._spans import deciding_spans

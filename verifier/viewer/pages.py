@@ -22,14 +22,14 @@ from typing import Any, Final
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from verifier.errors import VerifierError
-from verifier.gaps.browse import (
+from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,
     list_runs,
     run_results,
 )
+from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
 from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
 from verifier.report._claim_notes import claim_notes

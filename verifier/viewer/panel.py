@@ -21,8 +21,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
+from verifier.analyses import browse
 from verifier.evaluate import CASE_ID, CONTRACT_ID
-from verifier.gaps import browse
 from verifier.gaps.store import GapStore, RunRecord, StoreError, resolve_run_id
 from verifier.viewer.frame import Viewer
 from verifier.viewer.frame_ancestors import frame_ancestors_policy

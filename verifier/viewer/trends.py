@@ -24,17 +24,17 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
-from verifier.errors import VerifierError
-from verifier.gaps import browse
-from verifier.gaps.history import audit_history
-from verifier.gaps.store import GapStore
-from verifier.gaps.trends import (
+from verifier.analyses import browse
+from verifier.analyses.history import audit_history
+from verifier.analyses.trends import (
     DEFAULT_WINDOW,
     MIN_PRIOR_RUNS,
     ClaimTrend,
     DegradationAlert,
     RunRef,
 )
+from verifier.errors import VerifierError
+from verifier.gaps.store import GapStore
 from verifier.report.html_trend import MAX_PROBLEMS_SHOWN, ContractTrends, contract_trends
 from verifier.viewer._run_trends import summary_trends
 from verifier.viewer.frame import Viewer

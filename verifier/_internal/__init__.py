@@ -1,0 +1,1 @@
+"""Private helpers shared by the packages above: none of these names is public."""

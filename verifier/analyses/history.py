@@ -1,0 +1,115 @@
+"""The audit with the store's history: integrity, judge drift, pass-rate trends, alerts.
+
+One pass over the rows feeds the integrity checks and both analyses (see
+``RowObserver``). Integrity problems fail the audit; drift and trends are findings;
+degradation alerts fail it only when the caller asks (``--fail-on-alert``).
+
+With a ``run_id``, the row-level integrity checks, the drift changes and the alerts
+are those of that run, judged against the whole history before it; the trends always
+cover the whole store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.analyses._audit_report import JudgeNoiseObserver
+from verifier.analyses.audit import AuditReport, audit_store
+from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
+from verifier.analyses.trends import (
+    DEFAULT_WINDOW,
+    MIN_PRIOR_RUNS,
+    DegradationAlert,
+    PassRateObserver,
+    PassRateTrends,
+)
+from verifier.gaps.store import GapStore
+
+__all__ = ["HistoryAudit", "audit_history"]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryAudit:
+    """What ``audit_history`` found.
+
+    Attributes:
+        integrity: The integrity audit (schema, columns, chain, triples, runs).
+        drift: Changes of judge triple (of ``run_id`` only, when given).
+        trends: Pass rate per claim per run and per day, over the whole store.
+        alerts: Degradation alerts (of ``run_id`` only, when given).
+        window: The rolling window the alerts used, in runs.
+        mismatches: Judges served by another model than the contract asked for (of
+            ``run_id`` only, when given).
+    """
+
+    integrity: AuditReport
+    drift: tuple[DriftChange, ...]
+    trends: PassRateTrends
+    alerts: tuple[DegradationAlert, ...]
+    window: int
+    mismatches: tuple[ServedMismatch, ...] = ()
+
+    @property
+    def run_id(self) -> str | None:
+        return self.integrity.run_id
+
+    def failed(self, *, fail_on_alert: bool = False) -> bool:
+        """Whether the audit fails: on integrity problems, and on alerts if asked."""
+        return not self.integrity.ok or (fail_on_alert and bool(self.alerts))
+
+    def as_dict(self) -> dict[str, Any]:
+        """The integrity report's keys, plus ``window``, ``drift``, ``alerts``, ``trends``."""
+        return {
+            **self.integrity.as_dict(),
+            "window": self.window,
+            "drift": [change.as_dict() for change in self.drift],
+            "served_mismatches": [m.as_dict() for m in self.mismatches],
+            "alerts": [alert.as_dict() for alert in self.alerts],
+            "trends": self.trends.as_dict(),
+        }
+
+
+def audit_history(
+    store: GapStore,
+    run_id: str | None = None,
+    *,
+    window: int = DEFAULT_WINDOW,
+    max_problems: int = 1000,
+    expect_head: str | None = None,
+) -> HistoryAudit:
+    """Audits a store's integrity and analyses its history in one pass over the rows.
+
+    Args:
+        store: The store to read.
+        run_id: Limit the row checks, drift changes and alerts to this run.
+        window: How many earlier runs a run's pass rate is compared with.
+        max_problems: How many integrity problems to keep.
+        expect_head: A head published earlier, which the seal chain must still hold.
+
+    Raises:
+        StoreError: The store cannot be read, or ``run_id`` names no run.
+        ValueError: ``window`` is below ``MIN_PRIOR_RUNS``.
+    """
+    if window < MIN_PRIOR_RUNS:
+        raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
+    rates, judges, noise = PassRateObserver(), JudgeDriftObserver(), JudgeNoiseObserver(run_id)
+    # The trends' runs are those of the snapshot the audit read, not of a later moment.
+    with store.snapshot():
+        integrity = audit_store(
+            store,
+            run_id,
+            max_problems=max_problems,
+            observers=(rates, judges, noise),
+            expect_head=expect_head,
+        )
+        records = store.runs()
+    integrity.judge_noise = noise.noise
+    trends = rates.trends(records)
+    drift = judges.changes([ref.run_id for ref in trends.runs])
+    alerts = trends.alerts(window)
+    if run_id is not None:
+        drift = [change for change in drift if change.run_id == run_id]
+        alerts = [alert for alert in alerts if alert.run_id == run_id]
+    mismatches = tuple(judges.mismatches(run_id))
+    return HistoryAudit(integrity, tuple(drift), trends, tuple(alerts), window, mismatches)

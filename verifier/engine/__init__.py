@@ -1,0 +1,2 @@
+"""The run engine: the plan of a contract's claims, the runner that checks chunks of
+cases and stores their rows, comparative and stored-case checks, path warnings."""

@@ -1,0 +1,1 @@
+"""The SQLite store: one file, WAL, the rows' chain checked on append."""
