@@ -20,9 +20,9 @@ from tests.gaps._support import begin, draft, fill
 from tests.test_cli import verifier as run_verifier
 from verifier._internal.canonical import sha256_hex
 from verifier.analyses.audit import audit_store
+from verifier.gaps.postgres import schema as _postgres_schema
 from verifier.gaps.postgres.schema import Migration
 from verifier.gaps.postgres.store import PostgresStore
-from verifier.gaps.postgres import schema as _postgres_schema
 from verifier.gaps.store import StoreError, open_store
 
 psycopg = pytest.importorskip("psycopg")

@@ -9,8 +9,8 @@ import pytest
 
 from tests.gaps._support import begin, draft
 from verifier.analyses.audit import audit_store
-from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.sqlite import wal_checkpoint as _wal_checkpoint
+from verifier.gaps.sqlite.store import SqliteStore
 
 
 def _wal_bytes(path: Path) -> int:
