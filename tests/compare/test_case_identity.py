@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.compare.case_identity import case_identity, output_paths
-from verifier.contract.models import validate_contract
+from verifier.contract.validation import validate_contract
 
 CONTRACT: dict[str, Any] = {
     "contract": "c",

@@ -22,7 +22,8 @@ from pydantic import ValidationError
 
 from tests._fuzz_files import edit_json
 from tests.conftest import EXAMPLES, ROOT
-from verifier.contract.models import Contract, validate_contract
+from verifier.contract.models import Contract
+from verifier.contract.validation import validate_contract
 from verifier.rubric._registry import REGISTRY
 
 SOURCES = {
@@ -139,12 +140,12 @@ def test_any_mutation_of_an_example_gives_the_same_outcome(
 _PROBE = """\
 import json, sys
 from verifier.cli import main
-from verifier.contract import models
+from verifier.contract import models, rubric_claims
 try:
     main(sys.argv[2:])
 except SystemExit:
     pass
-claim_models = {model: name for name, model in models.RUBRIC_CLAIM_MODELS.items()}
+claim_models = {model: name for name, model in rubric_claims.RUBRIC_CLAIM_MODELS.items()}
 found = set()
 def walk(node):
     if isinstance(node, dict):

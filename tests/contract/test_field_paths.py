@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.test_cli import verifier
-from verifier.contract.models import validate_contract
+from verifier.contract.validation import validate_contract
 from verifier.rubric._registry import REGISTRY
 
 PATH_KEYS = ("field", "spans", "within", "reference_field")

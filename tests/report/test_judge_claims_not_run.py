@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import verifier
-from verifier.results import JudgeClaimsNotRun
+from verifier.judge_summary import JudgeClaimsNotRun
 
 JUDGED = ["answers_the_question", "no_worse_than_previous"]
 OFF_LINE = "judge claims not run: 2 (--judges off)"

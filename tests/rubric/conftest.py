@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from verifier.contract.models import RUBRIC_CLAIM_MODELS
+from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS
 from verifier.rubric._base import Check, PrepareContext
 from verifier.rubric._registry import REGISTRY
 

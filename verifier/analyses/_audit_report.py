@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifier.gaps.store import StoredRow
-from verifier.results import JudgeNoise, noise_line
+from verifier.judge_summary import noise_line
+from verifier.results import JudgeNoise
 
 _IN_FLIGHT_SHOWN = 10
 

@@ -19,7 +19,8 @@ from verifier._internal.yaml_positions import (
 from verifier.contract.lint import lint_document
 from verifier.contract.messages import message as error_message
 from verifier.contract.messages import pattern_mismatch as pattern_mismatch
-from verifier.contract.models import Claim, Contract, validate_contract
+from verifier.contract.models import Claim, Contract
+from verifier.contract.validation import validate_contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.files import FileScope
 

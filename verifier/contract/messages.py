@@ -16,9 +16,7 @@ from pydantic import BaseModel
 
 from verifier._internal.yaml_positions import Loc
 from verifier.contract.models import (
-    CLAIM_ID_PATTERN,
     ID_PATTERN,
-    RUBRIC_CLAIM_MODELS,
     CompareClaim,
     Compliance,
     Contract,
@@ -29,6 +27,7 @@ from verifier.contract.models import (
     Sampling,
     Scale,
 )
+from verifier.contract.rubric_claims import CLAIM_ID_PATTERN, RUBRIC_CLAIM_MODELS
 from verifier.contract.sut_models import (
     ENV_NAME_PATTERN,
     FUNCTION_PATTERN,

@@ -9,65 +9,30 @@ than a silently ignored setting.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
-    BaseModel,
     Discriminator,
     Field,
     Tag,
     ValidationInfo,
-    create_model,
     field_validator,
     model_validator,
 )
 
-from verifier._internal.lazy_mapping import LazyMapping
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
-from verifier.contract.sut_models import SutSpec, WhenPath
+from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS, ClaimCommon
+from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import compile_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._base import PathText
-from verifier.rubric._registry import REGISTRY
 from verifier.rubric._scales import Fraction, Percent
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
-CLAIM_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 MAX_CONTRACT_VERSION = 2**31 - 1
 """The largest version every store holds: PostgreSQL keeps it in an ``INTEGER`` column."""
-
-
-class ClaimCommon(_Frozen):
-    """Keys every claim may carry, whatever its shape."""
-
-    id: str = Field(pattern=CLAIM_ID_PATTERN, description="Unique claim id within the contract.")
-    description: str | None = Field(
-        default=None, description="What the claim protects, for readers."
-    )
-    weight: float = Field(
-        default=1.0,
-        gt=0,
-        allow_inf_nan=False,
-        description="Weight of the claim in the case score: a finite number above 0.",
-    )
-    after: tuple[str, ...] = Field(
-        default=(),
-        description="Claims that must pass first; when one does not, this claim is skipped.",
-    )
-    when: WhenPath | None = Field(
-        default=None,
-        description="A field path (`*` allowed): the claim applies only to cases where it "
-        "finds something (after parse_json and the system under test); elsewhere its row "
-        "is skipped as not applicable and weighs nothing in the case's score.",
-    )
-
-    @field_validator("after", mode="before")
-    @classmethod
-    def _after_as_list(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
 
 
 class Scale(_Frozen):
@@ -301,21 +266,6 @@ class CompareClaim(ClaimCommon):
         return self
 
 
-def _rubric_claim_model(name: str) -> type[BaseModel]:
-    spec = REGISTRY[name].spec
-    model: type[BaseModel] = create_model(
-        f"{spec.__name__.removesuffix('Spec')}Claim",
-        __base__=(ClaimCommon, spec),
-        __doc__=spec.__doc__,
-    )
-    return model
-
-
-RUBRIC_CLAIM_MODELS: Mapping[str, type[BaseModel]] = LazyMapping(REGISTRY, _rubric_claim_model)
-"""Every rubric predicate's claim model (the claim's common keys and the predicate's
-spec) by the predicate's name, made when first asked for."""
-
-
 def _claim_shape(value: Any) -> str | None:
     if isinstance(value, dict):
         for shape in ("rubric", "compare", "judge"):
@@ -328,7 +278,7 @@ def _claim_shape(value: Any) -> str | None:
     return None
 
 
-def _claim_union(rubric_names: Iterable[str]) -> Any:
+def claim_union(rubric_names: Iterable[str]) -> Any:
     """A claim's type: one of the shapes, the rubric ones limited to ``rubric_names``
     (by their ``rubric`` key), judge and compare always."""
     shapes: list[Any] = [
@@ -359,7 +309,7 @@ else:
 
         @classmethod
         def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
-            return handler.generate_schema(_claim_union(RUBRIC_CLAIM_MODELS))
+            return handler.generate_schema(claim_union(RUBRIC_CLAIM_MODELS))
 
 
 class RecordSpec(_Frozen):
@@ -441,56 +391,6 @@ class Contract(_Frozen):
             if claim.id == claim_id:
                 return claim
         raise KeyError(claim_id)
-
-
-def validate_contract(data: Any, *, context: Any = None) -> Contract:
-    """Validates a contract document, building only the claim shapes it uses.
-
-    pydantic builds a model's validator the first time it validates (``defer_build``),
-    and ``Contract``'s would cover every claim shape of the format. Here the document's
-    claims are validated by a ``Contract`` whose claims may take only the rubric
-    predicates they name (with judge and compare claims), and the result is handed
-    back as a ``Contract`` holding the very same values. The errors are the same as
-    ``Contract.model_validate``'s: a claim can only fail to find its shape when its
-    ``rubric`` names no predicate, and then the whole model validates, so the message
-    lists every predicate there is (ADR 0052).
-
-    Raises:
-        pydantic.ValidationError: As ``Contract.model_validate`` would.
-    """
-    names = _rubric_names(data)
-    if names is None:
-        return Contract.model_validate(data, context=context)
-    shaped = _contract_for(names).model_validate(data, context=context)
-    fields = {name: getattr(shaped, name) for name in Contract.model_fields}
-    return Contract.model_construct(shaped.model_fields_set, **fields)
-
-
-def _rubric_names(data: Any) -> frozenset[str] | None:
-    """The predicates a document's rubric claims name (``None``: a claim is not a
-    mapping or names no known predicate, and only the whole model words its error)."""
-    claims = data.get("claims") if isinstance(data, dict) else None
-    if not isinstance(claims, list):
-        return None
-    names = set()
-    for claim in claims:
-        if not isinstance(claim, dict):
-            return None
-        if "rubric" in claim:
-            name = claim["rubric"]
-            if not isinstance(name, str) or name not in RUBRIC_CLAIM_MODELS:
-                return None
-            names.add(name)
-    return frozenset(names)
-
-
-@functools.lru_cache(maxsize=32)
-def _contract_for(rubric_names: frozenset[str]) -> type[Contract]:
-    """``Contract`` with claims limited to these rubric predicates (built once each)."""
-    claim = _claim_union(sorted(rubric_names))
-    claims: Any = (tuple[claim, ...], Field(min_length=1))  # type: ignore[valid-type]
-    model: type[Contract] = create_model("Contract", __base__=Contract, claims=claims)
-    return model
 
 
 def claim_kind(claim: Any) -> Literal["rubric", "judge", "comparative"]:

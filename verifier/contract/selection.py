@@ -17,7 +17,7 @@ from verifier._internal.yaml_positions import Loc, Positions
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim
 from verifier.errors import VerifierError
-from verifier.results import JudgeClaimsNotRun
+from verifier.judge_summary import JudgeClaimsNotRun
 
 __all__ = [
     "ClaimChoiceError",

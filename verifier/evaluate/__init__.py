@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier._internal.yaml_positions import Positions
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import validate_contract
+from verifier.contract.validation import validate_contract
 from verifier.evaluate.request import (
     Assertion,
     EvaluateError,

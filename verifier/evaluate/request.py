@@ -19,7 +19,7 @@ from pydantic import (
 
 from verifier._internal.canonical import loads_exact
 from verifier._internal.json_words import json_kind
-from verifier.contract.models import CLAIM_ID_PATTERN
+from verifier.contract.rubric_claims import CLAIM_ID_PATTERN
 from verifier.errors import VerifierError
 from verifier.rubric._scales import SCALE_ERROR, Fraction
 

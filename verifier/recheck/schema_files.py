@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import validate_contract
+from verifier.contract.validation import validate_contract
 
 __all__ = ["without_missing_schemas"]
 

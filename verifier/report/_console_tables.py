@@ -12,17 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from verifier._internal.terminal import printable, printable_line
+from verifier.judge_summary import served_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
 from verifier.report.console import rate_style
-from verifier.results import (
-    PASS_RATE_NOTE,
-    ClaimTally,
-    JudgeNoise,
-    RunSummary,
-    rate_text,
-    served_line,
-)
+from verifier.results import PASS_RATE_NOTE, ClaimTally, JudgeNoise, RunSummary, rate_text
 
 __all__ = ["print_report"]
 

@@ -17,6 +17,7 @@ import orjson
 
 from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, needs_triple
 from verifier.gaps.store import GapStore, RunRecord, StoredRow
+from verifier.judge_summary import JudgeClaimsNotRun
 from verifier.report._case_content import (
     SHOWN_FIELDS,
     ContentReader,
@@ -26,7 +27,7 @@ from verifier.report._case_content import (
 )
 from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
 from verifier.report._spans import deciding_spans, evidence_paths
-from verifier.results import ClaimTally, JudgeClaimsNotRun, JudgeNoise, row_not_applicable
+from verifier.results import ClaimTally, JudgeNoise, row_not_applicable
 
 __all__ = [
     "CONTENT_BUDGET",

@@ -20,10 +20,11 @@ from typing import Any
 from verifier import __version__
 from verifier.gaps.resamples import ResampleRow, TripleAgreement, agreement_of_run
 from verifier.gaps.store import GapStore, RunRecord
+from verifier.judge_summary import judge_usage_text
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
 from verifier.report._svg import STATUS_COLOURS, bar_chart
-from verifier.results import PASS_RATE_NOTE, judge_usage_text
+from verifier.results import PASS_RATE_NOTE
 
 __all__ = ["FILTER_SCRIPT", "MAX_RESULTS", "render_run_html", "write_run_html"]
 

@@ -10,16 +10,9 @@ from __future__ import annotations
 from typing import IO
 
 from verifier._internal.markdown import code_span
+from verifier.judge_summary import JudgeClaimsNotRun, noise_line
 from verifier.report._failures import FailingCase, FailingCaseSample
-from verifier.results import (
-    PASS_RATE_NOTE,
-    CaseResult,
-    ClaimTally,
-    JudgeClaimsNotRun,
-    RunSummary,
-    noise_line,
-    rate_text,
-)
+from verifier.results import PASS_RATE_NOTE, CaseResult, ClaimTally, RunSummary, rate_text
 
 __all__ = [
     "MAX_FAILING_CASES",

@@ -99,6 +99,22 @@ def create_app(settings: ServerSettings) -> FastAPI:
     if settings.token is not None:
         common[401] = _problem("No `Authorization: Bearer <token>`, or a wrong token.")
 
+    _add_evaluate_routes(app, settings, common)
+    _add_run_routes(app, settings, common, runs)
+    _add_health_route(app, common)
+
+    # The read-only pages over the same store, behind the same guard (ADR 0042).
+    app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
+    if settings.token is not None:
+        _document_bearer(app)
+    add_guard(app, settings)
+    return app
+
+
+def _add_evaluate_routes(app: FastAPI, settings: ServerSettings, common: Responses) -> None:
+    """``POST /v1/evaluate``, ``POST /v1/prompt-eval`` and ``POST /v1/evaluate/batch``:
+    outputs judged by the server's judge, each result a gap row in its store."""
+
     @app.post(
         "/v1/evaluate",
         response_model=EvaluationOutput,
@@ -164,6 +180,12 @@ def create_app(settings: ServerSettings) -> FastAPI:
             raise _not_carried_out(exc) from None
         return batch_report(outcomes, agent_id=request.agent_id, test_suite=request.test_suite)
 
+
+def _add_run_routes(
+    app: FastAPI, settings: ServerSettings, common: Responses, runs: RunManager
+) -> None:
+    """``POST /v1/runs`` and ``GET /v1/runs/{run_id}``: contract runs in the background."""
+
     @app.post(
         "/v1/runs",
         status_code=202,
@@ -227,6 +249,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
         # megabytes, and it is the JSON report `verifier run` wrote.
         return state_with_report(entry.as_json(), report)
 
+
+def _add_health_route(app: FastAPI, common: Responses) -> None:
+    """``GET /health``."""
+
     @app.get(
         "/health",
         response_model=Health,
@@ -237,13 +263,6 @@ def create_app(settings: ServerSettings) -> FastAPI:
         """`{"status": "ok"}` while the server answers; it reads nothing, so it is the
         cheapest request the server has (for a load balancer's or an uptime check)."""
         return Response(_HEALTHY, media_type="application/json")
-
-    # The read-only pages over the same store, behind the same guard (ADR 0042).
-    app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
-    if settings.token is not None:
-        _document_bearer(app)
-    add_guard(app, settings)
-    return app
 
 
 def add_guard(app: FastAPI, settings: ServerSettings) -> None:
