@@ -6,3 +6,5 @@ format and the gap row from their JSON Schemas, the HTTP routes from the server'
 OpenAPI document, the Python API from ``verifier.__all__``. The CLI page is rendered by
 mkdocs-click from the click commands themselves.
 """
+
+__all__: list[str] = []

@@ -1,8 +1,8 @@
 """The Python reference: a mkdocstrings block for every public name of ``verifier``.
 
-The package exports its names lazily (``verifier.__getattr__``), which a static reader
-of the package cannot follow, so each name is documented where it is defined and shown
-under the name users import.
+The package exports its names lazily (``verifier.__getattr__``), so each name is
+documented where it is defined (``verifier._EXPORTS``) and shown under the name users
+import.
 """
 
 from __future__ import annotations
@@ -12,17 +12,45 @@ __all__ = ["render_python_api"]
 _SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Contracts", ("load_contract", "check_contract", "Contract", "JudgeSpec", "LoadedContract")),
     ("Cases", ("read_cases", "CaseLine")),
-    ("Running", ("run_contract", "Judges", "Sut", "RunResult", "Runner", "RunOptions", "run_sync")),
+    (
+        "Running",
+        (
+            "run_contract",
+            "Judges",
+            "Sut",
+            "CallLimits",
+            "RecordPolicy",
+            "RunResult",
+            "Runner",
+            "RunOptions",
+            "run_sync",
+        ),
+    ),
     ("Results", ("RunSummary", "CaseResult", "ClaimResult")),
     ("Predicates", ("REGISTRY", "PredicateEntry", "Outcome")),
     ("The record", ("GapRow", "open_store", "audit_store")),
     (
+        "Browsing a store",
+        ("list_runs", "contract_ids", "run_results", "case_results", "case_in_runs"),
+    ),
+    (
         "Comparing and calibrating",
         ("compare_runs", "RunComparison", "calibrate_run", "CalibrationReport", "read_labels"),
     ),
-    ("Reports", ("write_run_html", "write_trend_html")),
+    ("Reports", ("make_writer", "write_run_html", "write_trend_html")),
+    ("CI", ("replay_stored_run", "PrCommentWriter", "load_baseline")),
     ("The system under test", ("SutSpec", "SutStage", "make_stage")),
-    ("Errors", ("VerifierError", "ContractError", "SutError", "Diagnostic")),
+    (
+        "Errors",
+        (
+            "VerifierError",
+            "ContractError",
+            "ClaimChoiceError",
+            "JudgesUnavailable",
+            "SutError",
+            "Diagnostic",
+        ),
+    ),
 )
 
 

@@ -5,8 +5,24 @@ Import from here; the submodules' other names may change. Names load lazily.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from verifier._internal.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from verifier.analyses.audit import AuditProblem as AuditProblem
+    from verifier.analyses.audit import AuditReport as AuditReport
+    from verifier.analyses.audit import RowObserver as RowObserver
+    from verifier.analyses.audit import audit_store as audit_store
+    from verifier.analyses.drift import DriftChange as DriftChange
+    from verifier.analyses.drift import JudgeDriftObserver as JudgeDriftObserver
+    from verifier.analyses.history import HistoryAudit as HistoryAudit
+    from verifier.analyses.history import audit_history as audit_history
+    from verifier.analyses.trends import ClaimTrend as ClaimTrend
+    from verifier.analyses.trends import DegradationAlert as DegradationAlert
+    from verifier.analyses.trends import PassRateObserver as PassRateObserver
+    from verifier.analyses.trends import PassRateTrends as PassRateTrends
+    from verifier.analyses.trends import degradation_alerts as degradation_alerts
 
 _EXPORTS = {
     "AuditProblem": "verifier.analyses.audit",
@@ -27,12 +43,5 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'verifier.analyses' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

@@ -6,8 +6,28 @@ opening a store imports neither pydantic nor the schema validator.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from verifier._internal.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from verifier.gaps.chain import GENESIS as GENESIS
+    from verifier.gaps.chain import ChainError as ChainError
+    from verifier.gaps.chain import SealedRow as SealedRow
+    from verifier.gaps.chain import seal as seal
+    from verifier.gaps.chain import verify_link as verify_link
+    from verifier.gaps.postgres.store import PostgresStore as PostgresStore
+    from verifier.gaps.row import GapRow as GapRow
+    from verifier.gaps.row import gap_row_json_schema as gap_row_json_schema
+    from verifier.gaps.row import missing_triple_parts as missing_triple_parts
+    from verifier.gaps.row import write_schema as write_schema
+    from verifier.gaps.sqlite.store import SqliteStore as SqliteStore
+    from verifier.gaps.store import GapStore as GapStore
+    from verifier.gaps.store import RunRecord as RunRecord
+    from verifier.gaps.store import StoredContract as StoredContract
+    from verifier.gaps.store import StoredRow as StoredRow
+    from verifier.gaps.store import StoreError as StoreError
+    from verifier.gaps.store import open_store as open_store
 
 _EXPORTS = {
     "GapRow": "verifier.gaps.row",
@@ -32,12 +52,5 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'verifier.gaps' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)

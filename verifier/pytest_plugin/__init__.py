@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from verifier.cases import CaseLine
     from verifier.contract.load import LoadedContract
 
+# pytest finds the hooks by name; what a test suite may name itself is the exceptions.
+__all__ = ["CaseFailed", "ContractWarning"]
+
 
 class ContractWarning(UserWarning):
     """A contract problem that does not reject it (a deprecated judge model, ...)."""

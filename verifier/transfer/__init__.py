@@ -5,8 +5,18 @@ Import from here; the submodules' other names may change. Names load lazily.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from verifier._internal.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from verifier.transfer._format import exported_form as exported_form
+    from verifier.transfer.export import ExportSummary as ExportSummary
+    from verifier.transfer.export import export_jsonl as export_jsonl
+    from verifier.transfer.export import export_parquet as export_parquet
+    from verifier.transfer.importer import ExportRefused as ExportRefused
+    from verifier.transfer.importer import ImportSummary as ImportSummary
+    from verifier.transfer.importer import import_jsonl as import_jsonl
 
 _EXPORTS = {
     "ExportSummary": "verifier.transfer.export",
@@ -21,12 +31,5 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'verifier.transfer' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return __all__
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, __all__)
