@@ -27,7 +27,7 @@ from verifier.contract.schema_files import schema_file_hashes
 from verifier.contract.selection import judge_claims_not_run
 from verifier.engine.claim_checks import RubricPass, UnavailableModelPhase, line_error_results
 from verifier.engine.missing_fields import MissingFields, named_paths
-from verifier.engine.plan import build_plan, weighted_score
+from verifier.engine.plan import Plan, weighted_score
 from verifier.engine.stoppable import run_stoppable
 from verifier.engine.stored_cases import StoredLookup
 from verifier.gaps.content import RecordPolicy, build_content
@@ -115,13 +115,18 @@ def _now() -> str:
 
 
 class Runner:
-    """Runs one contract over a stream of cases into a store and report sinks."""
+    """Runs one contract over a stream of cases into a store and report sinks.
+
+    ``plan`` is the contract's plan (``build_plan``): a run builds it once and gives
+    the same one to its judge phase, so no predicate is prepared twice.
+    """
 
     def __init__(
         self,
         loaded: LoadedContract,
         store: GapStore,
         *,
+        plan: Plan,
         sinks: Sequence[ReportSink] = (),
         progress: Progress | None = None,
         model_phase: ModelPhase | None = None,
@@ -129,7 +134,7 @@ class Runner:
         options: RunOptions = RunOptions(),
     ) -> None:
         self.loaded = loaded
-        self.plan = build_plan(loaded)
+        self.plan = plan
         self.store = store
         self.sinks = sinks
         self.progress = progress
