@@ -24,7 +24,8 @@ from verifier.contract.models import claim_kind
 from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.contract.sut_models import SutSpec
 from verifier.engine.plan import Plan, build_plan
-from verifier.engine.runner import Progress, ReportSink, Runner, RunOptions, new_run_id
+from verifier.engine.ports import Progress, ReportSink
+from verifier.engine.runner import Runner, RunOptions, new_run_id
 from verifier.errors import CasesError, VerifierError
 from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
