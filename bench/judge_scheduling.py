@@ -54,6 +54,7 @@ from messages_process import ServerProcess  # noqa: E402
 from tests.judge.judge_brain import brain  # noqa: E402
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
+from verifier.engine.plan import build_plan  # noqa: E402
 from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync  # noqa: E402
 from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 from verifier.judge.setup import make_judge_phase  # noqa: E402
@@ -144,8 +145,10 @@ def run_once(
     loaded = load_contract(contract)
     run_id = new_run_id()
     with SqliteStore(db) as store:
+        plan = build_plan(loaded)
         phase = make_judge_phase(
             loaded,
+            plan=plan,
             mode="live",
             store_path=str(db),
             recordings=None,
@@ -154,7 +157,9 @@ def run_once(
         )
         if stub is not None:
             phase.providers = {"strict": SleepingProvider(stub)}
-        runner = Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id))
+        runner = Runner(
+            loaded, store, plan=plan, model_phase=phase, options=RunOptions(run_id=run_id)
+        )
         started, cpu = time.perf_counter(), time.process_time()
         run_sync(runner, read_cases(cases))
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu

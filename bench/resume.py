@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from verifier.cases import read_cases  # noqa: E402
 from verifier.contract.load import load_contract  # noqa: E402
+from verifier.engine.plan import build_plan  # noqa: E402
 from verifier.engine.runner import Runner, RunOptions  # noqa: E402
 from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 from verifier.logs import route_to_standard_logging  # noqa: E402
@@ -70,7 +71,8 @@ async def interrupted(contract: Path, cases: Path, db: Path, stored: int) -> Non
         recorded = {"cases": str(cases), "cases_sha256": file_digest(handle, "sha256").hexdigest()}
     with SqliteStore(db) as store:
         options = RunOptions(run_id=RUN_ID, options_record=recorded)
-        runner = Runner(load_contract(contract), store, options=options)
+        loaded = load_contract(contract)
+        runner = Runner(loaded, store, plan=build_plan(loaded), options=options)
         summary = runner.begin()
         chunk = []
         for line in read_cases(cases):

@@ -21,6 +21,7 @@ from tests.conftest import EXAMPLES
 from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
@@ -65,7 +66,11 @@ def test_any_case_values_give_one_result_per_claim_and_an_intact_record(
     with tempfile.TemporaryDirectory() as folder, SqliteStore(Path(folder) / "g.db") as store:
         out = io.StringIO()
         runner = Runner(
-            CONTRACT, store, sinks=[make_writer("json", out)], options=RunOptions(chunk_size=2)
+            CONTRACT,
+            store,
+            plan=build_plan(CONTRACT),
+            sinks=[make_writer("json", out)],
+            options=RunOptions(chunk_size=2),
         )
         run_sync(runner, lines)
         rows = list(store.iter_rows())

@@ -30,6 +30,7 @@ from verifier.compare.labels import LabelsError, read_labels
 from verifier.contract.judge_template import TemplateError, parse_template
 from verifier.contract.load import check_contract_source, load_contract
 from verifier.contract.prompt_template import PromptTemplate
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, run_sync
 from verifier.errors import CasesError, SutError
 from verifier.evaluate import EvaluateError, parse_evaluation
@@ -296,7 +297,8 @@ def _report() -> dict[str, Any]:
     lines = [CaseLine(i + 1, str(case["id"]), case) for i, case in enumerate(CASES)]
     out = io.StringIO()
     with tempfile.TemporaryDirectory() as folder, SqliteStore(Path(folder) / "g.db") as store:
-        run_sync(Runner(loaded, store, sinks=[make_writer("json", out)]), lines)
+        runner = Runner(loaded, store, plan=build_plan(loaded), sinks=[make_writer("json", out)])
+        run_sync(runner, lines)
     report: dict[str, Any] = json.loads(out.getvalue())
     return report
 

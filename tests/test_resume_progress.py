@@ -183,6 +183,7 @@ def interrupted_at(folder: Path, db: Path, stored: int) -> None:
 
     from verifier.cases import read_cases
     from verifier.contract.load import load_contract
+    from verifier.engine.plan import build_plan
     from verifier.engine.runner import Runner, RunOptions
 
     cases = folder / "cases.jsonl"
@@ -190,7 +191,8 @@ def interrupted_at(folder: Path, db: Path, stored: int) -> None:
         recorded = {"cases": str(cases), "cases_sha256": file_digest(handle, "sha256").hexdigest()}
     options = RunOptions(run_id="stopped", options_record=recorded, chunk_size=10)
     with SqliteStore(db) as store:
-        runner = Runner(load_contract(folder / "contract.yaml"), store, options=options)
+        loaded = load_contract(folder / "contract.yaml")
+        runner = Runner(loaded, store, plan=build_plan(loaded), options=options)
         summary = runner.begin()
 
         async def store_first() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
@@ -50,8 +51,11 @@ def test_a_run_seldom_wakes_the_cycle_collector(tmp_path: Path, write_contract) 
     with SqliteStore(tmp_path / "gaps.db") as store:
         # A first run imports what a run imports lazily (logging, the report), whose
         # collections are not the run's.
-        run_sync(Runner(contract, store, options=RunOptions()), lines[:10])
-        runner = Runner(contract, store, sinks=[make_writer("json", out)], options=RunOptions())
+        plan = build_plan(contract)
+        run_sync(Runner(contract, store, plan=plan, options=RunOptions()), lines[:10])
+        runner = Runner(
+            contract, store, plan=plan, sinks=[make_writer("json", out)], options=RunOptions()
+        )
         gc.callbacks.append(count)
         try:
             summary = run_sync(runner, lines)

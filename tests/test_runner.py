@@ -10,6 +10,7 @@ from tests.conftest import EXAMPLES
 from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
@@ -44,6 +45,7 @@ def run(tmp_path: Path, write_contract, cases: list[dict], *, threshold: float |
         runner = Runner(
             contract,
             store,
+            plan=build_plan(contract),
             sinks=[make_writer("json", out)],
             options=RunOptions(threshold=threshold, chunk_size=2),
         )
@@ -128,9 +130,10 @@ def test_bad_lines_become_error_rows_for_every_claim(tmp_path: Path, write_contr
     contract = load_contract(write_contract(CONTRACT))
     out = io.StringIO()
     with SqliteStore(tmp_path / "gaps.db") as store:
-        summary = run_sync(
-            Runner(contract, store, sinks=[make_writer("json", out)]), read_cases(cases_file)
+        runner = Runner(
+            contract, store, plan=build_plan(contract), sinks=[make_writer("json", out)]
         )
+        summary = run_sync(runner, read_cases(cases_file))
         rows = list(store.iter_rows())
     report = json.loads(out.getvalue())
     assert [c["id"] for c in report["cases"]] == ["a", "line-2", "c"]
@@ -150,10 +153,12 @@ def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
 
     for name in ("data-extraction", "account-research"):
         contract = load_contract(EXAMPLES / f"{name}.yaml")
+        plan = build_plan(contract)
         phase = None
         if judges_used(contract):
             phase = make_judge_phase(
                 contract,
+                plan=plan,
                 mode="replay",
                 store_path=None,
                 recordings=default_recordings(contract.path),
@@ -161,7 +166,7 @@ def test_example_contracts_show_passes_and_failures(tmp_path: Path) -> None:
                 run_id="example",
             )
         with SqliteStore(tmp_path / f"{name}.db") as store:
-            runner = Runner(contract, store, model_phase=phase)
+            runner = Runner(contract, store, plan=plan, model_phase=phase)
             summary = run_sync(runner, read_cases(EXAMPLES / f"{name}.cases.jsonl"))
         assert summary.passed_cases >= 2, name
         assert summary.failed_cases >= 2, name
@@ -177,7 +182,9 @@ def test_interrupted_run_keeps_rows_and_is_marked(tmp_path: Path, write_contract
             yield CaseLine(i + 1, f"c{i}", {"id": f"c{i}", "output": "hello"})
 
     with SqliteStore(tmp_path / "gaps.db") as store:
-        runner = Runner(contract, store, options=RunOptions(chunk_size=2))
+        runner = Runner(
+            contract, store, plan=build_plan(contract), options=RunOptions(chunk_size=2)
+        )
         try:
             run_sync(runner, cases())
         except KeyboardInterrupt:

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from verifier.cases import CaseLine, join_baseline, read_baseline, read_cases
+from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
 from verifier.llm.replies import default_recordings
 from verifier.llm.types import ModelRequest
+from verifier.run.baseline import join_baseline, read_baseline
 from verifier.scaffold.verdicts import HandWrittenProvider, preference, record_replies
 
 HERE = Path(__file__).resolve().parent

@@ -19,6 +19,7 @@ from tests.judge.messages_server import MessagesServer
 from tests.test_cli import verifier
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import open_store
@@ -105,8 +106,10 @@ def run_with_policy(target: str, policy: RecordPolicy) -> list[dict[str, object]
     """The account-research example run through the runner with a record policy."""
     loaded = load_contract(CONTRACT)
     with open_store(target) as store:
+        plan = build_plan(loaded)
         phase = make_judge_phase(
             loaded,
+            plan=plan,
             mode="replay",
             store_path=target,
             recordings=CONTRACT.with_name("account-research.recordings.jsonl"),
@@ -116,6 +119,7 @@ def run_with_policy(target: str, policy: RecordPolicy) -> list[dict[str, object]
         runner = Runner(
             loaded,
             store,
+            plan=plan,
             model_phase=phase,
             options=RunOptions(run_id="policy-run", record=policy),
         )

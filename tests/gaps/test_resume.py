@@ -21,6 +21,7 @@ from tests.test_cli import assert_no_traceback, verifier
 from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions
 from verifier.gaps.store import GapStore
 from verifier.run.assembly import KeptCases
@@ -44,9 +45,11 @@ def write_cases(path: Path, n: int) -> Path:
 def runner(
     contract: Path, store: GapStore, *, resume: bool, sink: KeptCases | None = None
 ) -> Runner:
+    loaded = load_contract(contract)
     return Runner(
-        load_contract(contract),
+        loaded,
         store,
+        plan=build_plan(loaded),
         sinks=[sink] if sink else [],
         options=RunOptions(run_id="run-1", resume=resume, chunk_size=50),
     )

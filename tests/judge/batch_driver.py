@@ -10,6 +10,7 @@ from pathlib import Path
 
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.judge.batch import BatchLedger, BatchLimits, run_batch_prepass
 from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits
@@ -19,8 +20,10 @@ async def prepass(
     contract: Path, cases: Path, store: str, run_id: str, limits: BatchLimits
 ) -> dict[str, str]:
     """Runs the pre-pass of run ``run_id`` and returns its errors by cache key."""
+    loaded = load_contract(contract)
     phase = make_judge_phase(
-        load_contract(contract),
+        loaded,
+        plan=build_plan(loaded),
         mode="live",
         store_path=store,
         recordings=None,

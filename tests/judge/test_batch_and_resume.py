@@ -22,6 +22,7 @@ from tests.judge.messages_server import Gate, MessagesServer
 from verifier.analyses.audit import audit_store
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.batch import BatchLedger, run_batch_prepass
 from verifier.judge.setup import make_judge_phase
@@ -109,6 +110,7 @@ def test_interrupted_batch_is_resumed_without_resubmitting(
         async def attempt(sleep) -> dict[str, str]:  # type: ignore[no-untyped-def]
             phase = make_judge_phase(
                 loaded,
+                plan=build_plan(loaded),
                 mode="live",
                 store_path=str(store_path),
                 recordings=None,

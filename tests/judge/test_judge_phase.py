@@ -27,6 +27,7 @@ from tests.judge.messages_server import MessagesServer, RecordedRequest, togethe
 from verifier.analyses.audit import audit_store
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import JudgePhase
@@ -120,12 +121,21 @@ def run_phase(
     db = tmp_path / "gaps.db"
     run_id = new_run_id()
     with SqliteStore(db) as store:  # first, as the CLI does: the cache joins the store's file
+        plan = build_plan(loaded)
         phase = make_judge_phase(
-            loaded, mode="live", store_path=str(db), recordings=None, limits=limits, run_id=run_id
+            loaded,
+            plan=plan,
+            mode="live",
+            store_path=str(db),
+            recordings=None,
+            limits=limits,
+            run_id=run_id,
         )
         if patch is not None:
             patch(phase)
-        runner = Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id))
+        runner = Runner(
+            loaded, store, plan=plan, model_phase=phase, options=RunOptions(run_id=run_id)
+        )
         started = time.perf_counter()
         summary = run_sync(runner, read_cases(cases))
         elapsed = time.perf_counter() - started

@@ -41,6 +41,7 @@ from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.engine.comparative import combine_orders
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.setup import make_judge_phase
@@ -357,11 +358,14 @@ def run_once(
         with mock.patch.dict(os.environ, env):
             for name in cleared:
                 os.environ.pop(name, None)
+            plan = build_plan(loaded)
             phase = make_judge_phase(
-                loaded, mode="live", store_path=str(db), recordings=None, limits=limits,
-                run_id=run_id,
+                loaded, plan=plan, mode="live", store_path=str(db), recordings=None,
+                limits=limits, run_id=run_id,
             )  # fmt: skip
-            runner = Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id))
+            runner = Runner(
+                loaded, store, plan=plan, model_phase=phase, options=RunOptions(run_id=run_id)
+            )
             run_sync(runner, cases)
         rows = list(store.iter_rows(run_id))
         audit_ok = audit_store(store).ok

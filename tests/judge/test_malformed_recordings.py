@@ -16,6 +16,7 @@ from tests.judge.test_judge_phase import KEY, one_case
 from tests.test_cli import verifier
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, new_run_id, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import MALFORMED_RECORDING, NO_RECORDING
@@ -46,15 +47,19 @@ def judged(
     db = tmp_path / "gaps.db"
     run_id = new_run_id()
     with SqliteStore(db) as store:
+        plan = build_plan(loaded)
         phase = make_judge_phase(
             loaded,
+            plan=plan,
             mode=mode,
             store_path=str(db),
             recordings=recordings,
             limits=CallLimits(timeout=5.0),
             run_id=run_id,
         )
-        runner = Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id))
+        runner = Runner(
+            loaded, store, plan=plan, model_phase=phase, options=RunOptions(run_id=run_id)
+        )
         run_sync(runner, read_cases(tmp_path / "cases.jsonl"))
         (row,) = (json.loads(r.body) for r in store.iter_rows(run_id) if r.claim_id == "c1")
     return row, phase.stats

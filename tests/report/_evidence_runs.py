@@ -12,6 +12,7 @@ from pathlib import Path
 
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.sqlite.store import SqliteStore
@@ -83,7 +84,9 @@ def run_demo(
     options = RunOptions() if policy is None else RunOptions(record=policy)
     with SqliteStore(store_path) as store:
         contract = load_contract(contract_path)
-        runner = Runner(contract, store, sinks=list(sinks), options=options)
+        runner = Runner(
+            contract, store, plan=build_plan(contract), sinks=list(sinks), options=options
+        )
         lines = [CaseLine(i + 1, str(c["id"]), c) for i, c in enumerate(cases)]
         # In a thread of its own: Playwright's sync API keeps an event loop running in
         # this one while a module's browser is open, and a run starts its own loop.

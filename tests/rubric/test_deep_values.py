@@ -10,6 +10,7 @@ import orjson
 
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions, run_sync
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report import make_writer
@@ -41,8 +42,9 @@ def test_deep_values_are_described_shallowly_and_deep_json_text_is_refused(
     case = {"id": "deep", "data": deep, "output": "[" * 100_000 + "]" * 100_000}
     out = io.StringIO()
     with SqliteStore(tmp_path / "gaps.db") as store:
+        loaded = load_contract(write_contract(CONTRACT))
         runner = Runner(
-            load_contract(write_contract(CONTRACT)), store, sinks=[make_writer("json", out)],
+            loaded, store, plan=build_plan(loaded), sinks=[make_writer("json", out)],
             options=RunOptions(),
         )  # fmt: skip
         run_sync(runner, [CaseLine(1, "deep", case)])

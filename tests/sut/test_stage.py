@@ -11,6 +11,7 @@ from tests.sut._support import HERE
 from verifier.cases import CaseLine
 from verifier.contract.load import load_contract
 from verifier.contract.sut_models import SutSpec
+from verifier.engine.plan import build_plan
 from verifier.engine.runner import Runner, RunOptions
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.sut._types import Produced, SecretMask
@@ -66,7 +67,11 @@ def test_a_resumed_run_produces_only_the_cases_not_yet_stored(
     first_caller, second_caller = CountingCaller(), CountingCaller()
     with SqliteStore(tmp_path / "gaps.db") as store:
         first = Runner(
-            loaded, store, sut=SutStage(spec, first_caller), options=RunOptions(run_id="r1")
+            loaded,
+            store,
+            plan=build_plan(loaded),
+            sut=SutStage(spec, first_caller),
+            options=RunOptions(run_id="r1"),
         )
 
         async def interrupted() -> None:
@@ -78,6 +83,7 @@ def test_a_resumed_run_produces_only_the_cases_not_yet_stored(
         resumed = Runner(
             loaded,
             store,
+            plan=build_plan(loaded),
             sut=SutStage(spec, second_caller),
             options=RunOptions(run_id="r1", resume=True),
         )

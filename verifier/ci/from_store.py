@@ -18,7 +18,7 @@ from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
 
 if TYPE_CHECKING:
-    from verifier.engine.runner import ReportSink
+    from verifier.engine.ports import ReportSink
 
 __all__ = ["StoredRunError", "replay_stored_run"]
 

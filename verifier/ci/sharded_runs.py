@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from verifier.ci.from_store import replay_stored_run
-from verifier.engine.runner import summary_record
+from verifier.engine.run_record import summary_record
 from verifier.gaps.shards import ShardedStore, ShardError, ShardRecord, sharded_store, shards_left
 from verifier.gaps.store import GapStore
 from verifier.results import RunSummary
 
 if TYPE_CHECKING:
-    from verifier.engine.runner import ReportSink
+    from verifier.engine.ports import ReportSink
 
 __all__ = ["ShardsMissing", "finish_sharded_run", "unfinished_shards"]
 

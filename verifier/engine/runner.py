@@ -16,18 +16,17 @@ import secrets
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Protocol
+from typing import Any
 
 from verifier._internal.gc import gc_frozen
 from verifier.cases import CaseLine
 from verifier.contract.json_fields import JsonFields, unparsed_results
 from verifier.contract.load import LoadedContract
-from verifier.contract.schema_files import RUN_OPTION as SCHEMA_FILES_OPTION
-from verifier.contract.schema_files import schema_file_hashes
-from verifier.contract.selection import judge_claims_not_run
 from verifier.engine.claim_checks import RubricPass, UnavailableModelPhase, line_error_results
 from verifier.engine.missing_fields import MissingFields, named_paths
-from verifier.engine.plan import build_plan, weighted_score
+from verifier.engine.plan import Plan, weighted_score
+from verifier.engine.ports import ModelPhase, OutputSource, Progress, ReportSink
+from verifier.engine.run_record import finish_run, now_utc, start_run
 from verifier.engine.stoppable import run_stoppable
 from verifier.engine.stored_cases import StoredLookup
 from verifier.gaps.content import RecordPolicy, build_content
@@ -41,43 +40,6 @@ from verifier.logs import get_logger
 from verifier.results import CaseResult, ClaimResult, RunSummary
 
 log = get_logger("verifier.engine.runner")
-
-
-class ReportSink(Protocol):
-    def add_case(self, case: CaseResult) -> None: ...
-
-    def finish(self, summary: RunSummary) -> None: ...
-
-
-class Progress(Protocol):
-    def start(self, total: int | None, judged_per_case: int = 0) -> None: ...
-
-    def advance(self, n_cases: int) -> None: ...
-
-    def judged(self, n_results: int) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class OutputSource(Protocol):
-    """Produces the outputs of a chunk of cases (the system under test) before any claim
-    is checked; a case it could not produce comes back as an unusable line."""
-
-    async def produce(self, chunk: Sequence[CaseLine]) -> list[CaseLine]: ...
-
-    async def aclose(self) -> None: ...
-
-
-class ModelPhase(Protocol):
-    """Phase 2: judge and comparative claims for one chunk of cases.
-
-    Receives the chunk and the rubric results of each case (for ``after`` gates) and
-    returns, per case, a result for every model-backed claim of the plan.
-    """
-
-    async def evaluate(
-        self, chunk: Sequence[CaseLine], prior: Sequence[Mapping[str, ClaimResult]]
-    ) -> list[dict[str, ClaimResult]]: ...
 
 
 @dataclass(frozen=True)
@@ -110,18 +72,19 @@ def new_run_id() -> str:
     return f"{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
 class Runner:
-    """Runs one contract over a stream of cases into a store and report sinks."""
+    """Runs one contract over a stream of cases into a store and report sinks.
+
+    ``plan`` is the contract's plan (``build_plan``): a run builds it once and gives
+    the same one to its judge phase, so no predicate is prepared twice.
+    """
 
     def __init__(
         self,
         loaded: LoadedContract,
         store: GapStore,
         *,
+        plan: Plan,
         sinks: Sequence[ReportSink] = (),
         progress: Progress | None = None,
         model_phase: ModelPhase | None = None,
@@ -129,7 +92,7 @@ class Runner:
         options: RunOptions = RunOptions(),
     ) -> None:
         self.loaded = loaded
-        self.plan = build_plan(loaded)
+        self.plan = plan
         self.store = store
         self.sinks = sinks
         self.progress = progress
@@ -222,33 +185,14 @@ class Runner:
         that receives cases one at a time (the pytest plugin) makes these calls itself.
         """
         contract = self.loaded.contract
-        summary = RunSummary(
+        summary = start_run(
+            self.store,
+            self.loaded,
+            self.plan,
             run_id=self.run_id,
-            contract_id=contract.contract,
-            contract_version=contract.version,
-            contract_sha256=self.loaded.sha256,
-            contract_path=str(self.loaded.path),
             threshold=self.threshold,
-            started_at=_now(),
-            claim_lines={p.id: self.loaded.claim_line(p.id) for p in self.plan.order},
-            judge_claims_not_run=judge_claims_not_run(
-                self.loaded, self.options.options_record or {}
-            ),
-        )
-        self.store.begin_run(
-            run_id=self.run_id,
-            contract_id=contract.contract,
-            contract_version=contract.version,
-            contract_sha256=self.loaded.sha256,
-            contract_path=str(self.loaded.path),
-            contract_source=self.loaded.source.decode("utf-8"),
-            started_at=summary.started_at,
-            options=dict(
-                self.options.options_record or {},
-                threshold=self.threshold,
-                record=self.record.as_record(),
-                **_schema_files(self.loaded),
-            ),
+            options_record=self.options.options_record,
+            record=self.record,
         )
         log.info(
             "run started", run_id=self.run_id, contract=contract.contract, version=contract.version
@@ -270,7 +214,7 @@ class Runner:
 
         The report sinks are not told: ``run`` finishes them once the run succeeded.
         """
-        summary.finished_at = _now()
+        summary.finished_at = now_utc()
         summary.interrupted = status != "finished"
         summary.warnings = self._missing.warnings(summary.breakdown)
         stats = getattr(self.model_phase, "stats", None)
@@ -283,14 +227,7 @@ class Runner:
             await close()
         if self.sut is not None:
             await self.sut.aclose()
-        self.store.finish_run(
-            self.run_id,
-            status=status,
-            finished_at=summary.finished_at,
-            summary=summary_record(summary),
-        )
-        sealed = self.store.run_seal(self.run_id)
-        summary.head = sealed.seal_hash if sealed else None
+        finish_run(self.store, summary, status=status)
         log.info(
             "run " + status,
             run_id=self.run_id,
@@ -308,6 +245,8 @@ class Runner:
         cases a resumed run had already stored (as stored), then the others in order.
         With ``report`` false (a resumed run's new work, reported later from the
         store), the stored cases are passed over and none is added or returned.
+
+        Kept inline: the per-row hot loop (its attributes read once into locals).
         """
         replayed: list[CaseResult] = []
         stored = self._stored
@@ -349,7 +288,7 @@ class Runner:
         weights = self._weights
         threshold = self.threshold
         run_id = self.run_id
-        recorded_at = _now()
+        recorded_at = now_utc()
         contract_id = self.loaded.contract.contract
         contract_version = self.loaded.contract.version
         contract_sha256 = self.loaded.sha256
@@ -487,25 +426,6 @@ class Runner:
         return line, results
 
 
-def summary_record(summary: RunSummary) -> dict[str, Any]:
-    """The totals a store records when a run (or a shard of one) ends."""
-    record = {
-        "total_cases": summary.total_cases,
-        "passed_cases": summary.passed_cases,
-        "failed_cases": summary.failed_cases,
-        "average_score": round(summary.average_score, 6),
-        "threshold": summary.threshold,
-        "assertion_breakdown": {k: v.as_dict() for k, v in summary.breakdown.items()},
-        "usage": summary.judge_usage,
-    }
-    not_run = summary.judge_claims_not_run
-    if not_run.count:  # a run that checked every claim keeps the record it always had
-        record["judge_claims_not_run"] = not_run.as_dict()
-    if summary.warnings:  # so does a run without a path that found nothing
-        record["warnings"] = list(summary.warnings)
-    return record
-
-
 def run_sync(
     runner: Runner,
     cases: Iterable[CaseLine],
@@ -526,9 +446,3 @@ def _sut_when(sut: OutputSource | None) -> str | None:
     """The ``when`` path of the system a run starts (``None``: none, or no ``when``)."""
     when = getattr(getattr(sut, "spec", None), "when", None)
     return when if isinstance(when, str) else None
-
-
-def _schema_files(loaded: LoadedContract) -> dict[str, dict[str, str]]:
-    """The run option naming the schema files read, by their sha256 (none: no option)."""
-    hashes = schema_file_hashes(loaded)
-    return {SCHEMA_FILES_OPTION: hashes} if hashes else {}

@@ -39,7 +39,8 @@ from verifier.judge.batch_split import (
     BatchProvider,
     split_batches,
 )
-from verifier.judge.phase import JudgePhase, names_model
+from verifier.judge.claim_results import names_model
+from verifier.judge.phase import JudgePhase
 from verifier.judge.prompt import MissingFieldError
 from verifier.llm.cache import CachedReply, entry_for
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError

@@ -3,8 +3,9 @@
 For each chunk of cases the phase walks the model-backed claims level by level (a
 claim waits for the claims in its ``after``), groups them into requests (``group:
 case`` puts one judge's claims for one case in one request), and obtains each
-request's verdict from the cache or the provider. Every result carries the stability
-triple of the reply it rests on, or is an error that names the missing part.
+request's verdict from the cache or the provider; ``verifier.judge.claim_results``
+makes the replies into results. Every result carries the stability triple of the
+reply it rests on, or is an error that names the missing part.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from verifier._internal.canonical import sha256_hex
@@ -21,9 +21,16 @@ from verifier.contract.judge_template import Template, case_paths, load_template
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import CompareClaim, JudgeClaim, JudgeSpec
 from verifier.engine.claim_checks import skipped_result
-from verifier.engine.comparative import check_deterministic, combine_orders, pairwise_outputs
+from verifier.engine.comparative import check_deterministic, pairwise_outputs
 from verifier.engine.plan import Plan, PlannedClaim
-from verifier.judge.majority import combine_samples
+from verifier.judge.claim_results import (
+    Obtained,
+    judge_result,
+    names_model,
+    not_asked,
+    pairwise_result,
+    recorded_verdict,
+)
 from verifier.judge.prompt import (
     MissingFieldError,
     group_key,
@@ -32,15 +39,13 @@ from verifier.judge.prompt import (
     verdict_kind,
 )
 from verifier.judge.stats import JudgeStats
-from verifier.judge.stored_prompt import stored_prompt_evidence
-from verifier.judge.verdict import ClaimVerdict, ParsedVerdict, VerdictProblem, parse_verdict
-from verifier.llm.cache import CachedReply, LayeredCache, entry_for
+from verifier.judge.verdict import VerdictProblem, parse_verdict
+from verifier.llm.cache import LayeredCache, entry_for
 from verifier.llm.calls import call_within_limits
 from verifier.llm.limits import CallLimits, Limiter, shared_limiter
-from verifier.llm.triple import missing_parts, served_mismatch
 from verifier.llm.types import CallMode, ModelProvider, ModelReply, ModelRequest
 from verifier.logs import get_logger
-from verifier.results import ClaimResult, RowStatus
+from verifier.results import ClaimResult
 
 JudgeMode = CallMode
 log = get_logger("verifier.judge")
@@ -56,19 +61,6 @@ refused it for not matching its seal (an edited verdict is never served)."""
 MALFORMED_RECORDING = "recorded verdict is malformed"
 """How the reason begins when replay found an entry for the request (a recording or
 the store's cache) but its reply does not parse as a verdict: edited by hand, say."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Obtained:
-    """One sample's outcome: a verdict per claim or a problem, with where it came from."""
-
-    verdicts: dict[str, ClaimVerdict] | None
-    problem: str | None
-    request: ModelRequest
-    reply: ModelReply | None
-    cached: CachedReply | None
-    raw: dict[str, Any] = field(default_factory=dict)
-    winner: str | None = None  # pairwise: "1", "2" or "tie" by position
 
 
 def _levels(claims: Sequence[PlannedClaim]) -> list[list[PlannedClaim]]:
@@ -258,25 +250,25 @@ class JudgePhase:
         try:
             requests = self.render_group(line, group)
         except MissingFieldError as exc:
-            return _not_asked(exc, group)
+            return not_asked(exc, group)
         # Samples are independent calls: in flight together, within the same limits.
         samples = await asyncio.gather(
             *(self._obtain(r, spec, name, claims, line.case_id) for r in requests)
         )
-        return [self._result(p, spec, name, samples) for p in group]
+        return [judge_result(p, spec, name, samples) for p in group]
 
     async def _obtain(
         self, request: ModelRequest, spec: JudgeSpec, name: str, claims: Sequence[Any], case_id: str
-    ) -> _Obtained:
+    ) -> Obtained:
         replaying = self.mode == "replay" or spec.provider == "replay"
         ids = ", ".join(c.id for c in claims)
         if self.cache is not None and self.mode != "record":
             hit = self.cache.get(request.cache_key)
             if hit is not None:
-                parsed = _recorded_verdict(request, hit, claims)
+                parsed = recorded_verdict(request, hit, claims)
                 if not isinstance(parsed, VerdictProblem):
                     self.stats.cached += 1
-                    return _Obtained(
+                    return Obtained(
                         {v.claim_id: v for v in parsed.claims},
                         None,
                         request,
@@ -290,7 +282,7 @@ class JudgePhase:
                     reason = (
                         f"{MALFORMED_RECORDING}: {problem} ({where}; claim {ids}, case {case_id})"
                     )
-                    return _Obtained(None, reason, request, hit.reply, hit, parsed.raw)
+                    return Obtained(None, reason, request, hit.reply, hit, parsed.raw)
                 # Live: the entry is worth nothing, but the judge can still answer; its
                 # new verdict replaces the entry.
                 log.warning(
@@ -304,7 +296,7 @@ class JudgePhase:
             refused = self.cache.rejected(request.cache_key) if self.cache is not None else None
             if refused is not None:
                 known = f"{REJECTED_ENTRY} {refused}, so it is not served"
-            return _Obtained(
+            return Obtained(
                 None,
                 f"{known} (claim {ids}, case {case_id})"
                 if known
@@ -320,7 +312,7 @@ class JudgePhase:
             reply, error = await self._call(provider, request)
             if reply is None:
                 self.stats.failed += 1
-                return _Obtained(None, error, request, None, None)
+                return Obtained(None, error, request, None, None)
             parsed = parse_verdict(request.verdict, reply, claims)
             if isinstance(parsed, VerdictProblem):
                 # A second try draws on the run's retry budget like a transport retry.
@@ -328,17 +320,17 @@ class JudgePhase:
                     self.stats.retries += 1
                     continue
                 self.stats.failed += 1
-                return _Obtained(None, parsed.reason, request, reply, None, parsed.raw)
+                return Obtained(None, parsed.reason, request, reply, None, parsed.raw)
             if not names_model(reply):
                 self.stats.failed += 1
-                return _Obtained(None, None, request, reply, None)
+                return Obtained(None, None, request, reply, None)
             if self.cache is not None:
                 # A commit to the store file waits on the disk; in a worker thread it
                 # does not stall the other calls in flight on this loop. One put at a
                 # time: recordings append to a file.
                 async with self._put_lock:
                     await asyncio.to_thread(self.cache.put, entry_for(request, reply, self.run_id))
-            return _Obtained(
+            return Obtained(
                 {v.claim_id: v for v in parsed.claims},
                 None,
                 request,
@@ -384,57 +376,12 @@ class JudgePhase:
                 for order, pair in (("ab", (a, b)), ("ba", (b, a)))
             ]
         except MissingFieldError as exc:  # a field the template shows ({{case.PATH}})
-            return _not_asked(exc, [planned])
+            return not_asked(exc, [planned])
         both = await asyncio.gather(
             *(self._obtain(r, spec, name, [claim], line.case_id) for r in requests)
         )
         self.stats.pairwise += 1
-        first = both[0]
-        reply = first.reply
-        triple = {
-            "model_id": (reply.served_model if reply is not None else None) or "",
-            "prompt_sha": first.request.prompt_sha,
-            "sampling_sha": first.request.sampling_sha,
-        }
-        evidence: dict[str, Any] = {
-            "judge": triple,
-            "judge_name": name,
-            "requested_model": spec.model,
-            "provider": spec.provider,
-            "verdict_kind": first.request.verdict,
-            "orders": [
-                {"shown_first": shown, "winner": o.winner, "problem": o.problem}
-                for shown, o in zip(("a", "b"), both, strict=True)
-            ],
-        }
-        evidence.update(stored_prompt_evidence(spec))
-        if mismatch := served_mismatch(spec.model, triple["model_id"]):
-            evidence["served_mismatch"] = mismatch
-        failed = [o for o in both if o.winner is None or not names_model(o.reply)]
-        missing = missing_parts(triple)
-        if failed or missing:
-            reason = next((o.problem for o in failed if o.problem), None)
-            reason = reason or f"judge reply lacks the stability triple's {', '.join(missing)}"
-            return [ClaimResult(planned.id, "comparative", "error", None, reason, evidence)]
-        outcome, inconsistent = combine_orders(str(both[0].winner), str(both[1].winner))
-        self.stats.compared(planned.id, inconsistent=inconsistent)
-        evidence["preferred"] = outcome
-        evidence["inconsistent"] = inconsistent
-        status: RowStatus
-        if outcome == "b":
-            status, score = "fail", 0.0
-            reason = "the judge preferred output B in both orders"
-        elif outcome == "a":
-            status, score = "pass", 1.0
-            reason = "the judge preferred output A in both orders"
-        else:
-            status, score = "pass", 0.5
-            reason = (
-                "a tie: the judge's choice followed the position, not the content"
-                if inconsistent
-                else "a tie: neither output is better"
-            )
-        return [ClaimResult(planned.id, "comparative", status, score, reason, evidence)]
+        return [pairwise_result(planned, spec, name, both, self.stats)]
 
     def _take_retry(self) -> bool:
         assert self._limiter is not None
@@ -447,108 +394,6 @@ class JudgePhase:
         return await call_within_limits(
             provider, request, limiter=self._limiter, limits=self.limits, stats=self.stats
         )
-
-    def _result(
-        self, planned: PlannedClaim, spec: JudgeSpec, name: str, samples: Sequence[_Obtained]
-    ) -> ClaimResult:
-        usable = [s for s in samples if s.verdicts is not None and names_model(s.reply)]
-        base = usable[0] if usable else samples[0]
-        request, reply = base.request, base.reply
-        triple = {
-            "model_id": (reply.served_model if reply is not None else None) or "",
-            "prompt_sha": request.prompt_sha,
-            "sampling_sha": request.sampling_sha,
-        }
-        evidence: dict[str, Any] = {
-            "judge": triple,
-            "judge_name": name,
-            "requested_model": spec.model,
-            "provider": spec.provider,
-            "verdict_kind": request.verdict,
-        }
-        claim = planned.claim
-        if isinstance(claim, JudgeClaim) and claim.reference is not None:
-            # A reference-guided claim is asked through a template of its own: audit
-            # tells its judge identity apart from the same judge's without a reference.
-            evidence["reference"] = sorted(claim.reference.paths())
-        evidence.update(stored_prompt_evidence(spec))
-        if mismatch := served_mismatch(spec.model, triple["model_id"]):
-            evidence["served_mismatch"] = mismatch
-        if reply is not None:
-            evidence["usage"] = reply.usage.as_dict()
-            evidence["latency_ms"] = round(reply.latency_ms, 1)
-            evidence["response_id"] = reply.response_id
-        if base.cached is not None:
-            evidence["cache"] = {
-                "hit": True,
-                "recorded_at": base.cached.recorded_at,
-                "recorded_run": base.cached.recorded_run,
-            }
-        missing = missing_parts(triple)
-        if not usable or missing:
-            reason = (
-                base.problem or f"judge reply lacks the stability triple's {', '.join(missing)}"
-            )
-            if reply is not None:
-                evidence["raw_reply"] = base.raw or {
-                    "stop_reason": reply.stop_reason,
-                    "text": reply.text,
-                    "tool_input": reply.tool_input,
-                }
-            return ClaimResult(planned.id, planned.kind, "error", None, reason, evidence)
-        if len(samples) == 1:
-            single = (base.verdicts or {})[planned.id]
-            evidence["verdict"] = single.evidence
-            return ClaimResult(
-                planned.id, planned.kind, single.status, single.score, single.reason, evidence
-            )
-        votes: list[ClaimVerdict | VerdictProblem] = []
-        for obtained in samples:
-            verdict = (obtained.verdicts or {}).get(planned.id)
-            if verdict is not None and names_model(obtained.reply):
-                votes.append(verdict)
-            else:
-                problem = obtained.problem or "reply named no served model"
-                votes.append(VerdictProblem("malformed", problem, False, obtained.raw))
-        combined = combine_samples(votes, requested=len(samples), kind=request.verdict)
-        served = sorted({s.reply.served_model for s in usable if s.reply and s.reply.served_model})
-        if len(served) > 1:
-            evidence["served_models"] = served
-        evidence["samples"] = list(combined.samples)
-        evidence["agreement_rate"] = combined.agreement_rate
-        return ClaimResult(
-            planned.id, planned.kind, combined.status, combined.score, combined.reason, evidence
-        )
-
-
-def _recorded_verdict(
-    request: ModelRequest, hit: CachedReply, claims: Sequence[Any]
-) -> ParsedVerdict | VerdictProblem:
-    """The verdict a cached or recorded reply holds, or why it holds none: it does not
-    parse, or it names no served model (so no row could carry its triple)."""
-    parsed = parse_verdict(request.verdict, hit.reply, claims)
-    if isinstance(parsed, VerdictProblem) or names_model(hit.reply):
-        return parsed
-    reply = hit.reply
-    raw = {"stop_reason": reply.stop_reason, "tool_input": reply.tool_input, "text": reply.text}
-    return VerdictProblem("malformed", "the reply names no served model", False, raw)
-
-
-def names_model(reply: ModelReply | None) -> bool:
-    """Whether ``reply`` names the model that served it (a blank name names none).
-
-    A reply that does not is never cached nor taken from the cache: its row is an
-    error, and a rerun asks again.
-    """
-    return reply is not None and bool(reply.served_model and reply.served_model.strip())
-
-
-def _not_asked(exc: MissingFieldError, planned: Sequence[PlannedClaim]) -> list[ClaimResult]:
-    """The results of claims whose request could not be made: a field it needs is
-    missing. No judge was asked, so there is no triple, and a judge row without one is
-    an error (DESIGN §2; `verifier audit` rejects such a pass or fail)."""
-    reason = f"field {exc.path} is missing, so the judge was not asked"
-    return [ClaimResult(p.id, p.kind, "error", None, reason, {"path": exc.path}) for p in planned]
 
 
 def _custom_id(case_id: str, claim_ids: Sequence[str], sample: int) -> str:

@@ -11,7 +11,7 @@ from verifier.contract.load import LoadedContract
 from verifier.contract.selection import needs_judge
 from verifier.engine.claim_checks import skipped_result
 from verifier.engine.comparative import check_deterministic
-from verifier.engine.plan import Plan, build_plan
+from verifier.engine.plan import Plan
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers import make_provider
@@ -84,6 +84,7 @@ class JudgesOff:
 def make_judge_phase(
     loaded: LoadedContract,
     *,
+    plan: Plan,
     mode: JudgeMode,
     store_path: str | None,
     recordings: Path | None,
@@ -91,11 +92,13 @@ def make_judge_phase(
     run_id: str,
     base_url: str | None = None,
     keep_replies: bool | None = None,
+    stand_in: ModelProvider | None = None,
 ) -> JudgePhase:
     """The judge phase for one run.
 
     Args:
         loaded: The contract.
+        plan: The run's plan of ``loaded`` (built once, and shared with the runner).
         mode: ``live`` (cache, then call), ``replay`` (cache and recordings only) or
             ``record`` (always call, and write recordings).
         store_path: The store whose cache table is used, as ``--store`` names it: a
@@ -108,6 +111,8 @@ def make_judge_phase(
         base_url: Endpoint override for every judge (tests, proxies).
         keep_replies: Whether replies may be kept in the store's cache (``None``: as
             the contract's record policy says; see ``RecordPolicy.keeps_replies``).
+        stand_in: A provider answering for every judge instead of the one its spec
+            names (verdicts written by hand).
     """
     # A judge's reply may quote the case, so a run that redacts fields or records no
     # case text keeps its replies for the run only (recordings, a file the user
@@ -120,12 +125,14 @@ def make_judge_phase(
         for name in judges_used(loaded):
             # Retries are the phase's (bounded waits); the SDK would sleep for any
             # retry-after a server sends.
-            providers[name] = make_provider(
-                loaded.contract.judges[name], base_url=base_url, max_retries=0
+            providers[name] = (
+                stand_in
+                if stand_in is not None
+                else make_provider(loaded.contract.judges[name], base_url=base_url, max_retries=0)
             )
     return JudgePhase(
         loaded,
-        build_plan(loaded),
+        plan,
         providers=providers,
         cache=cache,
         mode=mode,

@@ -200,8 +200,8 @@ class StoredPlans:
     Args:
         store: The store holding the contracts.
         target: The store as ``--store`` names it (its judge cache is replayed).
-        judge_phase: Makes the judge phase of a loaded contract instead of the replaying
-            one (a resample asks the judges again).
+        judge_phase: Makes the judge phase of a loaded contract, over its plan, instead
+            of the replaying one (a resample asks the judges again).
     """
 
     def __init__(
@@ -209,7 +209,7 @@ class StoredPlans:
         store: GapStore,
         target: str,
         *,
-        judge_phase: Callable[[LoadedContract], JudgePhase] | None = None,
+        judge_phase: Callable[[LoadedContract, Plan], JudgePhase] | None = None,
     ) -> None:
         self._store = store
         self._target = target
@@ -249,12 +249,12 @@ class StoredPlans:
         problem: str | None = None
         if any(needs_judge(p.claim) for p in plan.model):
             try:
-                judge = self._make_phase(loaded)
+                judge = self._make_phase(loaded, plan)
             except (VerifierError, ValueError, OSError) as exc:
                 problem = " ".join(str(exc).split())
         return StoredPlan(loaded, plan, judge, problem, self._loop, missing)
 
-    def _replaying_phase(self, loaded: LoadedContract) -> JudgePhase:
+    def _replaying_phase(self, loaded: LoadedContract, plan: Plan) -> JudgePhase:
         from verifier.judge.setup import make_judge_phase
         from verifier.llm.limits import CallLimits
         from verifier.llm.replies import default_recordings
@@ -262,6 +262,7 @@ class StoredPlans:
         recordings = default_recordings(loaded.path)
         phase = make_judge_phase(
             loaded,
+            plan=plan,
             mode="replay",
             store_path=self._target,
             recordings=recordings if recordings.exists() else None,

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from verifier.contract.load import LoadedContract
+from verifier.engine.plan import Plan
 from verifier.errors import VerifierError
 from verifier.gaps.resamples import ResampleRow, TripleAgreement
 from verifier.gaps.row import TRIPLE_PARTS
@@ -120,11 +121,12 @@ def resample_run(
     drawn.sort(key=lambda row: row.seq)
     phases: list[JudgePhase] = []
 
-    def live_phase(loaded: LoadedContract) -> JudgePhase:
+    def live_phase(loaded: LoadedContract, plan: Plan) -> JudgePhase:
         # Record mode never serves a verdict from a cache; with no store and no
         # recordings it writes none either: a retest leaves the judge cache as it was.
         phase = make_judge_phase(
             loaded,
+            plan=plan,
             mode="record",
             store_path=None,
             recordings=None,

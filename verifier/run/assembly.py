@@ -23,8 +23,9 @@ from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import claim_kind
 from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.contract.sut_models import SutSpec
-from verifier.engine.plan import build_plan
-from verifier.engine.runner import Progress, ReportSink, Runner, RunOptions, new_run_id
+from verifier.engine.plan import Plan, build_plan
+from verifier.engine.ports import Progress, ReportSink
+from verifier.engine.runner import Runner, RunOptions, new_run_id
 from verifier.errors import CasesError, VerifierError
 from verifier.files import FileScope
 from verifier.gaps.content import RecordPolicy
@@ -35,6 +36,7 @@ from verifier.judge.setup import JudgesOff, default_mode, make_judge_phase, unse
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import recordings_beside
+from verifier.llm.types import ModelProvider
 from verifier.logs import is_configured as logs_configured
 from verifier.logs import route_to_standard_logging
 from verifier.results import CaseResult, RunSummary
@@ -69,6 +71,8 @@ class Judges:
             being recorded); a live run never reads it unless named.
         limits: Concurrency, rates, timeout and retries of the calls.
         base_url: An endpoint for every judge (a proxy, a local test server).
+        stand_in: A provider answering for every judge instead of the one its spec
+            names (verdicts written by hand): no API key is needed, so none is checked.
     """
 
     mode: RunMode | None = None
@@ -76,6 +80,7 @@ class Judges:
     recordings_beside_contract: bool = True
     limits: CallLimits = field(default_factory=CallLimits)
     base_url: str | None = None
+    stand_in: ModelProvider | None = None
 
     def recordings_for(self, loaded: LoadedContract, mode: JudgeMode) -> Path | None:
         """The recordings file a run of ``loaded`` in ``mode`` reads (``None``: none)."""
@@ -175,8 +180,9 @@ def judge_mode(loaded: LoadedContract, judges: Judges) -> tuple[RunMode | None, 
         return None, None
     mode = judges.mode
     if mode is None:
-        return default_mode(loaded)
-    unset = unset_judge_key(loaded) if mode in ("live", "record") else None
+        return default_mode(loaded) if judges.stand_in is None else ("live", None)
+    keyed = mode in ("live", "record") and judges.stand_in is None
+    unset = unset_judge_key(loaded) if keyed else None
     if unset is not None:
         name, variable = unset
         raise JudgesUnavailable(
@@ -225,12 +231,14 @@ def judge_phase_for(
     loaded: LoadedContract,
     judges: Judges,
     *,
+    plan: Plan,
     target: str,
     run_id: str,
     note: Note,
     keep_replies: bool | None = None,
 ) -> tuple[JudgePhase | JudgesOff | None, RunMode | None]:
-    """The run's judge phase and mode (``(None, None)`` without model-backed claims).
+    """The run's judge phase and mode (``(None, None)`` without model-backed claims),
+    over the run's ``plan`` of ``loaded``.
 
     Raises:
         JudgesUnavailable: Live or record mode without a judge's key.
@@ -242,9 +250,10 @@ def judge_phase_for(
     if mode is None:
         return None, None
     if mode == "off":
-        return JudgesOff(build_plan(loaded), judged_claims(loaded)), mode
+        return JudgesOff(plan, judged_claims(loaded)), mode
     phase = make_judge_phase(
         loaded,
+        plan=plan,
         mode=mode,
         store_path=target,
         recordings=judges.recordings_for(loaded, mode),
@@ -252,6 +261,7 @@ def judge_phase_for(
         run_id=run_id,
         base_url=judges.base_url,
         keep_replies=keep_replies,
+        stand_in=judges.stand_in,
     )
     return phase, mode
 
@@ -341,8 +351,16 @@ def assemble_run(
                 note(text)
 
     keep_replies = (options.record or loaded.contract.record.policy()).keeps_replies
+    # The one plan of the run: its judge phase and its runner share it.
+    plan = build_plan(loaded)
     phase, mode = judge_phase_for(
-        loaded, judges, target=target, run_id=run_id, note=tell, keep_replies=keep_replies
+        loaded,
+        judges,
+        plan=plan,
+        target=target,
+        run_id=run_id,
+        note=tell,
+        keep_replies=keep_replies,
     )
     stage = (
         sut_stage_for(
@@ -355,6 +373,7 @@ def assemble_run(
     runner = Runner(
         loaded,
         store,
+        plan=plan,
         sinks=sinks,
         progress=progress,
         model_phase=phase,

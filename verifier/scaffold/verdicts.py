@@ -20,13 +20,12 @@ from typing import Any, Final
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.contract.models import JudgeClaim
-from verifier.engine.plan import build_plan
-from verifier.engine.runner import Runner, RunOptions
-from verifier.gaps.sqlite.store import SqliteStore
+from verifier.engine.runner import RunOptions
+from verifier.gaps.store import open_store
 from verifier.judge.phase import JudgePhase
 from verifier.llm.limits import CallLimits
-from verifier.llm.replies import reply_cache
 from verifier.llm.types import ModelProvider, ModelReply, ModelRequest, ProviderError
+from verifier.run.assembly import Judges, assemble_run
 
 SERVED_MODEL: Final = "example/hand-written"
 
@@ -135,18 +134,19 @@ async def record_replies(
     run_id: str,
 ) -> int:
     """Runs ``loaded`` over ``cases`` in ``record`` mode with ``judge`` answering for
-    every judge of the contract, and returns how many replies it recorded. The gap rows
-    go to a scratch store, then away; the recordings are what is kept.
+    every judge of the contract, and returns how many replies it recorded. The run is
+    assembled as every run is; its gap rows go to a scratch store, then away: the
+    recordings are what is kept.
     """
-    phase = JudgePhase(
-        loaded,
-        build_plan(loaded),
-        providers=dict.fromkeys(loaded.contract.judges, judge),
-        cache=reply_cache(None, recordings),
-        mode="record",
-        limits=CallLimits(concurrency=1),
-        run_id=run_id,
+    judges = Judges(
+        mode="record", recordings=recordings, limits=CallLimits(concurrency=1), stand_in=judge
     )
-    with tempfile.TemporaryDirectory() as scratch, SqliteStore(Path(scratch) / "gaps.db") as store:
-        await Runner(loaded, store, model_phase=phase, options=RunOptions(run_id=run_id)).run(cases)
-    return phase.stats.calls
+    with tempfile.TemporaryDirectory() as scratch:
+        target = str(Path(scratch) / "gaps.db")
+        with open_store(target) as store:
+            assembled = assemble_run(
+                loaded, store, target=target, judges=judges, options=RunOptions(run_id=run_id)
+            )
+            await assembled.runner.run(cases)
+    phase = assembled.runner.model_phase
+    return phase.stats.calls if isinstance(phase, JudgePhase) else 0

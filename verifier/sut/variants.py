@@ -25,7 +25,8 @@ from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
 from verifier.engine.comparative import BASELINE_KEY
 from verifier.engine.plan import Plan
-from verifier.engine.runner import ModelPhase, Runner
+from verifier.engine.ports import ModelPhase
+from verifier.engine.runner import Runner
 from verifier.gaps.store import RunStatus
 from verifier.results import ClaimResult, RunSummary
 from verifier.sut.stage import SutStage
