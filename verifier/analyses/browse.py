@@ -24,7 +24,8 @@ import orjson
 from verifier.analyses import _postgres_browse, _sqlite_browse
 from verifier.gaps.postgres.store import PostgresStore
 from verifier.gaps.records import CHAIN_SUMMARY_KEY, RunRecord, StoreError
-from verifier.gaps.sqlite.store import SqliteStore, _run_record
+from verifier.gaps.sql import RUN_COLUMNS, run_record
+from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
 
 T = TypeVar("T")
@@ -35,10 +36,6 @@ MAX_LIMIT = 1000
 SCAN_WINDOW = 50_000
 """How many seqs past ``after`` a page answered by a scan looks at, at most."""
 
-_RUN_COLUMNS = (
-    "run_id, contract_id, contract_version, contract_sha256, started_at, finished_at, "
-    "status, options, summary"
-)
 _ROW_COLUMNS = "seq, run_id, case_id, claim_id, kind, status, score, body"
 
 
@@ -130,10 +127,10 @@ def list_runs(
     (total,) = backend.select(store, f"SELECT COUNT(*) FROM runs{where}", params)[0]
     found = backend.select(
         store,
-        f"SELECT {_RUN_COLUMNS} FROM runs{where} ORDER BY {backend.RUN_ORDER} LIMIT ? OFFSET ?",
+        f"SELECT {RUN_COLUMNS} FROM runs{where} ORDER BY {backend.RUN_ORDER} LIMIT ? OFFSET ?",
         (*params, limit, offset),
     )
-    items = [listing(_run_record(row)) for row in found]
+    items = [listing(run_record(row)) for row in found]
     more = offset + len(items) < total
     return Page(items, more, offset + len(items) if more else None, int(total))
 
@@ -244,12 +241,12 @@ def case_in_runs(
     backend = _backend(store)
     found = backend.select(
         store,
-        f"SELECT {_RUN_COLUMNS} FROM runs WHERE contract_id = ? AND EXISTS"
+        f"SELECT {RUN_COLUMNS} FROM runs WHERE contract_id = ? AND EXISTS"
         " (SELECT 1 FROM rows WHERE rows.run_id = runs.run_id AND rows.case_id = ?)"
         f" ORDER BY {backend.RUN_ORDER} LIMIT ?",
         (contract_id, case_id, limit),
     )
-    return [listing(_run_record(row)) for row in found]
+    return [listing(run_record(row)) for row in found]
 
 
 def listing(record: RunRecord) -> RunListing:

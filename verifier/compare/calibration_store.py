@@ -184,16 +184,14 @@ class CalibrationStore(Closing):
         self, *, contract_id: str, claim_id: str, model: str, prompt_sha: str, sampling_sha: str
     ) -> list[StoredCalibration]:
         """Every calibration ``latest`` chooses from, in its order of preference."""
-        query = (
-            f"SELECT {', '.join(self._columns)} FROM calibrations WHERE contract_id = ?"
-            " AND claim_id = ? AND prompt_sha = ? AND sampling_sha = ?"
-            " AND (model_id = ? OR requested_model = ?)"
-            " ORDER BY CASE WHEN model_id = ? THEN 0 ELSE 1 END, id DESC"
+        found = self._db.records(
+            self._columns,
+            where="contract_id = ? AND claim_id = ? AND prompt_sha = ? AND sampling_sha = ?"
+            " AND (model_id = ? OR requested_model = ?)",
+            params=(contract_id, claim_id, prompt_sha, sampling_sha, model, model, model),
+            order="CASE WHEN model_id = ? THEN 0 ELSE 1 END, id DESC",
         )
-        params = (contract_id, claim_id, prompt_sha, sampling_sha, model, model, model)
-        if not self._db.table_exists():
-            return []
-        return self._read(self._db.fetch(query, params))
+        return self._read(found)
 
     def run_contract(self, run_id: str) -> str | None:
         """The source of the contract run ``run_id`` checked, as the store kept it;
@@ -209,22 +207,14 @@ class CalibrationStore(Closing):
 
     def all(self) -> list[StoredCalibration]:
         """Every stored calibration, oldest first."""
-        if not self._db.table_exists():
-            return []
-        rows = self._db.fetch(f"SELECT {', '.join(self._columns)} FROM calibrations ORDER BY id")
-        return self._read(rows)
+        return self._read(self._db.records(self._columns))
 
     def close(self) -> None:
         self._db.close()
 
-    def _read(self, rows: list[tuple[Any, ...]]) -> list[StoredCalibration]:
-        from verifier.gaps.record_seals import record_sha256
-
-        seals = self._db.sealed_records() if rows else None
+    def _read(self, records: list[dict[str, Any]]) -> list[StoredCalibration]:
         found = []
-        for row in rows:
-            values = dict(zip(self._columns, row, strict=True))
-            sealed = seals is not None and seals.holds(record_sha256(values), values)
+        for values, sealed in zip(records, self._db.sealed(records), strict=True):
             values["statistics"] = orjson.loads(values["statistics"])
             found.append(StoredCalibration(**values, sealed=sealed))
         return found

@@ -12,7 +12,7 @@ reports any other.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import astuple, dataclass, field
 from typing import Any, Final
 
@@ -114,37 +114,17 @@ class ResampleStore(Closing):
         """How many verdicts of a claim were re-asked under a triple whose served or
         requested model is ``model`` (0 when none, or no table yet); only sealed rows
         count (an edited, forged or pre-seal row is no measurement to trust)."""
-        if not self._db.table_exists():
-            return 0
-        rows = self._db.fetch(
-            f"SELECT {', '.join(_COLUMNS)} FROM resamples WHERE contract_id = ? AND claim_id = ?"
-            " AND prompt_sha = ? AND sampling_sha = ? AND (model_id = ? OR requested_model = ?)",
-            (contract_id, claim_id, prompt_sha, sampling_sha, model, model),
+        found = self._db.records(
+            _COLUMNS,
+            where="contract_id = ? AND claim_id = ? AND prompt_sha = ? AND sampling_sha = ?"
+            " AND (model_id = ? OR requested_model = ?)",
+            params=(contract_id, claim_id, prompt_sha, sampling_sha, model, model),
         )
-        return len(self._sealed(rows))
+        return sum(self._db.sealed(found, each_seal_once=True))
 
     def all(self) -> list[ResampleRow]:
         """Every stored resample, oldest first."""
-        if not self._db.table_exists():
-            return []
-        rows = self._db.fetch(f"SELECT {', '.join(_COLUMNS)} FROM resamples ORDER BY id")
-        return [_row(r) for r in rows]
-
-    def _sealed(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        from verifier.gaps.record_seals import record_sha256
-
-        if not rows:
-            return []
-        seals = self._db.sealed_records()
-        left = dict(seals.counts)  # a row copied over another counts once per seal
-        found = []
-        for row in rows:
-            values = dict(zip(_COLUMNS, row, strict=True))
-            key = record_sha256(values)
-            if seals.holds(key, values) and left.get(key, 0) > 0:
-                left[key] -= 1
-                found.append(row)
-        return found
+        return [_row(values) for values in self._db.records(_COLUMNS)]
 
     def close(self) -> None:
         self._db.close()
@@ -191,7 +171,7 @@ def agreement_of_run(rows: Iterable[ResampleRow], run_id: str) -> list[TripleAgr
     return list(triples.values())
 
 
-def _row(values: Sequence[Any]) -> ResampleRow:
-    fields = dict(zip(_COLUMNS, values, strict=True))
+def _row(values: Mapping[str, Any]) -> ResampleRow:
+    fields = dict(values)
     fields["agreed"] = bool(fields["agreed"])
     return ResampleRow(**fields)

@@ -16,7 +16,7 @@ creating a table at once would otherwise race).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier._internal.closing import Closing
 from verifier.gaps.seals import StoredSeal
+from verifier.gaps.sql import POSTGRES, SQLITE, Dialect
 from verifier.gaps.store import is_postgres_url
 from verifier.gaps.target import sqlite_path
 
@@ -82,7 +83,7 @@ class SideTables(Closing):
         self,
         conn: Any,
         *,
-        postgres: bool,
+        dialect: Dialect,
         location: str,
         errors: Callable[[], AbstractContextManager[None]],
         table: str,
@@ -92,7 +93,7 @@ class SideTables(Closing):
         self._conn = conn
         self._target = target
         self._chained = False
-        self.postgres = postgres
+        self.dialect = dialect
         self.location = location
         self._errors = errors  # turns the driver's errors into the caller's
         self._table = table
@@ -129,7 +130,7 @@ class SideTables(Closing):
             raise error(f"{path}: {exc}") from None
         errors = partial(_sqlite_errors, error, path)
         return cls(
-            conn, postgres=False, location=path, errors=errors, table=table.name,
+            conn, dialect=SQLITE, location=path, errors=errors, table=table.name,
             created=not read_only, target=target,
         )  # fmt: skip
 
@@ -137,17 +138,14 @@ class SideTables(Closing):
     def _open_postgres(
         cls, url: str, table: TableSpec, *, error: ErrorFactory, read_only: bool
     ) -> SideTables:
-        from verifier.gaps.postgres.conn import PostgresTarget, lock_key
+        from verifier.gaps.postgres.conn import PostgresTarget, lock_in_schema
 
         target = PostgresTarget.parse(url, error)
         conn = target.connect(autocommit=True, error=error)
         try:
             if not read_only:
                 with target.errors(error), conn.transaction():
-                    (schema,) = conn.execute("SELECT current_schema()").fetchone() or ("",)
-                    conn.execute(
-                        "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), table.name),)
-                    )
+                    lock_in_schema(conn.execute, table.name)
                     for statement in table.postgres:
                         conn.execute(statement)
         except BaseException:
@@ -155,12 +153,9 @@ class SideTables(Closing):
             raise
         errors = partial(target.errors, error)
         return cls(
-            conn, postgres=True, location=target.location, errors=errors, table=table.name,
+            conn, dialect=POSTGRES, location=target.location, errors=errors, table=table.name,
             created=not read_only, target=url,
         )  # fmt: skip
-
-    def _sql(self, statement: str) -> str:
-        return statement.replace("?", "%s") if self.postgres else statement
 
     def table_exists(self) -> bool:
         """Whether the side table exists (a read-only user may find none yet); asked of
@@ -171,58 +166,55 @@ class SideTables(Closing):
 
     def has_table(self, name: str) -> bool:
         """Whether the store's database has a table ``name`` (in the current schema)."""
-        if self.postgres:
-            query = "SELECT to_regclass(?) IS NOT NULL"
-        else:
-            query = "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        return bool(self.fetch(query, (name,))[0][0])
+        return bool(self._query(self.dialect.has_table_query, (name,))[0][0])
 
     def columns(self) -> frozenset[str]:
         """The names of the side table's columns (a table made by an older release may
         lack some its ``TableSpec`` now creates)."""
-        if self.postgres:
-            query = (
-                "SELECT column_name FROM information_schema.columns"
-                " WHERE table_schema = current_schema() AND table_name = ?"
-            )
-        else:
-            query = "SELECT name FROM pragma_table_info(?)"
-        return frozenset(str(row[0]) for row in self.fetch(query, (self._table,)))
+        found = self._query(self.dialect.columns_query, (self._table,))
+        return frozenset(str(row[0]) for row in found)
 
     def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The rows a query returns."""
+        """The rows a query (``?`` placeholders) returns."""
+        return self._query(self.dialect.sql(statement), params)
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         with self._errors():
-            return list(self._conn.execute(self._sql(statement), params).fetchall())
+            return list(self._conn.execute(sql, params).fetchall())
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> None:
         """Runs one statement in its own transaction."""
         with self._errors():
-            self._conn.execute(self._sql(statement), params)
+            self._conn.execute(self.dialect.sql(statement), params)
 
     def execute_many(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
         """Runs one statement per row, all in one transaction."""
-        sql = self._sql(statement)
-        with self._errors():
-            if self.postgres:
-                with self._conn.transaction(), self._conn.cursor() as cursor:
-                    cursor.executemany(sql, list(rows))
-            else:
-                with self._conn:
-                    self._conn.execute("BEGIN IMMEDIATE")
-                    self._conn.executemany(sql, rows)
+        with self._errors(), self._transaction() as tx:
+            tx.executemany(self.dialect.sql(statement), list(rows))
 
     def execute_script(self, statements: Sequence[str]) -> None:
         """Runs several statements (no parameters) in one transaction: all or none."""
-        with self._errors():
-            if self.postgres:
-                with self._conn.transaction():
-                    for statement in statements:
-                        self._conn.execute(statement)
-            else:
-                with self._conn:
-                    self._conn.execute("BEGIN IMMEDIATE")
-                    for statement in statements:
-                        self._conn.execute(statement)
+        with self._errors(), self._transaction() as tx:
+            for statement in statements:
+                tx.execute(statement)
+
+    @contextmanager
+    def _transaction(self, *, chained: bool = False) -> Iterator[Any]:
+        """One write transaction (``chained``: holding the store's chain lock, as every
+        write that appends a seal must); yields what executes in it."""
+        if self.dialect is POSTGRES:
+            from verifier.gaps.postgres.conn import lock_in_schema
+
+            with self._conn.transaction(), self._conn.cursor() as cursor:
+                if chained:
+                    lock_in_schema(cursor.execute, "chain")
+                yield cursor
+        else:
+            from verifier.gaps.sqlite.file import transaction
+
+            # BEGIN IMMEDIATE takes SQLite's write lock, which is the chain's.
+            with transaction(self._conn):
+                yield self._conn
 
     def execute_sealed(
         self, statement: str, params: Sequence[Any], *, kind: str, subject: str, payload: Any
@@ -255,24 +247,10 @@ class SideTables(Closing):
 
                 open_store(self._target).close()
             self._chained = True
-        with self._errors():
-            if self.postgres:
-                from verifier.gaps.postgres.conn import lock_key
-
-                with self._conn.transaction(), self._conn.cursor() as cursor:
-                    (schema,) = cursor.execute("SELECT current_schema()").fetchone() or ("",)
-                    cursor.execute(
-                        "SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), "chain"),)
-                    )
-                    for statement, params in writes:
-                        cursor.execute(self._sql(statement), params)
-                    return [append_seal(cursor.execute, "%s", *seal) for seal in seals]
-            from verifier.gaps.sqlite.file import transaction
-
-            with transaction(self._conn):
-                for statement, params in writes:
-                    self._conn.execute(statement, params)
-                return [append_seal(self._conn.execute, "?", *seal) for seal in seals]
+        with self._errors(), self._transaction(chained=True) as tx:
+            for statement, params in writes:
+                tx.execute(self.dialect.sql(statement), params)
+            return [append_seal(tx.execute, self.dialect.mark, *seal) for seal in seals]
 
     def insert_sealed(self, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
         """Inserts rows that never change into the side table, each sealed under its own
@@ -318,6 +296,54 @@ class SideTables(Closing):
         if seals:
             self.write_sealed([], seals)
         return len(seals)
+
+    def records(
+        self,
+        columns: Sequence[str],
+        *,
+        where: str = "",
+        params: Sequence[Any] = (),
+        order: str = "id",
+    ) -> list[dict[str, Any]]:
+        """The side table's rows, each as column to value (none when the table does not
+        exist yet).
+
+        Args:
+            columns: The columns read.
+            where: A condition (``?`` placeholders), or ``""`` for every row.
+            params: The condition's parameters, then the order's.
+            order: The ``ORDER BY`` clause's text.
+        """
+        if not self.table_exists():
+            return []
+        clause = f" WHERE {where}" if where else ""
+        query = f"SELECT {', '.join(columns)} FROM {self._table}{clause} ORDER BY {order}"
+        return [dict(zip(columns, row, strict=True)) for row in self.fetch(query, params)]
+
+    def sealed(
+        self, records: Sequence[Mapping[str, Any]], *, each_seal_once: bool = False
+    ) -> list[bool]:
+        """Whether each of ``records`` (rows of a table whose rows never change, as
+        ``records`` reads them) is exactly what a seal of it recorded.
+
+        Args:
+            each_seal_once: A seal vouches for one row: of identical rows, only as many
+                as were sealed are (a row copied over another counts once per seal).
+        """
+        from verifier.gaps.record_seals import record_sha256
+
+        if not records:
+            return []
+        seals = self.sealed_records()
+        left = dict(seals.counts)
+        found = []
+        for values in records:
+            key = record_sha256(values)
+            held = seals.holds(key, values) and (not each_seal_once or left.get(key, 0) > 0)
+            if held and each_seal_once:
+                left[key] -= 1
+            found.append(held)
+        return found
 
     def sealed_records(self) -> SealedRecords:
         """The side table's ``record`` seals (none when the store has no seal chain)."""

@@ -98,11 +98,6 @@ _UPGRADE = (
     "DROP TABLE judge_batches",
     "ALTER TABLE judge_batches_upgraded RENAME TO judge_batches",
 )
-_COLUMN_NAMES = {
-    False: "SELECT name FROM pragma_table_info('judge_batches')",
-    True: "SELECT column_name FROM information_schema.columns"
-    " WHERE table_schema = current_schema() AND table_name = 'judge_batches'",
-}
 
 
 class BatchLedger:
@@ -118,8 +113,7 @@ class BatchLedger:
     def __init__(self, target: str | Path) -> None:
         self._db = SideTables.open(str(target), _LEDGER, error=_ledger_error)
         try:
-            columns = {row[0] for row in self._db.fetch(_COLUMN_NAMES[self._db.postgres])}
-            if "seq" not in columns:
+            if "seq" not in self._db.columns():
                 self._db.execute_script(_UPGRADE)
             # The batches an earlier release recorded were paid for: sealed as found
             # the first time this release opens the ledger, so they can still be resumed.

@@ -132,6 +132,13 @@ def lock_key(*parts: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def lock_in_schema(execute: Callable[..., Any], *parts: str) -> None:
+    """Takes the transaction-level advisory lock ``parts`` name in the current schema
+    (``chain``: the store's chain lock, which every write that appends a seal holds)."""
+    (schema,) = execute("SELECT current_schema()").fetchone() or ("",)
+    execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(str(schema), *parts),))
+
+
 def _raw_password(url: str) -> str:
     try:
         netloc = urlsplit(url).netloc

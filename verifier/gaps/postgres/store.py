@@ -14,7 +14,6 @@ not grow with the store and a long read never holds up the store's other calls; 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -23,11 +22,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
-from verifier._internal.canonical import canonical_json, sha256_hex
-from verifier._internal.closing import Closing
-from verifier.gaps._run_lock import still_written
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.postgres.conn import PostgresTarget, lock_key
+from verifier.gaps.postgres.run_locks import RunLocks
 from verifier.gaps.postgres.schema import prepare_store
 from verifier.gaps.postgres.shards import (
     SHARD_COLUMNS,
@@ -41,25 +38,16 @@ from verifier.gaps.postgres.snapshot import PostgresSnapshot
 from verifier.gaps.record_seals import purge_payload
 from verifier.gaps.records import (
     DuplicateRowId,
-    RunRecord,
-    RunStatus,
-    StoredContract,
     StoredRow,
     StoreError,
-    check_run_id,
-    record_run_end,
 )
 from verifier.gaps.row_fields import POSTGRES_BINARY_TYPES, STORE_COLUMN_LIST
 from verifier.gaps.seals import (
-    HEAD_QUERY,
-    RUN_SEAL_QUERY,
-    SEAL_COLUMNS,
-    StoredSeal,
     append_payload,
     append_seal,
 )
 from verifier.gaps.shards import Shard, ShardRecord
-from verifier.gaps.sqlite.store import _RUN_COLUMNS, _begun, _run_record
+from verifier.gaps.sql import POSTGRES, Execute, SqlStore, check_running
 
 if TYPE_CHECKING:
     import psycopg
@@ -82,7 +70,7 @@ _RUNS_AND_LAST_ROW = (
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
 
-class PostgresStore(Closing):
+class PostgresStore(SqlStore):
     """A gap store in a PostgreSQL database, its schema created or migrated on opening.
 
     The store lives in the connection's current schema (``public`` unless the URL
@@ -98,6 +86,8 @@ class PostgresStore(Closing):
             message is one line and never holds the password.
     """
 
+    dialect = POSTGRES
+
     # How long beginning a run waits for its lock to be let go before refusing: the
     # server drops a killed writer's lock once it notices the client is gone.
     WRITER_GONE_WAIT: ClassVar[float] = 5.0
@@ -111,8 +101,7 @@ class PostgresStore(Closing):
             with self._target.errors(self._error):
                 schema = prepare_store(self._conn, self.location)
             self._chain_lock = lock_key(schema, "chain")
-            self._schema = schema
-            self._writing: set[str] = set()
+            self._locks = RunLocks(schema, partial(self._read, session=True))
             self._shard: Shard | None = None
             self._snapshot: PostgresSnapshot | None = None
         except BaseException:
@@ -124,76 +113,20 @@ class PostgresStore(Closing):
         """``postgresql://user@host:port/dbname``: the URL without its password."""
         return self._target.location
 
-    def begin_run(
-        self,
-        run_id: str,
-        *,
-        contract_id: str,
-        contract_version: int,
-        contract_sha256: str,
-        contract_path: str,
-        contract_source: str,
-        started_at: str,
-        options: Mapping[str, Any],
-    ) -> None:
-        """Records a run as running with its contract source; resumes an unfinished run.
+    def _recorded_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        return sharded_options(options, self._shard)
 
-        The run has one writer: this store holds a session advisory lock on it until
-        the run ends or the store closes (the server drops it with a dead connection,
-        which begin waits up to ``WRITER_GONE_WAIT`` seconds for).
-
-        Raises:
-            ValueError: ``contract_source`` does not hash to ``contract_sha256``.
-            StoreError: The run exists with another contract, or has finished, or
-                another process is writing it.
-        """
-        if sha256_hex(contract_source) != contract_sha256:
-            raise ValueError(
-                f"contract source of {contract_path} does not hash to {contract_sha256}; "
-                "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
-            )
-        check_run_id(run_id)
-        shard = self._shard
-        options_json = canonical_json(sharded_options(options, shard)).decode("utf-8")
+    @contextmanager
+    def _writing_run(self, run_id: str) -> Iterator[psycopg.Cursor[Any]]:
         with self._holding_run(run_id), self._write() as cur:
-            cur.execute(
-                "INSERT INTO contracts (sha256, path, source) VALUES (%s, %s, %s)"
-                " ON CONFLICT (sha256) DO NOTHING",
-                (contract_sha256, contract_path, contract_source),
-            )
-            existing = cur.execute(
-                "SELECT contract_sha256, status FROM runs WHERE run_id = %s", (run_id,)
-            ).fetchone()
-            if existing is None:
-                run = (run_id, contract_id, contract_version, contract_sha256, started_at)
-                cur.execute(
-                    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES"
-                    " (%s, %s, %s, %s, %s, NULL, 'running', %s, '{}')",
-                    (*run, options_json),
-                )
-            elif existing[0] != contract_sha256:
-                raise StoreError(f"run {run_id} already exists with another contract")
-            elif existing[1] == "finished":
-                raise StoreError(f"run {run_id} has already finished")
-            else:
-                recorded = cur.execute(
-                    "SELECT options FROM runs WHERE run_id = %s", (run_id,)
-                ).fetchone()
-                check_writer(run_id, orjson.loads(recorded[0]) if recorded else {}, shard)
-                cur.execute(
-                    "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = %s",
-                    (run_id,),
-                )
-            begun = cur.execute(
-                "SELECT r.contract_id, r.contract_version, r.started_at, r.options, c.path"
-                " FROM runs r LEFT JOIN contracts c ON c.sha256 = r.contract_sha256"
-                " WHERE r.run_id = %s",
-                (run_id,),
-            ).fetchone()
-            assert begun is not None  # inserted or found above, under the chain lock
-            if shard is not None:
-                begin_shard(cur.execute, run_id, shard, started_at)
-            append_seal(cur.execute, "%s", "begin", run_id, _begun(contract_sha256, begun))
+            yield cur
+
+    def _resuming(self, run_id: str, options_json: str) -> None:
+        check_writer(run_id, orjson.loads(options_json), self._shard)
+
+    def _begun(self, execute: Execute, run_id: str, started_at: str) -> None:
+        if self._shard is not None:
+            begin_shard(execute, run_id, self._shard, started_at)
 
     def write_as_shard(self, shard: Shard | None) -> None:
         """Makes the runs this store writes from now on be written as ``shard`` of a
@@ -244,57 +177,11 @@ class PostgresStore(Closing):
             raise
 
     def _hold_run(self, run_id: str) -> None:
-        """Takes the run's session lock, waiting up to ``WRITER_GONE_WAIT`` seconds for
-        a holder to let go before refusing.
-
-        The server drops a killed writer's lock only once it notices the dead client,
-        which is after the statement it was running (a commit, a copy) ends: a resume
-        started at once can find the lock still held for a moment.
-        """
-        if run_id in self._writing:
-            return
-        shard = self._shard
-        deadline = time.monotonic() + self.WRITER_GONE_WAIT
-        pause = 0.02
-        while not self._try_hold_run(run_id, shard):
-            if time.monotonic() >= deadline:
-                raise still_written(run_id if shard is None else f"{run_id} (shard {shard.label})")
-            time.sleep(pause)
-            pause = min(pause * 2, 0.25)
-        self._writing.add(run_id)
-
-    def _try_hold_run(self, run_id: str, shard: Shard | None) -> bool:
-        key = self._run_key(run_id)
-        if shard is None:
-            (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (key,), session=True)[0]
-            return bool(held)
-        # Shards share the run and each holds its own part alone.
-        (held,) = self._read("SELECT pg_try_advisory_lock_shared(%s)", (key,), session=True)[0]
-        if held:
-            part = self._shard_key(run_id, shard)
-            (held,) = self._read("SELECT pg_try_advisory_lock(%s)", (part,), session=True)[0]
-            if not held:
-                self._read("SELECT pg_advisory_unlock_shared(%s)", (key,), session=True)
-        return bool(held)
+        self._locks.hold(run_id, self._shard, wait=self.WRITER_GONE_WAIT)
 
     def _let_run_go(self, run_id: str) -> None:
-        if run_id in self._writing and not self._closed:
-            self._writing.discard(run_id)
-            key = self._run_key(run_id)
-            if self._shard is None:
-                self._read("SELECT pg_advisory_unlock(%s)", (key,), session=True)
-            else:
-                self._read(
-                    "SELECT pg_advisory_unlock_shared(%s), pg_advisory_unlock(%s)",
-                    (key, self._shard_key(run_id, self._shard)),
-                    session=True,
-                )
-
-    def _run_key(self, run_id: str) -> int:
-        return lock_key(self._schema, "run", run_id)
-
-    def _shard_key(self, run_id: str, shard: Shard) -> int:
-        return lock_key(self._schema, "shard", run_id, shard.label)
+        if not self._closed:
+            self._locks.let_go(run_id, self._shard)
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
@@ -318,12 +205,9 @@ class PostgresStore(Closing):
             # chain's last row (another process may have appended since this one last
             # looked, and none can until this transaction commits).
             found = cur.execute(_RUNS_AND_LAST_ROW, (run_ids,)).fetchall()
-            statuses = {run_id: status for run_id, status, _, _ in found if run_id is not None}
-            for run_id in run_ids:
-                status = statuses.get(run_id)
-                if status != "running":
-                    state = "has not begun" if status is None else f"is {status}"
-                    raise StoreError(f"cannot append rows: run {run_id} {state}")
+            check_running(
+                run_ids, {run_id: status for run_id, status, _, _ in found if run_id is not None}
+            )
             last_seq, last_hash = next(
                 ((seq, h) for run_id, kind, seq, h in found if run_id is None and kind is None),
                 (0, GENESIS),
@@ -363,35 +247,13 @@ class PostgresStore(Closing):
                 )
         return len(batch)
 
-    def finish_run(
-        self, run_id: str, *, status: RunStatus, finished_at: str, summary: Mapping[str, Any]
-    ) -> None:
-        """Ends a run, recording its summary plus its row count and last row (the
-        ``chain`` key, which the store writes itself; see ``SqliteStore.finish_run``).
+    def _end(self, execute: Execute, run_id: str, end: dict[str, Any]) -> None:
+        if self._shard is not None and run_id in self._locks.writing:
+            end_shard(execute, run_id, self._shard, **end)
+        else:
+            super()._end(execute, run_id, end)
 
-        Raises:
-            ValueError: ``status`` is not ``finished`` or ``interrupted``.
-            StoreError: The run has not begun.
-        """
-        with self._write() as cur:
-            if self._shard is not None and run_id in self._writing:
-                end_shard(
-                    cur.execute,
-                    run_id,
-                    self._shard,
-                    status=status,
-                    finished_at=finished_at,
-                    summary=summary,
-                )
-            else:
-                record_run_end(
-                    cur.execute,
-                    "%s",
-                    run_id,
-                    status=status,
-                    finished_at=finished_at,
-                    summary=summary,
-                )
+    def _run_released(self, run_id: str) -> None:
         self._let_run_go(run_id)
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
@@ -417,108 +279,19 @@ class PostgresStore(Closing):
                 coming = fetcher.submit(cursor.fetchmany, _FETCH)
                 yield from map(make, batch)
 
-    def run(self, run_id: str) -> RunRecord | None:
-        """Returns one run, or ``None``."""
-        found = self._runs("WHERE run_id = %s", (run_id,))
-        return found[0] if found else None
-
-    def runs(self) -> list[RunRecord]:
-        """Returns every run, oldest first."""
-        return self._runs("ORDER BY started_at, ordinal", ())
-
-    def last_run(self) -> RunRecord | None:
-        """Returns the most recently started run, or ``None`` for an empty store."""
-        found = self._runs("ORDER BY started_at DESC, ordinal DESC LIMIT 1", ())
-        return found[0] if found else None
-
-    def recent_runs(
-        self, *, contract_id: str | None = None, limit: int | None = None, offset: int = 0
-    ) -> list[RunRecord]:
-        """Returns runs newest first, of one contract if given, ``limit`` after ``offset``."""
-        where, params = (
-            ("", ()) if contract_id is None else ("WHERE contract_id = %s", (contract_id,))
-        )
-        # PostgreSQL takes LIMIT NULL as none.
-        return self._runs(
-            f"{where} ORDER BY started_at DESC, ordinal DESC LIMIT %s OFFSET %s",
-            (*params, limit, offset),
-        )
-
     def run_written(self, run_id: str) -> bool:
         """Whether a session (this store's included) holds the run's writer lock now."""
-        if run_id in self._writing:
-            return True
-        key = self._run_key(run_id)
-        # Held by a whole-run writer (exclusively) or by shards (shared): the server's
-        # list of locks says either, and reading it takes no lock a writer could meet.
-        (written,) = self._read(
-            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'"
-            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-            " AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 1 AND granted)",
-            ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
-            session=True,
-        )[0]
-        return bool(written)
-
-    def contract(self, sha256: str) -> StoredContract | None:
-        """Returns the contract source recorded under this hash, or ``None``."""
-        found = self._read(
-            "SELECT sha256, path, source FROM contracts WHERE sha256 = %s", (sha256,)
-        )
-        return StoredContract(*found[0]) if found else None
+        return self._locks.written(run_id)
 
     def content(self, sha256: str) -> str | None:
         """Returns the case content stored under this hash, or ``None``."""
         found = self._read("SELECT body FROM contents WHERE sha256 = %s", (sha256,))
         return str(found[0][0]) if found else None
 
-    def iter_contents(self) -> Iterator[tuple[str, str]]:
-        """Streams every stored content as ``(sha256, body)``, in hash order."""
-        yield from self._stream("SELECT sha256, body FROM contents ORDER BY sha256")
-
-    def iter_contracts(self) -> Iterator[StoredContract]:
-        """Streams every stored contract source, in hash order."""
-        query = "SELECT sha256, path, source FROM contracts ORDER BY sha256"
-        for sha, path, source in self._stream(query):
-            yield StoredContract(sha, path, source)
-
-    def iter_seals(self) -> Iterator[StoredSeal]:
-        """Streams the seal chain in order."""
-        yield from map(
-            StoredSeal._make, self._stream(f"SELECT {SEAL_COLUMNS} FROM seals ORDER BY n")
-        )
-
-    def head(self) -> StoredSeal | None:
-        """The last seal, whose hash is the store's head; ``None`` when none yet."""
-        return StoredSeal(*found[0]) if (found := self._read(HEAD_QUERY, ())) else None
-
-    def run_seal(self, run_id: str) -> StoredSeal | None:
-        """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
-        found = self._read(RUN_SEAL_QUERY.replace("?", "%s"), (run_id,))
-        return StoredSeal(*found[0]) if found else None
-
     def stored_contents(self, shas: Sequence[str]) -> set[str]:
         """Which of ``shas`` are stored contents; inside ``snapshot()``, in its snapshot."""
         found = self.select("SELECT sha256 FROM contents WHERE sha256 = ANY(%s)", (list(shas),))
         return {str(sha) for (sha,) in found}
-
-    placeholder = "%s"
-    """The parameter marker of ``select``'s queries."""
-
-    def table_columns(self, name: str) -> tuple[str, ...]:
-        """The columns of a table of the store's database (none: no such table), as the
-        audit reads the tables kept beside the rows; inside ``snapshot()``, its."""
-        found = self.select(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema ="
-            " current_schema() AND table_name = %s ORDER BY ordinal_position",
-            (name,),
-        )
-        return tuple(str(row[0]) for row in found)
-
-    def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Runs one read query (``%s`` placeholders) and returns its rows: how
-        ``verifier.analyses.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
-        return self._read(query, params)
 
     def _stream(self, query: str) -> Iterator[tuple[Any, ...]]:
         """A query's rows through a server-side cursor on a connection of its own."""
@@ -593,10 +366,6 @@ class PostgresStore(Closing):
         """Closes the connection; further calls fail."""
         self._closed = True
         self._conn.close()
-
-    def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
-        found = self._read(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)
-        return [_run_record(row) for row in found]
 
     def _read(self, query: str, params: Any, *, session: bool = False) -> list[tuple[Any, ...]]:
         """A short read, in the open snapshot if any (``session``: never, for the

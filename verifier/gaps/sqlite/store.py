@@ -17,33 +17,13 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from verifier._internal.canonical import canonical_json, sha256_hex
-from verifier._internal.closing import Closing
 from verifier.gaps._run_lock import RunWriterLock
 from verifier.gaps.chain import GENESIS, SealedRow, seal
 from verifier.gaps.record_seals import purge_payload
-from verifier.gaps.records import (
-    DuplicateRowId,
-    RunRecord,
-    RunStatus,
-    StoredContract,
-    StoredRow,
-    StoreError,
-    check_run_id,
-    record_run_end,
-)
+from verifier.gaps.records import DuplicateRowId, StoredRow, StoreError
 from verifier.gaps.row_fields import STORE_COLUMN_LIST, STORE_COLUMNS
-from verifier.gaps.seals import (
-    RUN_SEAL_QUERY,
-    SEAL_COLUMNS,
-    StoredSeal,
-    append_seal,
-    begin_payload,
-    head_of,
-    runs_payload,
-)
+from verifier.gaps.seals import append_seal, runs_payload
+from verifier.gaps.sql import SQLITE, SqlStore, check_running
 from verifier.gaps.sqlite.file import (
     content_key,
     open_store_file,
@@ -65,16 +45,9 @@ _INSERT_ROW = f"INSERT INTO rows ({STORE_COLUMN_LIST}) VALUES {_ROW_PLACEHOLDERS
 # _rows_per_insert).
 _ROWS_PER_INSERT = 500
 _CONTENT_LOOKUPS = 500  # keys per query for contents already stored (well inside 999)
-_RUN_COLUMNS = (
-    "run_id, contract_id, contract_version, contract_sha256, started_at, finished_at, "
-    "status, options, summary"
-)
-_INSERT_RUN = (
-    f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, NULL, 'running', ?, '{{}}')"
-)
 
 
-class SqliteStore(Closing):
+class SqliteStore(SqlStore):
     """A gap store in one SQLite file, created (with its folders) when missing.
 
     Safe for several processes on one file. Within a process, calls may come from
@@ -84,6 +57,8 @@ class SqliteStore(Closing):
         StoreError: The file is not a SQLite database, belongs to another program,
             was written by a newer verifier, or cannot be opened.
     """
+
+    dialect = SQLITE
 
     def __init__(self, path: str | Path) -> None:
         self._path = Path(path)
@@ -105,74 +80,6 @@ class SqliteStore(Closing):
     def location(self) -> str:
         """The file's path, for messages."""
         return str(self._path)
-
-    def begin_run(
-        self,
-        run_id: str,
-        *,
-        contract_id: str,
-        contract_version: int,
-        contract_sha256: str,
-        contract_path: str,
-        contract_source: str,
-        started_at: str,
-        options: Mapping[str, Any],
-    ) -> None:
-        """Records a run as running, with the contract source it checks.
-
-        Beginning a run that exists and has not finished resumes it (status back to
-        running; its start time and options are kept).
-
-        Raises:
-            ValueError: ``contract_source`` does not hash to ``contract_sha256``, so no
-                row's check could be re-run from the stored source.
-            StoreError: The run exists with another contract, or has finished.
-        """
-        if sha256_hex(contract_source) != contract_sha256:
-            raise ValueError(
-                f"contract source of {contract_path} does not hash to {contract_sha256}; "
-                "pass the file's exact text (read bytes, decode UTF-8, keep line endings)"
-            )
-        check_run_id(run_id)
-        options_json = canonical_json(dict(options)).decode("utf-8")
-        # One writer per run: taken before anything is written, so a second process
-        # resuming a run that is still going is refused without touching it.
-        with self._writers.taken(run_id), self._write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO contracts (sha256, path, source) VALUES (?, ?, ?)",
-                (contract_sha256, contract_path, contract_source),
-            )
-            existing = conn.execute(
-                "SELECT contract_sha256, status FROM runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            if existing is None:
-                conn.execute(
-                    _INSERT_RUN,
-                    (
-                        run_id,
-                        contract_id,
-                        contract_version,
-                        contract_sha256,
-                        started_at,
-                        options_json,
-                    ),
-                )
-            elif existing[0] != contract_sha256:
-                raise StoreError(f"run {run_id} already exists with another contract")
-            elif existing[1] == "finished":
-                raise StoreError(f"run {run_id} has already finished")
-            else:
-                conn.execute(
-                    "UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ?",
-                    (run_id,),
-                )
-            begun = conn.execute(
-                "SELECT r.contract_id, r.contract_version, r.started_at, r.options, c.path"
-                " FROM runs r LEFT JOIN contracts c ON c.sha256 = r.contract_sha256"
-                " WHERE r.run_id = ?",
-                (run_id,),
-            ).fetchone()
-            append_seal(conn.execute, "?", "begin", run_id, _begun(contract_sha256, begun))
 
     def append(
         self, drafts: Iterable[Mapping[str, Any]], contents: Mapping[str, bytes] | None = None
@@ -197,12 +104,11 @@ class SqliteStore(Closing):
             return 0
         run_ids = {draft.get("run_id") for draft in batch}
         with self._write() as conn:
+            status = {}
             for run_id in run_ids:
                 found = conn.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,))
-                status = found.fetchone()
-                if status is None or status[0] != "running":
-                    state = "has not begun" if status is None else f"is {status[0]}"
-                    raise StoreError(f"cannot append rows: run {run_id} {state}")
+                status[run_id] = (found.fetchone() or (None,))[0]
+            check_running(run_ids, status)
             # Read inside the write transaction: another process may have appended
             # since this one last looked.
             last = conn.execute("SELECT seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1")
@@ -250,23 +156,12 @@ class SqliteStore(Closing):
         if whole < len(sealed):
             conn.executemany(_INSERT_ROW, sealed[whole:])
 
-    def finish_run(
-        self, run_id: str, *, status: RunStatus, finished_at: str, summary: Mapping[str, Any]
-    ) -> None:
-        """Ends a run, recording its summary plus its row count and last row.
+    @contextmanager
+    def _writing_run(self, run_id: str) -> Iterator[sqlite3.Connection]:
+        with self._writers.taken(run_id), self._write() as conn:
+            yield conn
 
-        The ``chain`` key of the stored summary (``rows``, ``last_seq``,
-        ``last_hash``) is written by the store, replacing any the caller passed: it
-        is what lets the audit notice rows deleted from the end of the chain.
-
-        Raises:
-            ValueError: ``status`` is not ``finished`` or ``interrupted``.
-            StoreError: The run has not begun.
-        """
-        with self._write() as conn:
-            record_run_end(
-                conn.execute, "?", run_id, status=status, finished_at=finished_at, summary=summary
-            )
+    def _run_released(self, run_id: str) -> None:
         self._writers.release(run_id)
 
     def iter_rows(self, run_id: str | None = None) -> Iterator[StoredRow]:
@@ -287,44 +182,9 @@ class SqliteStore(Closing):
             finally:
                 cursor.close()
 
-    def run(self, run_id: str) -> RunRecord | None:
-        """Returns one run, or ``None``."""
-        found = self._runs("WHERE run_id = ?", (run_id,))
-        return found[0] if found else None
-
-    def runs(self) -> list[RunRecord]:
-        """Returns every run, oldest first."""
-        return self._runs("ORDER BY started_at, rowid", ())
-
-    def last_run(self) -> RunRecord | None:
-        """Returns the most recently started run, or ``None`` for an empty store."""
-        found = self._runs("ORDER BY started_at DESC, rowid DESC LIMIT 1", ())
-        return found[0] if found else None
-
-    def recent_runs(
-        self, *, contract_id: str | None = None, limit: int | None = None, offset: int = 0
-    ) -> list[RunRecord]:
-        """Returns runs newest first, of one contract if given, ``limit`` after ``offset``."""
-        where, params = (
-            ("", ()) if contract_id is None else ("WHERE contract_id = ?", (contract_id,))
-        )
-        # SQLite takes a negative LIMIT as none.
-        page = (-1 if limit is None else limit, offset)
-        return self._runs(
-            f"{where} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?", (*params, *page)
-        )
-
     def run_written(self, run_id: str) -> bool:
         """Whether a process (this one included) holds the run's writer lock now."""
         return self._writers.held(run_id)
-
-    def contract(self, sha256: str) -> StoredContract | None:
-        """Returns the contract source recorded under this hash, or ``None``."""
-        with sqlite_errors(self._path):
-            found = self._conn.execute(
-                "SELECT sha256, path, source FROM contracts WHERE sha256 = ?", (sha256,)
-            ).fetchone()
-        return StoredContract(*found) if found else None
 
     def content(self, sha256: str) -> str | None:
         """Returns the case content stored under this hash, or ``None``."""
@@ -339,30 +199,6 @@ class SqliteStore(Closing):
             )
         return str(found[0]) if found else None
 
-    def iter_contents(self) -> Iterator[tuple[str, str]]:
-        """Streams every stored content as ``(sha256, body)``, in the order stored."""
-        yield from self._stream("SELECT sha256, body", "contents", "rowid")
-
-    def iter_contracts(self) -> Iterator[StoredContract]:
-        """Streams every stored contract source, in hash order."""
-        for sha, path, source in self._stream("SELECT sha256, path, source", "contracts", "sha256"):
-            yield StoredContract(sha, path, source)
-
-    def iter_seals(self) -> Iterator[StoredSeal]:
-        """Streams the seal chain in order."""
-        yield from map(StoredSeal._make, self._stream(f"SELECT {SEAL_COLUMNS}", "seals", "n"))
-
-    def head(self) -> StoredSeal | None:
-        """The last seal, whose hash is the store's head; ``None`` when none yet."""
-        with sqlite_errors(self._path):
-            return head_of(self._conn.execute)
-
-    def run_seal(self, run_id: str) -> StoredSeal | None:
-        """A run's last ``begin`` or ``end`` seal: once it ended, the head right after it."""
-        with sqlite_errors(self._path):
-            found = self._conn.execute(RUN_SEAL_QUERY, (run_id,)).fetchone()
-        return StoredSeal(*found) if found else None
-
     def stored_contents(self, shas: Sequence[str]) -> set[str]:
         """Which of ``shas`` (at most 500) are stored contents; inside ``snapshot()``,
         in its snapshot."""
@@ -373,24 +209,13 @@ class SqliteStore(Closing):
         found = self.select(f"SELECT sha256 FROM contents WHERE k IN ({marks})", tuple(keys))
         return {str(sha) for (sha,) in found} & set(shas)
 
-    placeholder = "?"
-    """The parameter marker of ``select``'s queries."""
-
-    def table_columns(self, name: str) -> tuple[str, ...]:
-        """The columns of a table of the store's database (none: no such table), as the
-        audit reads the tables kept beside the rows; inside ``snapshot()``, its."""
-        found = self.select("SELECT name FROM pragma_table_info(?) ORDER BY cid", (name,))
-        return tuple(str(row[0]) for row in found)
-
-    def select(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Runs one read query (``?`` placeholders) and returns its rows: how
-        ``verifier.analyses.browse`` reads pages. Inside ``snapshot()`` it sees its snapshot."""
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._lock, sqlite_errors(self._path):
             return self._conn.execute(query, params).fetchall()
 
-    def _stream(self, select: str, table: str, order: str) -> Iterator[tuple[Any, ...]]:
+    def _stream(self, query: str) -> Iterator[tuple[Any, ...]]:
         with sqlite_errors(self._path):
-            cursor = self._conn.execute(f"{select} FROM {table} ORDER BY {order}")
+            cursor = self._conn.execute(query)
             try:
                 while batch := cursor.fetchmany(_FETCH):
                     yield from batch
@@ -478,12 +303,6 @@ class SqliteStore(Closing):
         self._writers.release_all()
         self._conn.close()
 
-    def _runs(self, clause: str, params: tuple[Any, ...]) -> list[RunRecord]:
-        with sqlite_errors(self._path):
-            found = self._conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs {clause}", params)
-            rows = found.fetchall()
-        return [_run_record(row) for row in rows]
-
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock, sqlite_errors(self._path), transaction(self._conn):
@@ -512,41 +331,3 @@ def _insert_contents(conn: sqlite3.Connection, contents: Mapping[str, bytes]) ->
 def _rows_per_insert(conn: sqlite3.Connection) -> int:
     limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     return max(1, min(_ROWS_PER_INSERT, limit // len(SealedRow._fields)))
-
-
-def _begun(contract_sha256: str, begun: tuple[Any, ...]) -> dict[str, Any]:
-    """The ``begin`` seal's payload from the run record as it now stands."""
-    contract_id, version, started_at, options, path = begun
-    return begin_payload(
-        contract_id=contract_id,
-        contract_version=version,
-        contract_sha256=contract_sha256,
-        started_at=started_at,
-        options=_json_object(options),
-        contract_path=path,
-    )
-
-
-def _run_record(row: tuple[Any, ...]) -> RunRecord:
-    run_id, contract_id, version, sha256, started, finished, status, options, summary = row
-    return RunRecord(
-        run_id,
-        contract_id,
-        version,
-        sha256,
-        started,
-        finished,
-        status,
-        _json_object(options),
-        _json_object(summary),
-    )
-
-
-def _json_object(text: Any) -> dict[str, Any]:
-    # An options or summary column edited into something unreadable reads as empty;
-    # the audit then reports an ended run without its recorded row count.
-    try:
-        value = orjson.loads(text)
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
