@@ -100,7 +100,7 @@ def choose_claims(loaded: LoadedContract, ids: Sequence[str]) -> LoadedContract:
                 f"add {'it' if len(left_out) == 1 else 'them'} to --claims"
             )
     kept = [(i, c) for i, c in enumerate(loaded.contract.claims) if str(c.id) in chosen]
-    contract = loaded.contract.model_copy(update={"claims": [c for _, c in kept]})
+    contract = loaded.contract.model_copy(update={"claims": tuple(c for _, c in kept)})
     positions = _renumbered(loaded.positions, {old: new for new, (old, _) in enumerate(kept)})
     unchosen = tuple(c for c in loaded.contract.claims if str(c.id) not in chosen)
     return dataclasses.replace(
@@ -117,7 +117,7 @@ def unscored(loaded: LoadedContract, ids: Iterable[str]) -> LoadedContract:
         for c in loaded.contract.claims
     ]
     return dataclasses.replace(
-        loaded, contract=loaded.contract.model_copy(update={"claims": claims})
+        loaded, contract=loaded.contract.model_copy(update={"claims": tuple(claims)})
     )
 
 
