@@ -29,10 +29,6 @@ _EXEMPT: dict[tuple[str, str], str] = {
 _BEING_SPLIT: frozenset[str] = frozenset(
     {
         "verifier/run/assembly.py",
-        "verifier/engine/runner.py",
-        "verifier/judge/phase.py",
-        "verifier/gaps/sqlite/store.py",
-        "verifier/gaps/postgres/store.py",
         "verifier/cli/run.py",
     }
 )
