@@ -114,6 +114,3 @@ def finish_command(
 def _discard(files: list[Any]) -> None:
     for written in files:
         written.discard()
-
-
-
