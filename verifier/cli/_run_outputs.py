@@ -8,6 +8,7 @@ Imported only when ``run`` runs.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,11 +53,22 @@ class RunOutputs:
         self.writer: ReportWriter | None = None
         self.ci: list[Any] = []
 
-    def sinks(self, fmt: str, gated: bool, loaded: LoadedContract, cases: Path, **ci: Any) -> Any:
+    def sinks(
+        self,
+        fmt: str,
+        gated: bool,
+        loaded: LoadedContract,
+        cases: Path,
+        *,
+        begins: Callable[[], None],
+        **ci: Any,
+    ) -> Any:
         """The function making the run's sinks over its open store: the report writer
-        (held for a gate's decision in JSON) and what CI asked for."""
+        (held for a gate's decision in JSON) and what CI asked for. The library makes
+        them once every check has passed, as the run begins: ``begins`` is told then."""
 
         def over(gap_store: GapStore) -> list[Any]:
+            begins()
             self.writer = gated_writer(fmt, self.stream, gated)  # type: ignore[arg-type]
             comment = self.comment_file.stream if self.comment_file else None
             self.ci = ci_sinks(loaded, gap_store, cases_path=cases, comment_stream=comment, **ci)

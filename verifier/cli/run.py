@@ -106,7 +106,6 @@ def run(
         fail(str(exc))
     if chosen is not None and resume_id is None:
         chosen = chosen.seeded()
-        _say_sample(chosen)
     baseline_unused(inputs, baseline)
     outputs = RunOutputs(out, pr_comment, python_sut=_python_sut(inputs))
     limits = CallLimits(
@@ -141,6 +140,7 @@ def run(
                 annotations=annotations,
                 step_summary=step_summary,
                 against=against,
+                begins=lambda: _say_sample(chosen if resume_id is None else None),
             ),
             progress=ProgressReporter(),
             keep_cases=False,
@@ -151,6 +151,7 @@ def run(
                 "repeat": repeat,
             },
             note=note,
+            allow_outside=allow_outside,
         )
         if result.gate is not None and outputs.writer is not None:
             from verifier.cli._run_gate import write_gate
@@ -212,6 +213,9 @@ def _interrupted(stop: KeyboardInterrupt) -> NoReturn:
 
 
 def _say_sample(sample: Any) -> None:
+    """Says which sample the run checks, and how to check it again."""
+    if sample is None:
+        return
     click.echo(
         f"sampling about {sample.fraction:.4g} of the cases with seed {sample.seed} "
         f"(--sample {sample.fraction:g} --seed {sample.seed} picks the same cases again)",
