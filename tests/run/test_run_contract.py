@@ -5,9 +5,6 @@ sampled, a sharded (PostgreSQL), a gated run, a baseline and two variants, throu
 from __future__ import annotations
 
 import json
-import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,22 +129,6 @@ def test_a_sampled_run_checks_the_cases_its_seed_picks(tmp_path: Path) -> None:
 def test_a_sample_is_refused_outside_zero_to_one() -> None:
     with pytest.raises(VerifierError, match="--sample must be in"):
         Sample(1.5)
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A schema of its own on the server VERIFIER_TEST_POSTGRES_URL names."""
-    server = os.environ.get("VERIFIER_TEST_POSTGRES_URL")
-    if not server:
-        pytest.skip("VERIFIER_TEST_POSTGRES_URL is not set (a PostgreSQL server to test on)")
-    psycopg = pytest.importorskip("psycopg")
-    schema = f"test_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    separator = "&" if "?" in server else "?"
-    yield f"{server}{separator}options=-csearch_path%3D{schema}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def test_a_sharded_run_is_two_calls_and_the_last_ends_it(tmp_path: Path, postgres_url: str) -> None:
