@@ -10,16 +10,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from verifier._internal.atomic import AtomicFile
 from verifier.cli._options import fail
-from verifier.cli._run_gate import gated_writer
+from verifier.cli._run_gate import gated_writer, write_gate
 from verifier.cli._run_parts import StdoutGuard, ci_sinks
 from verifier.contract.load import LoadedContract
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.report import ReportWriter
+
+if TYPE_CHECKING:  # the gate's statistics are imported when a gate decides (ADR 0045)
+    from verifier.compare.gate import GateDecision
 
 __all__ = ["RunOutputs"]
 
@@ -75,6 +78,11 @@ class RunOutputs:
             return [self.writer, *self.ci]
 
         return over
+
+    def write_gate(self, decision: GateDecision | None, fmt: str) -> None:
+        """Puts a gate's decision into the report (held for it in JSON)."""
+        if decision is not None and self.writer is not None:
+            write_gate(decision, fmt, self.stream, self.writer)
 
     def end(self, completed: bool) -> None:
         """Restores stdout, and keeps the files when the run completed, else discards them."""

@@ -72,14 +72,12 @@ def run(
     from verifier.report.progress import ProgressReporter
     from verifier.run.api import run_contract
     from verifier.run.assembly import Judges
-    from verifier.run.options import Batch, Resume, Sample
+    from verifier.run.options import Batch, Resume
 
     if finish_id is not None:
         _finish(finish_id, contract, store, fmt, out, pr_comment, against, witness)
     if contract is None:
         fail("give CONTRACT (or --finish RUN_ID to end a sharded run)")
-    if run_id_option is not None and resume_id is not None:
-        fail("--resume names the run already: give --resume RUN without --run-id")
     shard = shard_part(shard_text, run_id_option)
     inputs = check_inputs(
         contract,
@@ -93,31 +91,19 @@ def run(
         record_content=record_content,
         allow_outside=allow_outside,
     )
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
-    if against is not None and pr_comment is None and step_summary is None:
-        fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
-    if witness is not None:
-        from verifier.cli._witness import prepare_witness
-
-        prepare_witness(witness)
-    try:
-        chosen = Sample(sample, seed) if sample is not None else None
-    except VerifierError as exc:
-        fail(str(exc))
-    if chosen is not None and resume_id is None:
-        chosen = chosen.seeded()
+    step_summary = _ci_checks(against, pr_comment, witness)
+    chosen = _sample(sample, seed, resuming=resume_id is not None)
     baseline_unused(inputs, baseline)
     outputs = RunOutputs(out, pr_comment, python_sut=_python_sut(inputs))
-    limits = CallLimits(
-        concurrency=concurrency, requests_per_minute=rpm, tokens_per_minute=tpm, timeout=timeout
-    )
+    limits = CallLimits(concurrency, rpm, tpm, timeout=timeout)
+    judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
     completed = False
     try:
         result = run_contract(
             inputs.loaded,
             inputs.cases_path,
             store=store,
-            judges=Judges(mode=judge_mode, recordings=recordings, limits=limits),  # type: ignore[arg-type]
+            judges=judges,
             claims=inputs.claims,
             sut=inputs.sut,
             variants=inputs.variants,
@@ -153,10 +139,7 @@ def run(
             note=note,
             allow_outside=allow_outside,
         )
-        if result.gate is not None and outputs.writer is not None:
-            from verifier.cli._run_gate import write_gate
-
-            write_gate(result.gate, fmt, outputs.stream, outputs.writer)
+        outputs.write_gate(result.gate, fmt)
         completed = True
     except KeyboardInterrupt as stop:
         _interrupted(stop)
@@ -167,7 +150,7 @@ def run(
     _ended(
         result,
         inputs,
-        resumed_sample=resume_id is not None and sample is not None,
+        resumed=resume_id is not None,
         out=out,
         witness=witness,
         store=store,
@@ -199,6 +182,32 @@ def _finish(
     finish_command(
         finish_id, target, fmt=fmt, out=out, pr_comment=pr_comment, against=against, witness=witness
     )
+
+
+def _ci_checks(against: str | None, pr_comment: Path | None, witness: Path | None) -> str | None:
+    """The step summary file (``GITHUB_STEP_SUMMARY``), after checking ``--against`` has
+    something to compare for and the witness file can be appended to; exits 2 if not."""
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    if against is not None and pr_comment is None and step_summary is None:
+        fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
+    if witness is not None:
+        from verifier.cli._witness import prepare_witness
+
+        prepare_witness(witness)
+    return step_summary
+
+
+def _sample(fraction: float | None, seed: int | None, *, resuming: bool) -> Any:
+    """``--sample``/``--seed`` as the library's option: a new run's seed chosen now (a
+    resumed run goes on with its own)."""
+    from verifier.errors import VerifierError
+    from verifier.run.options import Sample
+
+    try:
+        chosen = Sample(fraction, seed) if fraction is not None else None
+    except VerifierError as exc:
+        fail(str(exc))
+    return chosen.seeded() if chosen is not None and not resuming else chosen
 
 
 def _interrupted(stop: KeyboardInterrupt) -> NoReturn:
@@ -235,7 +244,7 @@ def _ended(
     result: Any,
     inputs: Any,
     *,
-    resumed_sample: bool,
+    resumed: bool,
     out: Path | None,
     witness: Path | None,
     store: str | None,
@@ -246,7 +255,7 @@ def _ended(
     from verifier.cli._run_summary import finish_run
     from verifier.gaps.target import store_target
 
-    if resumed_sample and result.sample is not None:
+    if resumed and result.sample is not None:  # the sample it began with
         _say_sample(result.sample)
     if result.shard is not None:
         from verifier.cli._run_shard_end import end_shard
