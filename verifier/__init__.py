@@ -38,6 +38,7 @@ _EXPORTS = {
     "ShardEnd": "verifier.run.shards",
     "finish_sharded_run": "verifier.run.shards",
     "BaselineMatches": "verifier.run.baseline",
+    "CallLimits": "verifier.llm.limits",
     "CaseResult": "verifier.results",
     "ClaimResult": "verifier.results",
     "RunSummary": "verifier.results",
