@@ -26,7 +26,8 @@ from verifier.engine.runner import RunOptions
 from verifier.errors import CasesError
 from verifier.gaps.store import open_store
 from verifier.gaps.target import StoreFolderMissing
-from verifier.run.assembly import Judges, JudgesUnavailable, assemble_run, check_run, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges, JudgesUnavailable, assemble_run, check_run
 
 HAND_WRITTEN = "example/hand-written"
 JUDGED = ("gaps_acknowledged", "executive_tone")

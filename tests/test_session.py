@@ -11,7 +11,8 @@ import pytest
 from tests.conftest import EXAMPLES
 from verifier.errors import CasesError
 from verifier.gaps.store import open_store
-from verifier.run.assembly import Judges, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges
 
 RESEARCH = EXAMPLES / "account-research.yaml"
 RESEARCH_CASES = EXAMPLES / "account-research.cases.jsonl"

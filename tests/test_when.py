@@ -32,7 +32,7 @@ from verifier.engine.plan import build_plan
 from verifier.engine.stored_cases import stored_cases
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.pytest_plugin.messages import failure_message
-from verifier.run.assembly import run_contract
+from verifier.run.api import run_contract
 
 CONTRACT = f"""\
 contract: mixed-cases

@@ -56,11 +56,20 @@ if TYPE_CHECKING:
     from verifier.rubric._base import Outcome as Outcome
     from verifier.rubric._base import PredicateEntry as PredicateEntry
     from verifier.rubric._registry import REGISTRY as REGISTRY
+    from verifier.run.api import RunResult as RunResult
+    from verifier.run.api import run_contract as run_contract
     from verifier.run.assembly import Judges as Judges
     from verifier.run.assembly import JudgesUnavailable as JudgesUnavailable
-    from verifier.run.assembly import RunResult as RunResult
     from verifier.run.assembly import Sut as Sut
-    from verifier.run.assembly import run_contract as run_contract
+    from verifier.run.baseline import BaselineMatches as BaselineMatches
+    from verifier.run.options import Batch as Batch
+    from verifier.run.options import Resume as Resume
+    from verifier.run.options import RunOptionError as RunOptionError
+    from verifier.run.options import Sample as Sample
+    from verifier.run.options import ShardPart as ShardPart
+    from verifier.run.options import Variants as Variants
+    from verifier.run.shards import ShardEnd as ShardEnd
+    from verifier.run.shards import finish_sharded_run as finish_sharded_run
     from verifier.sut.setup import make_stage as make_stage
     from verifier.sut.stage import SutStage as SutStage
 
@@ -81,11 +90,20 @@ _EXPORTS = {
     "Runner": "verifier.engine.runner",
     "RunOptions": "verifier.engine.runner",
     "run_sync": "verifier.engine.runner",
-    "run_contract": "verifier.run.assembly",
+    "run_contract": "verifier.run.api",
     "Judges": "verifier.run.assembly",
     "JudgesUnavailable": "verifier.run.assembly",
     "Sut": "verifier.run.assembly",
-    "RunResult": "verifier.run.assembly",
+    "RunResult": "verifier.run.api",
+    "Sample": "verifier.run.options",
+    "Resume": "verifier.run.options",
+    "ShardPart": "verifier.run.options",
+    "Variants": "verifier.run.options",
+    "Batch": "verifier.run.options",
+    "RunOptionError": "verifier.run.options",
+    "ShardEnd": "verifier.run.shards",
+    "finish_sharded_run": "verifier.run.shards",
+    "BaselineMatches": "verifier.run.baseline",
     "CallLimits": "verifier.llm.limits",
     "RecordPolicy": "verifier.gaps.content",
     "CaseResult": "verifier.results",

@@ -299,7 +299,7 @@ def test_run_id_names_an_unsharded_run_once(tmp_path: Path, postgres_url: str) -
 
 KILLED_AFTER_ITS_END = (
     "import os, sys\n"
-    "import verifier.cli._run_shard_end as ends\n"
+    "import verifier.ci.sharded_runs as ends\n"
     "# Dies as a SIGKILL would, once the shard has recorded its end, before the run's.\n"
     "ends.unfinished_shards = lambda *args: os._exit(137)\n"
     "from verifier.cli import main\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 from verifier.report import make_writer
 from verifier.report.junit import JunitReportWriter, xml_text
 from verifier.results import CaseResult, ClaimResult, RunSummary, not_applicable_result
-from verifier.run.assembly import run_contract
+from verifier.run.api import run_contract
 
 
 def render(cases: Iterable[CaseResult], summary: RunSummary) -> str:

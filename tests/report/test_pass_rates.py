@@ -15,7 +15,8 @@ from verifier.report.console import ConsoleReportWriter, rate_style
 from verifier.report.json_report import JsonReportWriter
 from verifier.report.markdown import MarkdownReportWriter
 from verifier.results import CaseResult, ClaimResult, ClaimTally, RunSummary
-from verifier.run.assembly import Judges, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges
 
 
 def table_rows(text: str, title: str) -> dict[str, list[str]]:

@@ -1,43 +1,22 @@
-"""The parts of ``verifier run`` around the run itself: the stdout guard for a Python
-system under test, the CI sinks, the batch pre-pass, the progress total and notes.
+"""The parts of ``verifier run`` around the library's run: the stdout guard for a
+Python system under test, the CI sinks, the notes and the run's scope lines.
 
-Imported only when ``run`` runs; the CI and batch modules are imported only when asked for.
+Imported only when ``run`` runs; the CI modules are imported only when asked for.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
 from verifier.cli._options import annotating
-from verifier.errors import VerifierError
 from verifier.results import RunSummary
 
-__all__ = [
-    "StdoutGuard",
-    "ci_sinks",
-    "count_lines",
-    "every_case",
-    "note",
-    "resume_hint",
-    "run_with_batch",
-    "same_choice",
-    "scope_lines",
-]
-
-
-def count_lines(path: Path) -> int | None:
-    """The lines of ``path``, for the progress bar's total; None when it cannot be read."""
-    try:
-        with path.open("rb") as handle:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
-    except OSError:
-        return None
+__all__ = ["StdoutGuard", "ci_sinks", "note", "scope_lines"]
 
 
 class StdoutGuard:
@@ -93,52 +72,6 @@ def ci_sinks(
     return sinks
 
 
-def every_case(open_cases: Any) -> Iterator[Any]:
-    """The run's cases, opened only when the runner reaches them: after a resumed run's
-    new work, which reads the file first (and counts the baseline matches anew)."""
-    yield from open_cases()
-
-
-def run_with_batch(
-    runner: Any,
-    phase: Any,
-    open_cases: Any,
-    target: str,
-    poll: float,
-    total: int | None,
-    new_first: Any = None,
-) -> Any:
-    """The run with its batch pre-pass, in one event loop (the providers belong to it)."""
-    from verifier.engine.stoppable import run_stoppable
-    from verifier.judge.batch import BatchError, BatchLedger, run_batch_prepass
-
-    if phase is None:
-        raise BatchError("--batch needs judge claims; this contract has none")
-    if phase.mode == "replay":
-        raise BatchError("--batch calls the judges; it cannot be combined with replay mode")
-
-    async def prepass() -> None:
-        ledger = BatchLedger(target)
-        try:
-            errors = await run_batch_prepass(
-                phase,
-                open_cases(),
-                ledger=ledger,
-                run_id=runner.run_id,
-                poll_interval=poll,
-            )
-        finally:
-            ledger.close()
-        phase.replay_reasons = errors
-        phase.mode = "replay"
-
-    # The run is recorded before a batch is submitted: a run stopped while its batches
-    # are out is resumed with --resume, which polls them and submits nothing they carry.
-    return run_stoppable(
-        runner.run(every_case(open_cases), total=total, new_first=new_first, prepare=prepass)
-    )
-
-
 def note(why: str) -> None:
     """Says on stderr why a model was not called live, and how to call it: ``why``
     names the API key that is not set, and ``--judges live`` alone would be refused
@@ -160,35 +93,3 @@ def scope_lines(summary: RunSummary, claims: list[str] | None) -> list[str]:
     if not_run:
         lines.append(not_run)
     return lines
-
-
-def same_choice(
-    recorded: Mapping[str, Any], claims: list[str] | None, judge_mode: str | None
-) -> None:
-    """Checks a run is resumed with the claims it started with, and with judges off only
-    if it started so: its stored cases are scored as they were checked.
-
-    Raises:
-        VerifierError: The resumed run checked other claims, or judged differently.
-    """
-    was = recorded.get("claims")
-    if was != claims:
-        hint = f"--claims {','.join(was)}" if was else "without --claims"
-        raise VerifierError(f"the run being resumed checked other claims; resume it {hint}")
-    if (recorded.get("judges") == "off") != (judge_mode == "off"):
-        hint = "with" if recorded.get("judges") == "off" else "without"
-        raise VerifierError(f"resume the run {hint} --judges off, as it started")
-
-
-def resume_hint(store: Any, run_id: str, *, variants: bool) -> str:
-    """What to add to the error that stopped a run which had begun: the run keeps its
-    stored rows, and ``--resume RUN`` checks the rest (empty when no run was begun)."""
-    if variants:  # as an interrupt says it: two runs, resumed by neither id alone
-        return f"; runs {run_id}-* keep the rows already stored"
-    try:
-        record = store.run(run_id)
-    except VerifierError:
-        return ""  # the store cannot even be read: nothing sure to say about the run
-    if record is None or record.status == "finished":
-        return ""
-    return f"; run {run_id} keeps the rows already stored: --resume {run_id} checks the rest"

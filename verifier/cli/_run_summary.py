@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from verifier.cli._options import EXIT_FAILED, EXIT_OK, fail
-from verifier.cli._sut import SutPlan
 from verifier.results import RunSummary
 
 if TYPE_CHECKING:  # the gate's statistics are imported when a gate decides (ADR 0045)
@@ -25,7 +24,7 @@ def finish_run(
     summary: RunSummary,
     baseline_summary: RunSummary | None,
     *,
-    sut_plan: SutPlan,
+    variants: tuple[str, str] | None,
     ci_sinks: list[Any],
     cases_path: Path,
     stored_in: str,
@@ -46,8 +45,8 @@ def finish_run(
         for warning in summary.warnings:
             click.echo(f"warning: {warning}", err=True)
     failed = summary.failed_cases
-    if sut_plan.variants:
-        (name_a, _), (name_b, _) = sut_plan.variants
+    if variants is not None:
+        name_a, name_b = variants
         if baseline_summary is not None:
             failed += baseline_summary.failed_cases
             click.echo(
@@ -62,7 +61,7 @@ def finish_run(
         f"gap rows in {stored_in}{head}{'; report written' + where if out else ''}",
         err=True,
     )
-    if sut_plan.variants and baseline_summary is not None:
+    if variants is not None and baseline_summary is not None:
         click.echo(
             f"compare them: verifier compare {baseline_summary.run_id} {summary.run_id}",
             err=True,

@@ -1,7 +1,9 @@
 """``verifier run``: check a contract's claims against every case and store the rows.
 
-The options are declared in ``_run_options``, the checks before the run in
-``_run_inputs``, the parts around it in ``_run_parts`` and its last lines in
+A translation: the options (declared in ``_run_options``) become one call of the
+library's :func:`verifier.run_contract` (``--finish``: :func:`verifier.finish_sharded_run`),
+and its result the output and exit code. The command's own checks are in
+``_run_inputs``, its files and sinks in ``_run_outputs`` and its last lines in
 ``_run_summary``; all of them, and every heavy module, are imported only when the
 command runs, so ``verifier --help`` stays fast.
 """
@@ -10,8 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NoReturn
 
 import click
 
@@ -19,353 +22,287 @@ from verifier.cli._options import fail
 from verifier.cli._run_options import run_options
 
 
+@dataclass(frozen=True)
+class RunArgs:
+    """The options of ``verifier run`` as click gives them (declared in ``_run_options``)."""
+
+    contract: Path | None
+    cases_path: Path | None
+    store: str | None
+    fmt: str
+    out: Path | None
+    threshold: float | None
+    gate_path: Path | None
+    record_content: str | None
+    chunk_size: int
+    judge_mode: str | None
+    claim_ids: str | None
+    recordings: Path | None
+    concurrency: int
+    rpm: float | None
+    tpm: float | None
+    timeout: float
+    batch: bool
+    batch_poll: float
+    baseline: Path | None
+    resume_id: str | None
+    shard_text: str | None
+    run_id_option: str | None
+    finish_id: str | None
+    sample: float | None
+    seed: int | None
+    annotations: str
+    pr_comment: Path | None
+    against: str | None
+    sut_option: str | None
+    repeat: int | None
+    variant_options: tuple[str, ...]
+    allow_outside: tuple[Path, ...]
+    witness: Path | None
+
+
 @click.command("run")
 @run_options
-def run(
-    contract: Path | None,
-    cases_path: Path | None,
-    store: str | None,
-    fmt: str,
-    out: Path | None,
-    threshold: float | None,
-    gate_path: Path | None,
-    record_content: str | None,
-    chunk_size: int,
-    judge_mode: str | None,
-    claim_ids: str | None,
-    recordings: Path | None,
-    concurrency: int,
-    rpm: float | None,
-    tpm: float | None,
-    timeout: float,
-    batch: bool,
-    batch_poll: float,
-    baseline: Path | None,
-    resume_id: str | None,
-    shard_text: str | None,
-    run_id_option: str | None,
-    finish_id: str | None,
-    sample: float | None,
-    seed: int | None,
-    annotations: str,
-    pr_comment: Path | None,
-    against: str | None,
-    sut_option: str | None,
-    repeat: int | None,
-    variant_options: tuple[str, ...],
-    allow_outside: tuple[Path, ...],
-    witness: Path | None,
-) -> None:
+def run(**given: Any) -> None:
     """Check CONTRACT's claims against every case and persist each result as a gap row.
 
     With a system under test (the contract's `sut:`, --sut or --variant) each case's
     input is run through it first and its output checked. When GITHUB_STEP_SUMMARY is
     set, a Markdown summary of the run is appended to it.
     """
-    from verifier._internal.atomic import AtomicFile
-    from verifier.cases import read_cases, sample_cases
-    from verifier.cli._run_gate import gate_inputs, gated_writer, write_gate
-    from verifier.cli._run_inputs import baseline_matches, check_inputs
-    from verifier.cli._run_parts import (
-        StdoutGuard,
-        ci_sinks,
-        count_lines,
-        every_case,
-        note,
-        resume_hint,
-        run_with_batch,
-        same_choice,
-        scope_lines,
-    )
-    from verifier.cli._run_shards import begin_shard, check_shard, in_shard
-    from verifier.cli._run_summary import finish_run
-    from verifier.cli._sut import run_variants_sync
-    from verifier.engine.runner import RunOptions, new_run_id, run_sync
-    from verifier.engine.stoppable import Terminated
+    from verifier.cli._run_inputs import baseline_unused, check_inputs, shard_part
+    from verifier.cli._run_outputs import RunOutputs
+    from verifier.cli._run_parts import note
     from verifier.errors import VerifierError
-    from verifier.gaps.store import is_postgres_url, open_store, resolve_run_id
-    from verifier.gaps.target import new_store_target
     from verifier.llm.limits import CallLimits
     from verifier.report.progress import ProgressReporter
-    from verifier.run.assembly import Judges, Sut, assemble_run
-    from verifier.run.baseline import join_baseline, read_baseline
-    from verifier.sut import masked_description
+    from verifier.run.api import run_contract
+    from verifier.run.assembly import Judges
+    from verifier.run.options import Batch, Resume
 
-    if finish_id is not None:
-        if contract is not None:
-            fail("--finish reads the run's contract from the store; give no CONTRACT")
-        try:
-            finish_target = new_store_target(store)
-        except VerifierError as exc:
-            fail(str(exc))
-        # Imported here, as the gate's and a shard's ends below: a plain run needs none.
-        from verifier.cli._run_shard_end import finish_command
+    args = RunArgs(**given)
 
-        finish_command(
-            finish_id,
-            finish_target,
-            fmt=fmt,
-            out=out,
-            pr_comment=pr_comment,
-            against=against,
-            witness=witness,
+    if args.finish_id is not None:
+        _finish(
+            args.finish_id,
+            args.contract,
+            args.store,
+            args.fmt,
+            args.out,
+            args.pr_comment,
+            args.against,
+            args.witness,
         )
-    if contract is None:
+    if args.contract is None:
         fail("give CONTRACT (or --finish RUN_ID to end a sharded run)")
-    shard = check_shard(
-        shard_text,
-        run_id_option,
-        resume_id,
-        sample=sample,
-        variants=bool(variant_options),
-        gate=gate_path is not None,
-    )
+    shard = shard_part(args.shard_text, args.run_id_option)
     inputs = check_inputs(
-        contract,
-        cases_path,
-        judge_mode=judge_mode,  # type: ignore[arg-type]
-        claim_ids=claim_ids,
-        baseline=baseline,
-        sut_option=sut_option,
-        variant_options=variant_options,
-        repeat=repeat,
-        batch=batch,
-        resume_id=resume_id,
-        sample=sample,
-        seed=seed,
-        record_content=record_content,
-        allow_outside=allow_outside,
+        args.contract,
+        args.cases_path,
+        claim_ids=args.claim_ids,
+        baseline=args.baseline,
+        sut_option=args.sut_option,
+        variant_options=args.variant_options,
+        sample=args.sample,
+        seed=args.seed,
+        record_content=args.record_content,
+        allow_outside=args.allow_outside,
     )
-    loaded, sut_plan, cases_path = inputs.loaded, inputs.sut_plan, inputs.cases_path
-    gate, cases_record = gate_inputs(gate_path, inputs, store, resuming=bool(resume_id))
-
-    try:  # read before the run begins: a bad line refuses the run, naming it
-        baseline_index = read_baseline(baseline) if baseline is not None else None
+    step_summary = _ci_checks(args.against, args.pr_comment, args.witness)
+    chosen = _sample(args.sample, args.seed, resuming=args.resume_id is not None)
+    baseline_unused(inputs, args.baseline)
+    outputs = RunOutputs(args.out, args.pr_comment, python_sut=_python_sut(inputs))
+    limits = CallLimits(args.concurrency, args.rpm, args.tpm, timeout=args.timeout)
+    judges = Judges(mode=args.judge_mode, recordings=args.recordings, limits=limits)  # type: ignore[arg-type]
+    completed = False
+    try:
+        result = run_contract(
+            inputs.loaded,
+            inputs.cases_path,
+            store=args.store,
+            judges=judges,
+            claims=inputs.claims,
+            sut=inputs.sut,
+            variants=inputs.variants,
+            repeat=args.repeat,
+            threshold=args.threshold,
+            record=inputs.record_policy,
+            run_id=args.run_id_option if shard is None else None,
+            resume=Resume(args.resume_id) if args.resume_id is not None else None,
+            sample=chosen,
+            shard=shard,
+            batch=Batch(poll=args.batch_poll) if args.batch else None,
+            gate=args.gate_path,
+            baseline=args.baseline,
+            chunk_size=args.chunk_size,
+            sinks=_sinks(args, inputs, outputs, step_summary, chosen),
+            progress=ProgressReporter(),
+            keep_cases=False,
+            options_record={
+                "cases": str(inputs.cases_shown),
+                "format": args.fmt,
+                "batch": args.batch,
+                "repeat": args.repeat,
+            },
+            note=note,
+            allow_outside=args.allow_outside,
+        )
+        outputs.write_gate(result.gate, args.fmt)
+        completed = True
+    except KeyboardInterrupt as stop:
+        _interrupted(stop)
     except VerifierError as exc:
         fail(str(exc))
-    matches = baseline_matches(loaded, baseline)
+    finally:
+        outputs.end(completed)
+    _ended(
+        result,
+        inputs,
+        resumed=args.resume_id is not None,
+        out=args.out,
+        witness=args.witness,
+        store=args.store,
+        ci=outputs.ci,
+    )
 
-    def open_cases(after: int = 0, seen: Any = None) -> Any:
-        stream = read_cases(cases_path, after=after, seen=seen)
-        if shard is not None:
-            stream = in_shard(stream, shard)
-        if sample is not None and seed is not None:
-            stream = sample_cases(stream, sample, seed)
-        if baseline_index is None:
-            return stream
-        if matches is not None:
-            matches.clear()  # a batch run reads the cases again
-        return join_baseline(stream, baseline_index, matches)
 
+def _sinks(args: RunArgs, inputs: Any, outputs: Any, step_summary: str | None, chosen: Any) -> Any:
+    """The run's report writers and CI sinks, made over the open store."""
+    return outputs.sinks(
+        args.fmt,
+        args.gate_path is not None,
+        inputs.loaded,
+        inputs.cases_shown,
+        annotations=args.annotations,
+        step_summary=step_summary,
+        against=args.against,
+        begins=lambda: _say_sample(chosen if args.resume_id is None else None),
+    )
+
+
+def _finish(
+    finish_id: str,
+    contract: Path | None,
+    store: str | None,
+    fmt: str,
+    out: Path | None,
+    pr_comment: Path | None,
+    against: str | None,
+    witness: Path | None,
+) -> NoReturn:
+    """``--finish RUN``: ends a sharded run (no CONTRACT) and exits."""
+    from verifier.cli._run_shard_end import finish_command
+    from verifier.errors import VerifierError
+    from verifier.gaps.target import new_store_target
+
+    if contract is not None:
+        fail("--finish reads the run's contract from the store; give no CONTRACT")
     try:
         target = new_store_target(store)
     except VerifierError as exc:
         fail(str(exc))
-    if shard is not None and not is_postgres_url(target):
-        fail(f"--shard needs a PostgreSQL store (--store postgresql://...), not {target}")
+    finish_command(
+        finish_id, target, fmt=fmt, out=out, pr_comment=pr_comment, against=against, witness=witness
+    )
+
+
+def _ci_checks(against: str | None, pr_comment: Path | None, witness: Path | None) -> str | None:
+    """The step summary file (``GITHUB_STEP_SUMMARY``), after checking ``--against`` has
+    something to compare for and the witness file can be appended to; exits 2 if not."""
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY") or None
     if against is not None and pr_comment is None and step_summary is None:
         fail("--against compares for --pr-comment or the step summary; give --pr-comment FILE")
-    witnessed: list[Any] = []  # the heads to append once the run's outputs are written
     if witness is not None:
-        from verifier.cli._witness import append_witnessed, prepare_witness, to_witness
+        from verifier.cli._witness import prepare_witness
 
         prepare_witness(witness)
+    return step_summary
 
-    # The report and comment appear whole when the run ends, or not at all: a run
-    # stopped early (a bad --against, an interrupt) leaves the previous files as
-    # they were, even when --against names the very file --out replaces.
-    out_file = comment_file = None
+
+def _sample(fraction: float | None, seed: int | None, *, resuming: bool) -> Any:
+    """``--sample``/``--seed`` as the library's option: a new run's seed chosen now (a
+    resumed run goes on with its own)."""
+    from verifier.errors import VerifierError
+    from verifier.run.options import Sample
+
     try:
-        out_file = AtomicFile(out, "the report") if out else None
-        comment_file = AtomicFile(pr_comment, "the PR comment") if pr_comment else None
-    except VerifierError as exc:
-        if out_file is not None:
-            out_file.discard()
-        fail(str(exc))
-    # A Python system under test runs in this process: whatever it prints would land
-    # in the report on stdout, so stdout is kept for the report and its prints go
-    # to stderr.
-    guard = StdoutGuard() if any(spec.python for spec, _ in sut_plan.specs) else None
-    stream: IO[str] = out_file.stream if out_file else (guard.report if guard else sys.stdout)
-    comment_stream = comment_file.stream if comment_file else None
-    baseline_summary = None
-    completed = False
-    try:
-        with open_store(target) as gap_store:
-            sinks_of_ci = ci_sinks(
-                loaded,
-                gap_store,
-                cases_path=inputs.cases_shown,
-                annotations=annotations,
-                step_summary=step_summary,
-                comment_stream=comment_stream,
-                against=against,
-            )
-            stored_in = gap_store.location  # a URL's password is not repeated
-            progress = ProgressReporter()
-            if resume_id:
-                from verifier.run.resume import check_resumable, resumed_sample, same_system
-
-                resume_id = resolve_run_id(
-                    gap_store, resume_id, contract_id=loaded.contract.contract
-                )
-                resumed = check_resumable(gap_store, resume_id, loaded.sha256)
-                sample, seed = resumed_sample(resumed.options, sample, seed)
-                spec = sut_plan.specs[0][0] if sut_plan.specs else None
-                same_system(resumed.options, spec, repeat)
-                same_choice(resumed.options, inputs.claims, judge_mode)
-            if sample is not None and seed is None:
-                import secrets
-
-                seed = secrets.randbelow(2**31)
-            if sample is not None:
-                click.echo(
-                    f"sampling about {sample:.4g} of the cases with seed {seed} "
-                    f"(--sample {sample:g} --seed {seed} picks the same cases again)",
-                    err=True,
-                )
-            # A sample's size is known only once read; the bar then counts without a total.
-            whole = sample is None and shard is None
-            total = count_lines(cases_path) if progress.enabled and whole else None
-            run_id = resume_id or run_id_option or new_run_id()
-            new_first = None
-            if resume_id:  # its new work first, past the lines it stored (ADR 0068)
-                from verifier.run.resume import StoredPrefixIds, resume_point
-
-                point = resume_point(gap_store, resumed, cases_path, whole_file=whole)
-                seen = StoredPrefixIds(gap_store, run_id, point) if point else None
-                new_first = open_cases(point, seen)
-            if shard is not None:
-                begin_shard(gap_store, shard, run_id, resume=bool(resume_id))
-            limits = CallLimits(
-                concurrency=concurrency,
-                requests_per_minute=rpm,
-                tokens_per_minute=tpm,
-                timeout=timeout,
-            )
-            judges = Judges(mode=judge_mode, recordings=recordings, limits=limits)  # type: ignore[arg-type]
-            record = {
-                "cases": str(inputs.cases_shown),
-                "format": fmt,
-                "batch": batch,
-                "repeat": repeat,
-            }
-            record.update(cases_record)
-            if sample is not None:
-                record.update(sample=sample, seed=seed)
-            if inputs.claims is not None:
-                record["claims"] = inputs.claims
-            writer = gated_writer(fmt, stream, gate)  # type: ignore[arg-type]
-            sinks = [writer, *sinks_of_ci]
-            options = RunOptions(
-                threshold=threshold,
-                chunk_size=chunk_size,
-                run_id=run_id,
-                resume=bool(resume_id),
-                options_record=record,
-                record=inputs.record_policy,
-                shard=shard,
-            )
-            try:
-                if sut_plan.variants:
-                    baseline_summary, summary = run_variants_sync(
-                        sut_plan,
-                        loaded,
-                        gap_store,
-                        open_cases(),
-                        sinks=sinks,
-                        progress=progress,
-                        total=total,
-                        judges=judges,
-                        target=target,
-                        options=options,
-                        note=note,
-                    )
-                else:
-                    sut = None
-                    if sut_plan.specs:
-                        spec, base_dir = sut_plan.specs[0]
-                        record["sut"] = masked_description(spec)
-                        record["repeat"] = repeat or spec.repeat
-                        sut = Sut(spec, base_dir, repeat=repeat)
-                    assembled = assemble_run(
-                        loaded,
-                        gap_store,
-                        target=target,
-                        judges=judges,
-                        sut=sut,
-                        options=options,
-                        sinks=sinks,
-                        progress=progress,
-                        note=note,
-                    )
-                    runner = assembled.runner
-                    phase = runner.model_phase
-                    status = getattr(phase, "status", None)
-                    if status is not None:
-                        progress.set_status(status)
-                    if batch:
-                        summary = run_with_batch(
-                            runner, phase, open_cases, target, batch_poll, total, new_first
-                        )
-                    else:
-                        summary = run_sync(
-                            runner, every_case(open_cases), total=total, new_first=new_first
-                        )
-            except KeyboardInterrupt as stop:
-                which = f"runs {run_id}-*" if sut_plan.variants else f"run {run_id}"
-                rest = "" if sut_plan.variants else f"; --resume {run_id} checks the rest"
-                click.echo(f"interrupted: {which} keeps the rows already stored{rest}", err=True)
-                sys.exit(143 if isinstance(stop, Terminated) else 130)
-            except VerifierError as exc:
-                # A store that filled up mid-run: say which run to resume once it has room.
-                fail(f"{exc}{resume_hint(gap_store, run_id, variants=bool(sut_plan.variants))}")
-            if shard is not None:
-                completed = True
-                for written in (out_file, comment_file):
-                    if written is not None:
-                        written.commit()
-                from verifier.cli._run_shard_end import end_shard
-
-                end_shard(gap_store, shard, summary, witness=witness)
-            decision = None
-            if gate is not None:
-                from verifier.compare.gate import decide_run
-
-                decision = decide_run(gate, gap_store, summary.run_id)
-                write_gate(decision, fmt, stream, writer)
-            if witness is not None:
-                ended = [s.run_id for s in (baseline_summary, summary) if s is not None]
-                witnessed = to_witness(gap_store, ended)
-            completed = True
+        chosen = Sample(fraction, seed) if fraction is not None else None
     except VerifierError as exc:
         fail(str(exc))
-    finally:
-        for written in (out_file, comment_file):
-            if written is not None and not completed:
-                written.discard()
-        if guard is not None:
-            guard.restore()
-    for written in (out_file, comment_file):
-        if written is not None:
-            try:
-                written.commit()
-            except VerifierError as exc:
-                fail(str(exc))
-    for line in scope_lines(summary, inputs.claims):
+    return chosen.seeded() if chosen is not None and not resuming else chosen
+
+
+def _interrupted(stop: KeyboardInterrupt) -> NoReturn:
+    """Says which run keeps the rows an interrupt left, and exits 130 (143: SIGTERM)."""
+    from verifier.engine.stoppable import Terminated
+
+    notes = getattr(stop, "__notes__", None)
+    if not notes:
+        raise stop
+    click.echo(f"interrupted: {notes[-1]}", err=True)
+    sys.exit(143 if isinstance(stop, Terminated) else 130)
+
+
+def _say_sample(sample: Any) -> None:
+    """Says which sample the run checks, and how to check it again."""
+    if sample is None:
+        return
+    click.echo(
+        f"sampling about {sample.fraction:.4g} of the cases with seed {sample.seed} "
+        f"(--sample {sample.fraction:g} --seed {sample.seed} picks the same cases again)",
+        err=True,
+    )
+
+
+def _python_sut(inputs: Any) -> bool:
+    """Whether a Python system under test runs in this process (its prints kept off stdout)."""
+    variants = inputs.variants
+    systems = [variants.baseline, variants.candidate] if variants else [inputs.sut]
+    specs = [s.spec for s in systems if s is not None] or [inputs.loaded.contract.sut]
+    return any(spec is not None and spec.python for spec in specs)
+
+
+def _ended(
+    result: Any,
+    inputs: Any,
+    *,
+    resumed: bool,
+    out: Path | None,
+    witness: Path | None,
+    store: str | None,
+    ci: list[Any],
+) -> NoReturn:
+    """The run's last lines on stderr, its witness, and its exit code."""
+    from verifier.cli._run_parts import scope_lines
+    from verifier.cli._run_summary import finish_run
+    from verifier.gaps.target import store_target
+
+    if resumed and result.sample is not None:  # the sample it began with
+        _say_sample(result.sample)
+    if result.shard is not None:
+        from verifier.cli._run_shard_end import end_shard
+
+        end_shard(result.shard, result.store, store_target(store), witness=witness)
+    for line in scope_lines(result.summary, inputs.claims and list(result.claims or ())):
         click.echo(line, err=True)
-    if matches is not None and baseline_index is not None:
-        click.echo(matches.line(baseline_index), err=True)
+    line = result.baseline_line()
+    if line is not None:
+        click.echo(line, err=True)
     if witness is not None:
+        from verifier.cli._witness import append_witnessed, to_witness
+        from verifier.gaps.store import open_store
+
+        ended = [s.run_id for s in (result.baseline_summary, result.summary) if s is not None]
+        with open_store(store_target(store)) as gap_store:
+            witnessed = to_witness(gap_store, ended)
         append_witnessed(witness, witnessed)
     finish_run(
-        summary,
-        baseline_summary,
-        sut_plan=sut_plan,
-        ci_sinks=sinks_of_ci,
+        result.summary,
+        result.baseline_summary,
+        variants=inputs.variants.names if inputs.variants else None,
+        ci_sinks=ci,
         cases_path=inputs.cases_shown,
-        stored_in=stored_in,
+        stored_in=result.store,
         out=out,
-        gate=decision,
+        gate=result.gate,
     )

@@ -154,7 +154,8 @@ def evaluate(
     Raises:
         VerifierError: The store, template or recordings cannot be used.
     """
-    from verifier.run.assembly import Judges, run_contract
+    from verifier.run.api import run_contract
+    from verifier.run.assembly import Judges
 
     loaded = evaluation_contract(request, judge, judge.config or source)
     case = {"id": CASE_ID, "input": request.agent_input, "output": request.agent_output}

@@ -125,7 +125,8 @@ def _graded(case: dict[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
 def _run(
     loaded: Any, case: dict[str, Any], options: Mapping[str, Any], target: str
 ) -> dict[str, Any]:
-    from verifier.run.assembly import Judges, run_contract
+    from verifier.run.api import run_contract
+    from verifier.run.assembly import Judges
 
     recordings = options.get("recordings")
     result = run_contract(

@@ -31,7 +31,8 @@ from verifier.mcp_server.inputs import (
 from verifier.mcp_server.root import Root, ToolError
 from verifier.report.json_report import result_json
 from verifier.results import CaseResult, RunSummary
-from verifier.run.assembly import Judges, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges
 
 __all__ = ["Settings", "audit_tool", "check_tool", "run_tool"]
 

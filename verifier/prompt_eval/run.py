@@ -49,7 +49,8 @@ from verifier.prompt_eval.scoring import (
     evaluate,
 )
 from verifier.results import CaseResult, ClaimResult
-from verifier.run.assembly import Judges, RunResult, run_contract
+from verifier.run.api import RunResult, run_contract
+from verifier.run.assembly import Judges
 
 __all__ = ["PromptEvalError", "PromptEvaluation", "evaluate_prompt"]
 

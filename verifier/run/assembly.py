@@ -4,41 +4,33 @@ The command line, the pytest plugin, the HTTP server, ``evaluate`` and the promp
 assertion each translate their own inputs (options, ini settings, request bodies)
 into the same few objects here: the contract, the cases, the store, :class:`Judges`
 and an optional :class:`Sut`. :func:`assemble_run` turns them into a runner over an
-open store (for callers that drive a run chunk by chunk); :func:`run_contract` does
-the whole run and returns a :class:`RunResult` to read per case and claim.
+open store (for callers that drive a run chunk by chunk);
+:func:`verifier.run.api.run_contract` does the whole run.
 """
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from verifier.cases import CaseLine, case_lines, check_cases_file, read_cases
-from verifier.contract.load import LoadedContract, load_contract
+from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
 from verifier.contract.selection import choose_claims, judged_claims, unscored
 from verifier.contract.sut_models import SutSpec
 from verifier.engine.plan import Plan, build_plan
 from verifier.engine.ports import Progress, ReportSink
 from verifier.engine.runner import Runner, RunOptions, new_run_id
-from verifier.errors import CasesError, VerifierError
+from verifier.errors import VerifierError
 from verifier.files import FileScope
-from verifier.gaps.content import RecordPolicy
-from verifier.gaps.store import GapStore, open_store
-from verifier.gaps.target import new_store_target
+from verifier.gaps.store import GapStore
 from verifier.judge.phase import JudgeMode, JudgePhase
 from verifier.judge.setup import JudgesOff, default_mode, make_judge_phase, unset_judge_key
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.llm.replies import recordings_beside
 from verifier.llm.types import ModelProvider
-from verifier.logs import is_configured as logs_configured
-from verifier.logs import route_to_standard_logging
 from verifier.results import CaseResult, RunSummary
 from verifier.sut.setup import make_stage, model_access
 from verifier.sut.stage import SutStage
@@ -122,45 +114,6 @@ class AssembledRun:
     mode: RunMode | None
     notes: list[str]
     skipped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """A finished run.
-
-    Attributes:
-        summary: Totals, per-claim tallies and the store head.
-        cases: Every case's results in the order checked (empty when not kept).
-        mode: The judges' mode (``None`` without model-backed claims).
-        notes: Things the user should know (why judges replay), one line each.
-        skipped: The claims a run with judges ``off`` skipped, out of the score.
-    """
-
-    summary: RunSummary
-    cases: tuple[CaseResult, ...]
-    mode: RunMode | None
-    notes: tuple[str, ...]
-    skipped: tuple[str, ...] = ()
-
-    @property
-    def run_id(self) -> str:
-        return self.summary.run_id
-
-    @property
-    def passed(self) -> bool:
-        """Whether at least one case was checked and every case passed."""
-        return self.summary.total_cases > 0 and self.summary.failed_cases == 0
-
-    def case(self, case_id: str) -> CaseResult:
-        """The results of the case with id ``case_id``.
-
-        Raises:
-            KeyError: No case of this run has that id.
-        """
-        for case in self.cases:
-            if case.case_id == case_id:
-                return case
-        raise KeyError(case_id)
 
 
 def has_model_claims(loaded: LoadedContract) -> bool:
@@ -323,12 +276,14 @@ def assemble_run(
     sinks: Sequence[ReportSink] = (),
     progress: Progress | None = None,
     note: Note | None = None,
+    checked: bool = False,
 ) -> AssembledRun:
     """A runner for ``loaded`` over the open ``store`` (``target`` names it, for the
     judge cache), with its judge phase and system under test.
 
     The run's options record gets the judges' mode under ``judges``. With judges
-    ``off``, the claims a judge answers weigh nothing in a case's score.
+    ``off``, the claims a judge answers weigh nothing in a case's score. ``checked``:
+    :func:`check_run` has passed ``loaded`` with these judges and system already.
 
     Raises:
         JudgesUnavailable: Live or record mode without a key it needs, or ``off``
@@ -336,7 +291,8 @@ def assemble_run(
         VerifierError: A template, the recordings, the cache or the system is unusable.
     """
     judges = judges or Judges()
-    loaded = check_run(loaded, judges, sut=sut)
+    if not checked:
+        loaded = check_run(loaded, judges, sut=sut)
     skipped = tuple(judged_claims(loaded)) if judges.mode == "off" else ()
     if skipped:
         loaded = unscored(loaded, skipped)
@@ -402,124 +358,3 @@ class KeptCases:
 
     def finish(self, summary: RunSummary) -> None:
         return None
-
-
-def contract_of(contract: LoadedContract | str | os.PathLike[str]) -> LoadedContract:
-    """A loaded contract, loading it when given a path.
-
-    Raises:
-        ContractError: The file is not a usable contract (every problem, located).
-    """
-    if isinstance(contract, LoadedContract):
-        return contract
-    return load_contract(Path(contract))
-
-
-_NO_CASE: Any = object()
-
-
-def lines_of(
-    cases: str | os.PathLike[str] | Iterable[Mapping[str, Any] | CaseLine],
-) -> Iterator[CaseLine]:
-    """Cases as the runner reads them: a JSONL file's lines, or objects given in memory
-    (plain dicts checked as a file's lines are: an object with a usable, unique ``id``).
-
-    Raises:
-        CasesError: No case at all: the file is refused as ``verifier run`` refuses it
-            (:func:`~verifier.cases.check_cases_file`), and an empty list or iterator
-            likewise, so no run of 0 cases is stored.
-    """
-    if isinstance(cases, str | os.PathLike):
-        check_cases_file(Path(cases))
-        return read_cases(Path(cases))
-    given = iter(cases)
-    # Peeks at the first case only: an iterator may be too long to hold in memory.
-    first = next(given, _NO_CASE)
-    if first is _NO_CASE:
-        raise CasesError("no cases: the cases given are empty")
-    return case_lines(itertools.chain((first,), given))
-
-
-def run_contract(
-    contract: LoadedContract | str | os.PathLike[str],
-    cases: str | os.PathLike[str] | Iterable[Mapping[str, Any] | CaseLine],
-    *,
-    store: str | os.PathLike[str] | None = None,
-    judges: Judges | None = None,
-    claims: Sequence[str] | None = None,
-    sut: Sut | None = None,
-    use_declared_sut: bool = True,
-    threshold: float | None = None,
-    record: RecordPolicy | None = None,
-    run_id: str | None = None,
-    sinks: Sequence[ReportSink] = (),
-    keep_cases: bool = True,
-    options_record: Mapping[str, Any] | None = None,
-    note: Note | None = None,
-) -> RunResult:
-    """Checks every claim of ``contract`` against every case and stores the gap rows.
-
-    Args:
-        contract: A contract file, or a contract already loaded.
-        cases: A JSONL file of cases, or the cases themselves (dicts with an ``id``).
-        store: A SQLite file or ``postgresql://`` URL (default: ``VERIFIER_STORE``,
-            else ``.verifier/gaps.db``); a file's folder must exist, except the
-            default's own.
-        judges: How model-backed claims reach models (default: :class:`Judges`).
-        claims: Check only these claims (ids); every row of the run is one of them.
-        sut: A system under test to produce each case's output; without one, the
-            contract's own ``sut:`` runs unless ``use_declared_sut`` is false.
-        threshold: Overrides the contract's threshold.
-        record: How much of each case's content to keep (default: the contract's
-            ``record:`` block).
-        run_id: An id for the run (default: a fresh, sortable one).
-        sinks: Report writers told of every case and of the end of the run.
-        keep_cases: Keep every case's results in the result (false for runs too large
-            to hold in memory; the store has them all).
-        options_record: What to record about the invocation with the run.
-        note: Receives one-line notes for the user (the result keeps them too).
-
-    Raises:
-        VerifierError: The contract, the cases (none at all, or a file not JSONL), the
-            store, the chosen claims, the judges' keys, a template, the recordings or
-            the system under test cannot be used; all but the last three are found
-            before anything is written. A failure of one case or one call is a
-            result, not an exception.
-    """
-    if not logs_configured():
-        # A library speaks through its host's logging (silent unless the host asks);
-        # unconfigured, structlog would print every event to stdout.
-        route_to_standard_logging()
-    loaded = contract_of(contract)
-    target = new_store_target(store)
-    if sut is None and use_declared_sut:
-        sut = declared_sut(loaded)
-    judges = judges or Judges()
-    loaded = check_run(loaded, judges, sut=sut, claims=claims)
-    if claims is not None:
-        options_record = {
-            **(options_record or {}),
-            "claims": [c.id for c in loaded.contract.claims],
-        }
-    lines = lines_of(cases)
-    keep = KeptCases()
-    with open_store(target) as gap_store:
-        assembled = assemble_run(
-            loaded,
-            gap_store,
-            target=target,
-            judges=judges,
-            sut=sut,
-            options=RunOptions(
-                threshold=threshold,
-                run_id=run_id,
-                options_record=options_record,
-                record=record,
-            ),
-            sinks=[*sinks, keep] if keep_cases else sinks,
-            note=note,
-        )
-        summary = asyncio.run(assembled.runner.run(lines))
-    return RunResult(
-        summary, tuple(keep.cases), assembled.mode, tuple(assembled.notes), assembled.skipped
-    )

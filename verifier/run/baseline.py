@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from verifier.cases import CaseLine, read_cases
+from verifier.contract.load import LoadedContract
 from verifier.errors import CasesError
 
-__all__ = ["BaselineMatches", "join_baseline", "read_baseline"]
+__all__ = ["BaselineMatches", "join_baseline", "read_baseline", "reads_baseline"]
 
 _NAMED = 5
 """Unmatched case ids named in the line (the rest are counted)."""
@@ -113,3 +114,12 @@ def join_baseline(
         if matches is not None:
             matches.add(line.case_id, found is not None)
         yield CaseLine(line.line, line.case_id, joined, line.error)
+
+
+def reads_baseline(loaded: LoadedContract) -> bool:
+    """Whether a claim of ``loaded`` reads a case's baseline (a comparative claim
+    without ``outputs``, or with outputs naming ``baseline.*``)."""
+    from verifier.contract.models import CompareClaim
+    from verifier.engine.comparative import reads_baseline as compares_baseline
+
+    return any(isinstance(c, CompareClaim) and compares_baseline(c) for c in loaded.contract.claims)

@@ -111,6 +111,38 @@ def same_system(recorded: Mapping[str, Any], spec: SutSpec | None, repeat: int |
         )
 
 
+def same_choice(
+    recorded: Mapping[str, Any], claims: list[str] | None, judge_mode: str | None
+) -> None:
+    """Checks a run is resumed with the claims it started with, and with judges off only
+    if it started so: its stored cases are scored as they were checked.
+
+    Raises:
+        ResumeError: The resumed run checked other claims, or judged differently.
+    """
+    was = recorded.get("claims")
+    if was != claims:
+        hint = f"--claims {','.join(was)}" if was else "without --claims"
+        raise ResumeError(f"the run being resumed checked other claims; resume it {hint}")
+    if (recorded.get("judges") == "off") != (judge_mode == "off"):
+        hint = "with" if recorded.get("judges") == "off" else "without"
+        raise ResumeError(f"resume the run {hint} --judges off, as it started")
+
+
+def resume_hint(store: GapStore, run_id: str, *, variants: bool) -> str:
+    """What to add to the error that stopped a run which had begun: the run keeps its
+    stored rows, and ``--resume RUN`` checks the rest (empty when no run was begun)."""
+    if variants:  # as an interrupt says it: two runs, resumed by neither id alone
+        return f"; runs {run_id}-* keep the rows already stored"
+    try:
+        record = store.run(run_id)
+    except VerifierError:
+        return ""  # the store cannot even be read: nothing sure to say about the run
+    if record is None or record.status == "finished":
+        return ""
+    return f"; run {run_id} keeps the rows already stored: --resume {run_id} checks the rest"
+
+
 def resume_point(store: GapStore, record: RunRecord, cases: Path, *, whole_file: bool) -> int:
     """The line past which a resumed run's new cases begin: every line up to it is
     stored, so the new work need not read it (0: read from the first line).

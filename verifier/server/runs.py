@@ -202,7 +202,8 @@ def execute_run(
         VerifierError: The store, a judge template or the recordings cannot be used.
     """
     from verifier.report.json_report import JsonReportWriter
-    from verifier.run.assembly import Judges, run_contract
+    from verifier.run.api import run_contract
+    from verifier.run.assembly import Judges
 
     run_contract(
         resolved.loaded,
