@@ -248,7 +248,7 @@ def test_mypy_strict_sees_the_real_types_of_the_public_names(tmp_path: Path) -> 
     run_contract, load_contract, open_store, audit_store, make_writer, judges, *rest = revealed
     assert "Any" not in revealed, result.stdout
     assert run_contract.startswith("def (contract:"), run_contract
-    assert run_contract.endswith("-> verifier.run.assembly.RunResult"), run_contract
+    assert run_contract.endswith("-> verifier.run.api.RunResult"), run_contract
     assert load_contract.endswith("-> verifier.contract.load.LoadedContract"), load_contract
     assert open_store.endswith("-> verifier.gaps.store.GapStore"), open_store
     assert audit_store.endswith("AuditReport"), audit_store
