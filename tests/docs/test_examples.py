@@ -13,7 +13,9 @@ is checked in a fresh folder holding a copy of contracts/ and pyproject.toml (wi
 
 - ``sh``: run by bash after the page's earlier ``sh`` blocks (so a block may build on
   the one before it); each command must exit 0, or N when its line ends in
-  ``# exits N``. Every ``sh`` block, illustrative too, names only real ``verifier``
+  ``# exits N``. A ``text`` block right after it shows what it prints: each of its
+  lines must be printed (``...`` stands for any text; run ids, hashes, the width of
+  rules and timings aside). Every ``sh`` block, illustrative too, names only real ``verifier``
   commands and options, and only importable modules after ``python -m``.
 - ``yaml``: parses. A contract (``contract:``), a list of claims, or a part of a
   contract (``judges:``, ``sut:``, ``record:``...) is checked by ``check_contract``,
@@ -53,6 +55,19 @@ LANGUAGES = ("sh", "yaml", "json", "python")
 BLOCKS = [b for page in PAGES for b in page_blocks(page) if b.lang in LANGUAGES]
 CHECKED = [b for b in BLOCKS if b.illustrative is None]
 MARKER = "@@@verifier-example"
+VOLATILE = (
+    (re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}"), "RUN"),
+    (re.compile(r"\b[0-9a-f]{64}\b"), "HASH"),
+    # pytest's rules, as wide as the terminal, and its timings.
+    (re.compile(r"([=_-])\1{2,}"), r"\1\1\1"),
+    (re.compile(r"\bin \d+\.\d+s\b"), "in Ns"),
+)
+
+
+def _normal(text: str) -> str:
+    for pattern, name in VOLATILE:
+        text = pattern.sub(name, text)
+    return text
 
 
 def _page(block: Block) -> list[Block]:
@@ -119,7 +134,8 @@ def _environment() -> dict[str, str]:
     }
 
 
-def _run_commands(steps: list[str], where: Path) -> None:
+def _run_commands(steps: list[str], where: Path) -> list[str]:
+    """Runs ``steps`` in one shell in ``where``; returns what each printed."""
     script = "".join(f'{{ {command}\n}} 2>&1\necho "{MARKER} $?"\n' for command in steps)
     done = subprocess.run(
         ["bash", "-c", script],
@@ -134,6 +150,7 @@ def _run_commands(steps: list[str], where: Path) -> None:
     assert len(results) == len(steps), f"the shell stopped early:\n{done.stdout}{done.stderr}"
     for command, (printed, status) in zip(steps, results, strict=True):
         assert status == _expected_exit(command), f"{command}\nexit {status}:\n{printed}"
+    return [printed for printed, _ in results]
 
 
 def _earlier_commands(block: Block) -> list[str]:
@@ -145,8 +162,36 @@ def _earlier_commands(block: Block) -> list[str]:
     ]
 
 
+def _shown(block: Block) -> str | None:
+    """The ```text block right after ``block``, if any: what its commands print."""
+    blocks = page_blocks(ROOT / block.page)
+    at = next(i for i, b in enumerate(blocks) if b.line == block.line)
+    follows = blocks[at + 1] if at + 1 < len(blocks) else None
+    return follows.body if follows is not None and follows.lang == "text" else None
+
+
+def _line_pattern(line: str) -> re.Pattern[str]:
+    """A shown line as a pattern: ``...`` stands for any text, any run of spaces for one."""
+    parts = [r"\s+".join(map(re.escape, part.split())) for part in line.split("...")]
+    return re.compile(r"\s*" + ".*?".join(parts) + r"\s*")
+
+
+def _check_shown(shown: str, printed: str) -> None:
+    """Each line shown (but a line of ``...``) is printed, run ids and hashes aside."""
+    got = [_normal(line) for line in printed.splitlines()]
+    for line in _normal(shown).splitlines():
+        if line.strip() in ("", "..."):
+            continue
+        pattern = _line_pattern(line)
+        assert any(pattern.fullmatch(g) for g in got), f"shown, not printed: {line}"
+
+
 def check_sh(block: Block, folder: Path) -> None:
-    _run_commands([*_earlier_commands(block), *commands(block.body)], folder)
+    earlier = _earlier_commands(block)
+    printed = _run_commands([*earlier, *commands(block.body)], folder)
+    shown = _shown(block)
+    if shown is not None:
+        _check_shown(shown, "".join(printed[len(earlier) :]))
 
 
 def check_python(block: Block, folder: Path) -> None:
