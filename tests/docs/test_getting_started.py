@@ -1,9 +1,9 @@
 """The tutorial runs as written: its commands, in order, in an empty folder, print what it shows.
 
 Each ```sh block of docs/getting-started.md is run in one shell, one after the other (a
-``cd`` carries on), except blocks whose first line says ``# illustrative:`` (they need a
-key or a GitHub repository). The ```text block after a command shows its output: every
-line of it but ``...`` must be printed, run ids and hashes aside. A command whose line
+``cd`` carries on), except blocks marked ``<!-- illustrative: REASON -->`` on the line
+before their fence (they need a key or a GitHub repository; see tests/docs/_blocks.py).
+The ```text block after a command shows its output: every line of it but ``...`` must be printed, run ids and hashes aside. A command whose line
 ends in ``# exits N`` must exit N; the others must exit 0.
 """
 
@@ -18,31 +18,28 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import ROOT
+from tests.docs._blocks import Block, page_blocks
 
 PAGE = ROOT / "docs" / "getting-started.md"
-FENCE = re.compile(r"^( *)```(\w+)\n(.*?)^\1```$", re.S | re.M)
 VOLATILE = (
     (re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}"), "RUN"),
     (re.compile(r"\b[0-9a-f]{64}\b"), "HASH"),
 )
 
 
-def _blocks() -> list[tuple[str, str]]:
-    return [
-        (lang, "\n".join(line[len(indent) :] for line in body.splitlines()))
-        for indent, lang, body in FENCE.findall(PAGE.read_text(encoding="utf-8"))
-    ]
+def _blocks() -> list[Block]:
+    return page_blocks(PAGE)
 
 
 def _steps() -> list[tuple[str, str | None]]:
     """Each command block that runs, with the output block that follows it (if any)."""
     blocks = _blocks()
     steps: list[tuple[str, str | None]] = []
-    for i, (lang, body) in enumerate(blocks):
-        if lang != "sh" or body.startswith("# illustrative:"):
+    for i, block in enumerate(blocks):
+        if block.lang != "sh" or block.illustrative is not None:
             continue
         follows = blocks[i + 1] if i + 1 < len(blocks) else None
-        steps.append((body, follows[1] if follows and follows[0] == "text" else None))
+        steps.append((block.body, follows.body if follows and follows.lang == "text" else None))
     return steps
 
 
@@ -97,7 +94,7 @@ def test_the_tutorial_runs_word_for_word_in_an_empty_folder(tmp_path: Path) -> N
 
 def test_the_tutorials_workflow_uses_the_actions_own_inputs() -> None:
     workflows = [
-        yaml.safe_load(body) for lang, body in _blocks() if lang == "yaml" and "uses:" in body
+        yaml.safe_load(b.body) for b in _blocks() if b.lang == "yaml" and "uses:" in b.body
     ]
     assert len(workflows) == 1
     steps = workflows[0]["jobs"]["evals"]["steps"]

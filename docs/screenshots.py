@@ -1,0 +1,162 @@
+"""The viewer's screenshots in the documentation, made from the bundled examples.
+
+    python docs/screenshots.py [--out docs/images]
+
+Runs the example contracts of contracts/examples/ (judges replayed from their
+recordings: offline, no key) into a temporary store, serves that store with
+``verifier view`` on 127.0.0.1 (a free port), and photographs three of its pages in
+headless Chromium at a fixed viewport: a run, one of its cases, and the diff of two
+runs. The browser is Debian's (``/usr/bin/chromium``, or ``$VERIFIER_TEST_CHROMIUM``),
+driven by Playwright, never one Playwright downloads; every request but the viewer's
+own is refused. Needs the ``dev`` extra (the viewer and Playwright).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = "contracts/examples"
+STORE = ".verifier/gaps.db"
+WIDTH, HEIGHT = 1200, 900  # the viewport, in CSS pixels (one device pixel each)
+# Each shot: its file, and the viewer's page (last: the newest run of the store).
+SHOTS = (
+    ("viewer-run.png", "/view/runs/last"),
+    ("viewer-case.png", "/view/runs/last/cases/acct-003"),
+    ("viewer-diff.png", "/view/diff?a=last~2&b=last~1"),
+)
+# Run in this order: two runs of one contract to diff, then the run to show.
+RUNS = (
+    ("data-extraction.yaml", "data-extraction.cases.jsonl"),
+    ("data-extraction.yaml", "data-extraction.candidate.cases.jsonl"),
+    ("account-research.yaml", "account-research.cases.jsonl"),
+)
+BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+
+
+def _verifier(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "verifier", *arguments]
+
+
+def _environment() -> dict[str, str]:
+    """This environment without keys or a store: the runs replay, into the given store."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("ANTHROPIC_", "OPENAI_", "VERIFIER_STORE"))
+    }
+
+
+def run_examples(store: Path) -> None:
+    """Runs the example contracts into ``store`` (a case failing is expected)."""
+    for contract, cases in RUNS:
+        done = subprocess.run(
+            _verifier(
+                "run",
+                f"{EXAMPLES}/{contract}",
+                "--cases",
+                f"{EXAMPLES}/{cases}",
+                "--judges",
+                "replay",
+                "--store",
+                str(store),
+                "--format",
+                "json",
+            ),
+            cwd=ROOT,
+            env=_environment(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        if done.returncode not in (0, 1):
+            sys.exit(f"error: verifier run {contract} exited {done.returncode}:\n{done.stderr}")
+
+
+@contextmanager
+def viewer(folder: Path) -> Iterator[str]:
+    """``verifier view`` serving ``folder``'s store on a free port of 127.0.0.1; yields
+    its URL. It runs in ``folder``, so its pages name the store as a relative path."""
+    process = subprocess.Popen(
+        _verifier("view", "--store", STORE, "--host", "127.0.0.1", "--port", "0"),
+        cwd=folder,
+        env=_environment(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if line.startswith("serving the viewer on "):
+                yield line.split(" on ", 1)[1].strip().removesuffix("/view/")
+                break
+        else:
+            sys.exit(f"error: verifier view did not start (exit {process.wait()})")
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+
+
+def chromium() -> str:
+    """Debian's Chromium, or the one ``$VERIFIER_TEST_CHROMIUM`` names."""
+    path = os.environ.get("VERIFIER_TEST_CHROMIUM") or shutil.which("chromium")
+    if not path or not Path(path).is_file():
+        sys.exit("error: no Chromium: install Debian's chromium or set VERIFIER_TEST_CHROMIUM")
+    return path
+
+
+def photograph(base: str, out: Path) -> list[Path]:
+    """Each page of SHOTS at ``base``, as a PNG of the viewport in ``out``."""
+    from playwright.sync_api import sync_playwright
+
+    def route(request: Any) -> None:
+        if request.request.url.startswith(base + "/"):
+            request.continue_()
+        else:
+            request.abort()
+
+    written = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium(), headless=True, args=BROWSER_FLAGS
+        )
+        context = browser.new_context(
+            viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1
+        )
+        context.route("**/*", route)
+        page = context.new_page()
+        for name, path in SHOTS:
+            response = page.goto(base + path, wait_until="load")
+            if response is None or not response.ok:
+                sys.exit(f"error: {path}: the viewer answered {response and response.status}")
+            page.screenshot(path=str(out / name))
+            written.append(out / name)
+        browser.close()
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    out = parser.parse_args().out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="verifier-screenshots-") as folder:
+        (Path(folder) / STORE).parent.mkdir()
+        run_examples(Path(folder) / STORE)
+        with viewer(Path(folder)) as base:
+            for path in photograph(base, out):
+                print(path)
+
+
+if __name__ == "__main__":
+    main()
