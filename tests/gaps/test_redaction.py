@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_cli import verifier
 from tests.conftest import FIXTURES
 from tests.gaps.test_record_policy import CASE_LIST, contract_with, run
 from tests.judge.behaviours import Behaviour
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier
 from verifier.gaps.redact import QUOTE_CHARS
 from verifier.gaps.store import open_store
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from tests.analyses._history import day, plant_run
 from tests.gaps._backends import Backend
-from tests.gaps._history import day, plant_run
 from tests.report._runs import NOT_PASSED
 from tests.report._runs import plant_run as plant_report_run
 from verifier.cli import main

@@ -16,9 +16,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.test_cli import CLEARED
-from tests.test_cli import verifier as run_verifier
-from tests.test_interrupt import RUBRIC
+from tests.cli.test_cli import CLEARED
+from tests.cli.test_cli import verifier as run_verifier
+from tests.engine.test_interrupt import RUBRIC
 from verifier.gaps.shards import Shard, shard_of
 
 CONTRACT = RUBRIC  # two rubric claims, over fields.total and fields.name

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_cli import verifier
+from tests.engine.test_interrupt import RUBRIC
 from tests.gaps._backends import Backend, PostgresBackend, reseal
 from tests.gaps.test_sealed_store import rewrite_rows
-from tests.test_cli import verifier
-from tests.test_interrupt import RUBRIC
 
 # case-3 fails both claims; the others pass both.
 CASES = [

@@ -16,12 +16,12 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.cli.test_cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge._support import judge_request
 from tests.judge.batch_driver import prepass
 from tests.judge.batch_servers import BatchServer
 from tests.judge.judge_brain import brain
-from tests.test_cli import verifier
 from verifier.judge.batch import BatchLimits, split_batches
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"

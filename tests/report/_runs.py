@@ -10,7 +10,7 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from tests.gaps._history import judge_evidence
+from tests.analyses._history import judge_evidence
 from tests.gaps._support import begin, draft
 from verifier.cli import main
 from verifier.gaps.store import GapStore

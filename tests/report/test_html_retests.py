@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._history import TRIPLE
+from tests.analyses._history import TRIPLE
 from tests.report._chromium import Browse
 from tests.report._runs import cli, plant_run
 from verifier.gaps.resamples import ResampleRow, ResampleStore

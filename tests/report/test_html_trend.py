@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from tests.gaps._history import day, plant_history, plant_run
+from tests.analyses._history import day, plant_history, plant_run
 from tests.report._chromium import Browse
 from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._history import plant_run
+from tests.analyses._history import plant_run
 from tests.report._chromium import Browse
 from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore

@@ -17,11 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.cli.test_cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.report._runs import INJECTED_CASE, INJECTED_REASON, plant_run
-from tests.test_cli import verifier
 from tests.viewer._diff_support import elements, problem, tab, viewer
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.viewer.frame_ancestors import check_frame_ancestor, frame_ancestors_policy

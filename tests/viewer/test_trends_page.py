@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.cli.test_cli import verifier
 from tests.gaps._support import tamper
-from tests.test_cli import verifier
 from tests.viewer._diff_support import CONTRACT, elements, run, tab, viewer, write_cases
 from verifier._internal.canonical import sha256_hex
 from verifier.gaps.sqlite.store import SqliteStore

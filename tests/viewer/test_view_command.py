@@ -13,8 +13,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.cli.test_cli import verifier
 from tests.server._support import TOKEN, stopped_by_ctrl_c
-from tests.test_cli import verifier
 from verifier.gaps.store import open_store
 
 
