@@ -7,20 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
+from tests._cli import cli
 from tests.analyses._history import plant_history
 from tests.gaps._support import tamper
-from verifier.cli import main
 from verifier.gaps.sqlite.store import SqliteStore
 
 STEADY = [0.90, 0.92, 0.88, 0.91, 0.90]
-
-
-def cli(*args: str) -> Result:
-    result = CliRunner().invoke(main, list(args), env={"VERIFIER_STORE": None, "CI": None})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    return result
 
 
 def history(path: Path, *rates: float) -> Path:

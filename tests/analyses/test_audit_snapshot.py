@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.gaps._live_writer import CACHE_KEY, cache_entry, start
 from tests.gaps._support import begin, draft, finish

@@ -204,7 +204,7 @@ def test_a_changed_model_names_the_verdict_kind_of_each_judge_change(tmp_path: P
 
 def test_the_example_run_twice_shows_no_drift(tmp_path: Path) -> None:
     # Its judge gives binary and scale verdicts; replayed verdicts keep one triple each.
-    from tests.cli.test_cli import verifier
+    from tests._cli import verifier
     from tests.conftest import EXAMPLES
 
     contract = EXAMPLES / "account-research.yaml"

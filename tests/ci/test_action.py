@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests._cli import verifier_process
 from tests.conftest import EXAMPLES, ROOT
 
 ACTION = ROOT / "action.yml"
@@ -195,17 +196,12 @@ def workspace(tmp_path: Path) -> Path:
 def _baseline_report(workspace: Path) -> Path:
     """main's run of the contract, as its JSON report artifact."""
     report = workspace / "main-report.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "verifier", "run", f"evals/{CONTRACT}"),
-            *("--cases", "evals/data-extraction.cases.jsonl", "--store", "main.db"),
-            *("--format", "json", "--out", str(report)),
-        ],
+    done = verifier_process(
+        *("run", f"evals/{CONTRACT}"),
+        *("--cases", "evals/data-extraction.cases.jsonl", "--store", "main.db"),
+        *("--format", "json", "--out", str(report)),
         cwd=workspace,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
+        env={"PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 1, done.stderr
     return report

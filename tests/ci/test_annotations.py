@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.report.conftest import case, claim, summary
 from verifier.ci.annotations import (

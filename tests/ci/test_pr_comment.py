@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 from tests.report.conftest import case, claim, summary
 from verifier.ci.baseline import BaselineRun, load_baseline

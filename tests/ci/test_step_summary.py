@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"

@@ -13,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
 EXTRACTION = EXAMPLES / "data-extraction.yaml"

@@ -2,98 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES, FIXTURES
 
 EXTRACTION = EXAMPLES / "data-extraction.yaml"
 EXTRACTION_CASES = EXAMPLES / "data-extraction.cases.jsonl"
-
-
-SUBPROCESS_COMMANDS = frozenset({"serve"})
-"""Commands run in a process of their own: a server binds ports and handles signals. The
-others run in this process, where a new interpreter per call would add nothing but its
-start-up. A test that needs a process of its own (signals, writes to file descriptor 1)
-says so with ``own_process=True``; VERIFIER_TESTS_SUBPROCESS=1 runs every command in one."""
-
-CLEARED = ("CI", "VERIFIER_STORE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
-"""Variables no command under test sees: GitHub Actions would add annotations and summaries."""
-
-
-def verifier(
-    *args: str,
-    cwd: Path,
-    env: dict[str, str] | None = None,
-    clear_prefixes: tuple[str, ...] = (),
-    own_process: bool = False,
-    timeout: float = 60,
-) -> subprocess.CompletedProcess[str]:
-    """``verifier ARGS`` in ``cwd`` with ``env`` added, the variables in CLEARED and those
-    starting with one of ``clear_prefixes`` removed."""
-    cleared = [
-        k for k in os.environ if k in CLEARED or (clear_prefixes and k.startswith(clear_prefixes))
-    ]
-    command = next((a for a in args if not a.startswith("-")), "")
-    # asyncio.run cannot start inside a running loop (Playwright's sync API keeps one).
-    in_process = not own_process and command not in SUBPROCESS_COMMANDS and not _loop_running()
-    if in_process and not os.environ.get("VERIFIER_TESTS_SUBPROCESS"):
-        return _in_process(args, cwd=cwd, env={**dict.fromkeys(cleared), **(env or {})})
-    full_env = {k: v for k, v in os.environ.items() if k not in cleared}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
-        cwd=cwd,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _in_process(
-    args: tuple[str, ...], *, cwd: Path, env: dict[str, str | None]
-) -> subprocess.CompletedProcess[str]:
-    """``verifier ARGS`` run by click in this process, as the console script runs it."""
-    import traceback
-
-    import structlog
-    from click.testing import CliRunner
-
-    from verifier.cli import main
-
-    before = os.getcwd()
-    os.chdir(cwd)
-    try:
-        result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=True)
-    finally:
-        os.chdir(before)
-        # The command configures logging for its process; the next test starts afresh.
-        structlog.reset_defaults()
-    stderr = result.stderr
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        # What the interpreter would print: a test asserting no traceback sees it.
-        stderr += "".join(traceback.format_exception(result.exception))
-    return subprocess.CompletedProcess(["verifier", *args], result.exit_code, result.stdout, stderr)
-
-
-def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
-    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
 
 
 def test_check_valid_contracts_exits_zero(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES, FIXTURES
 from verifier.gaps.sqlite.store import SqliteStore
 

@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 import httpx
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.server._support import running
 from verifier.server.settings import ServerSettings
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"

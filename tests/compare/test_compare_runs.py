@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import verifier as run_verifier
 from tests.conftest import EXAMPLES, FIXTURES
 from verifier._internal.canonical import sha256_hex
 from verifier.compare.analysis import compare_runs

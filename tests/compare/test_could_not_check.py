@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 
 COMPARE = FIXTURES / "compare"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import verifier as run_verifier
 from verifier._internal.canonical import sha256_hex
 from verifier._internal.contract_files import is_contract
 from verifier.compare.gate_file import GateError, read_gate

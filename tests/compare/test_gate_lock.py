@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import verifier as run_verifier
 from tests.gaps._support import tamper
 from verifier.compare.gate_file import read_gate
 

@@ -8,7 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.recheck._support import recheck
 from verifier._internal.canonical import sha256_hex
 

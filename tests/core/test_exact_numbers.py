@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from verifier._internal.canonical import loads_exact, sha256_hex
 from verifier.cases import read_cases
 

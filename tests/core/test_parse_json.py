@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from verifier.cases import parse_json_fields

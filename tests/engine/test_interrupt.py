@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import CLEARED
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import CLEARED
+from tests._cli import verifier as run_verifier
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer

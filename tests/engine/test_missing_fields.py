@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from verifier.engine.missing_fields import MissingFields
 from verifier.results import ClaimResult, ClaimTally
 

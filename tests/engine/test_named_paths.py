@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 
 CASES = [
     {

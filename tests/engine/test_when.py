@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.judge.messages_server import MessagesServer
 from tests.sut._support import KEY, MODEL, model
 from verifier.analyses.audit import audit_store

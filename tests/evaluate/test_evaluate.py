@@ -5,20 +5,17 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
+from tests._cli import cli, verifier_process
 from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from verifier.cli import main
 from verifier.evaluate import EvaluateError, parse_evaluation
 
 HERE = FIXTURES / "evaluate"
@@ -57,28 +54,20 @@ def verifier(
     Most tests run in-process: importing the judge SDK takes seconds, once per process.
     """
     argv = ["evaluate", *args, "--store", str(tmp_path / "gaps.db")]
-    env: dict[str, str | None] = {
-        k: None for k in os.environ if k.startswith(("ANTHROPIC_", "CI", "VERIFIER_"))
-    }
+    cleared = ("ANTHROPIC_", "CI", "VERIFIER_")
+    env: dict[str, str] = {}
     if key:
         env["ANTHROPIC_API_KEY"] = KEY
     if server is not None:
         env["ANTHROPIC_BASE_URL"] = server.base_url
     if process:
-        full = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
-        done = subprocess.run(
-            [sys.executable, "-m", "verifier", *argv],
-            cwd=tmp_path,
-            env=full,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = verifier_process(
+            *argv, cwd=tmp_path, env=env, clear_prefixes=cleared, input=stdin, timeout=120
         )
         assert "Traceback" not in done.stderr
         return Outcome(done.returncode, done.stdout, done.stderr)
-    result = CliRunner().invoke(main, argv, input=stdin, env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    removed = dict.fromkeys(k for k in os.environ if k.startswith(cleared))
+    result = cli(*argv, env={**removed, **env}, input=stdin)
     return Outcome(result.exit_code, result.stdout, result.stderr)
 
 
@@ -388,5 +377,5 @@ def test_gap_rows_are_stored_and_pass_audit(tmp_path: Path, server: MessagesServ
         for claim_id in ("cite_sources", "acknowledge_gaps", "formal_tone", "length_constraint")
     ]
     assert all(r["evidence"]["judge"]["model_id"] == MODEL for r in bodies)
-    audit = CliRunner().invoke(main, ["audit", "--store", str(tmp_path / "gaps.db")])
+    audit = cli("audit", "--store", str(tmp_path / "gaps.db"))
     assert audit.exit_code == 0, audit.output

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
+from tests._cli import cli
 from tests.evaluate.test_evaluate import (
     HERE,
     JUDGE,
@@ -23,7 +23,6 @@ from tests.evaluate.test_evaluate import (
 )
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from verifier.cli import main
 from verifier.evaluate import EvaluateError
 from verifier.evaluate.batch import parse_evaluations
 
@@ -162,7 +161,7 @@ def test_a_jsonl_batch_gives_the_prd_batch_shape(tmp_path: Path, server: Message
     assert f"error: {path}:3: invalid JSON" in result.stderr
     assert f"error: {path}:5: assertions[0]: missing 'instruction'" in result.stderr
     assert "1/4 evaluations passed" in result.stderr
-    audit = CliRunner().invoke(main, ["audit", "--store", str(tmp_path / "gaps.db")])
+    audit = cli("audit", "--store", str(tmp_path / "gaps.db"))
     assert audit.exit_code == 0, audit.output
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.gaps._backends import Backend
 from verifier._internal.canonical import sha256_hex
 from verifier.analyses.audit import audit_store

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.recheck._support import recheck, run_example, stored_rows
 from verifier.compare.calibration_store import CalibrationStore

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend, head_hash, reseal
 from tests.gaps._support import begin, draft, forged
 from verifier._internal.canonical import canonical_json, sha256_hex

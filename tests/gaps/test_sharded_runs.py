@@ -16,8 +16,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.cli.test_cli import CLEARED
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import CLEARED
+from tests._cli import verifier as run_verifier
 from tests.engine.test_interrupt import RUBRIC
 from verifier.gaps.shards import Shard, shard_of
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.engine.test_interrupt import RUBRIC
 from tests.gaps._backends import Backend, PostgresBackend, reseal
 from tests.gaps.test_sealed_store import rewrite_rows

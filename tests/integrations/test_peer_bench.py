@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"

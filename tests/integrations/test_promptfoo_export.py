@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
+from tests._cli import cli as run_cli
 from tests.conftest import FIXTURES
-from verifier.cli import main
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_export import grading_result, grading_results
 from verifier.integrations.promptfoo_import import import_promptfoo_result
@@ -21,10 +21,8 @@ CASES = PROMPTFOO / "export" / "every-status.cases.jsonl"
 
 
 def cli(*args: str) -> Result:
-    env = {"VERIFIER_STORE": None, "CI": None, "ANTHROPIC_API_KEY": None}
-    result = CliRunner().invoke(main, list(args), env=env)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    return result
+    """``verifier ARGS`` in this process, with no API key from the environment."""
+    return run_cli(*args, env={"ANTHROPIC_API_KEY": None})
 
 
 @pytest.fixture

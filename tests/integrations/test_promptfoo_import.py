@@ -8,12 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
+from tests._cli import cli
 from tests.conftest import FIXTURES
 from verifier._internal.canonical import sha256_hex
 from verifier.analyses.audit import audit_store
-from verifier.cli import main
 from verifier.gaps.row import GapRow
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.integrations.promptfoo_artifact import MalformedPromptfooResult
@@ -25,12 +24,6 @@ from verifier.integrations.promptfoo_import import (
 PROMPTFOO = FIXTURES / "promptfoo"
 PASSING = PROMPTFOO / "surfaced" / "equals-pass.json"
 FAILING = PROMPTFOO / "surfaced" / "equals-fail.json"
-
-
-def cli(*args: str) -> Result:
-    result = CliRunner().invoke(main, list(args), env={"VERIFIER_STORE": None, "CI": None})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    return result
 
 
 def stored_rows(path: Path) -> list[dict[str, object]]:

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge._support import judge_request
 from tests.judge.batch_driver import prepass

@@ -8,7 +8,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
 GOOD = (EXAMPLES / "account-research.recordings.jsonl").read_text(encoding="utf-8").splitlines()

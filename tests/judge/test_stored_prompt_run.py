@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.judge import behaviours as b
 from tests.judge.responses_server import ResponsesServer
 from verifier.analyses._history_render import render_console

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 
 
 def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path) -> None:

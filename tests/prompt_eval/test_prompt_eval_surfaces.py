@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.judge.messages_server import MessagesServer
 from tests.prompt_eval.evaluator_brain import brain
 from tests.prompt_eval.test_evaluate_prompt import MODEL, SEED_FEEDBACK, seed_request

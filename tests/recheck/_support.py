@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
 from tests.gaps._support import forged

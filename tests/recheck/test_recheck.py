@@ -7,7 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend, SqliteBackend
 from tests.gaps._support import begin, draft, finish

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.gaps._backends import SqliteBackend
 from tests.judge.judge_brain import brain

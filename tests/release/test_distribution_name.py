@@ -11,7 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import verifier
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import verifier as run_verifier
 from tests.conftest import ROOT
 
 DISTRIBUTION = "verifier-llm"

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests._cli import cli
 from tests.report._chromium import Browse
 from tests.report._runs import (
     INJECTED_CASE,
@@ -17,7 +18,6 @@ from tests.report._runs import (
     INJECTED_REASON,
     NOT_PASSED,
     STATUSES,
-    cli,
     plant_run,
 )
 from verifier.gaps.sqlite.store import SqliteStore

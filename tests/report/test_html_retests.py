@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import cli
 from tests.analyses._history import TRIPLE
 from tests.report._chromium import Browse
-from tests.report._runs import cli, plant_run
+from tests.report._runs import plant_run
 from verifier.gaps.resamples import ResampleRow, ResampleStore
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.results import wilson_95

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from tests._cli import cli
 from tests.analyses._history import day, plant_history, plant_run
 from tests.report._chromium import Browse
-from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore
 
 RATES = [0.90, 0.92, 0.88, 0.91, 0.90, 0.60]

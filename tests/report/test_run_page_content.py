@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import cli, verifier
 from tests.conftest import EXAMPLES
 from tests.report._chromium import Browse
 from tests.report._evidence_runs import CASES, CONTRACT, HOSTILE, SECRET, marks_of, run_demo
-from tests.report._runs import cli, plant_run
+from tests.report._runs import plant_run
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report.html import write_run_html

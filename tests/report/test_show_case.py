@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from tests.report._evidence_runs import CASES, SECRET, run_demo
 from verifier.gaps.content import RecordPolicy
 

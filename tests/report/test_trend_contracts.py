@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import cli
 from tests.analyses._history import plant_run
 from tests.report._chromium import Browse
-from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
 

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import tracemalloc
 from pathlib import Path
 
-from tests.cli.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier, verifier_process
 from tests.gaps._backends import Backend
 from verifier.analyses.audit import audit_store
 from verifier.cases import CaseLine, read_cases
@@ -134,10 +131,9 @@ def test_a_real_id_equal_to_a_synthetic_one_survives_a_resume(tmp_path: Path) ->
 
     whole = run(tmp_path / "whole.db")
     db = tmp_path / "resumed.db"
-    crashed = subprocess.run(
-        [sys.executable, "-m", "verifier", "run", str(contract), "--cases", str(cases),
-         "--store", str(db), "--chunk-size", "1"],
-        cwd=tmp_path, env={**os.environ, "BOT_CRASHES": "1"}, capture_output=True, timeout=60,
+    crashed = verifier_process(
+        "run", str(contract), "--cases", str(cases), "--store", str(db), "--chunk-size", "1",
+        cwd=tmp_path, env={"BOT_CRASHES": "1"},
     )  # fmt: skip
     assert crashed.returncode == -9
     conn = sqlite3.connect(db)

@@ -7,7 +7,7 @@ import shlex
 from collections import Counter
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from verifier.contract.judge_template import PLACEHOLDERS
 from verifier.gaps.store import open_store
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.gaps.test_record_policy import CASE_LIST, CASES
 from verifier.gaps.content import content_hash_of

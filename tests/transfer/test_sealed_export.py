@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._backends import Backend, head_hash
 from tests.gaps._support import begin, draft, finish
 from verifier._internal.canonical import canonical_json

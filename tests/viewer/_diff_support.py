@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.server._support import running
 from verifier.server.settings import ServerSettings
 from verifier.viewer.app import viewer_router

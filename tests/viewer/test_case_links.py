@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.server._support import running
 from verifier.server.settings import ServerSettings
 from verifier.server.view import create_view_app

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.viewer._diff_support import CONTRACT, elements, problem, run, tab, viewer, write_cases

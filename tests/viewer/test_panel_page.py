@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer

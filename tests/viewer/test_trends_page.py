@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.gaps._support import tamper
 from tests.viewer._diff_support import CONTRACT, elements, run, tab, viewer, write_cases
 from verifier._internal.canonical import sha256_hex

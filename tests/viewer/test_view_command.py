@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.server._support import TOKEN, stopped_by_ctrl_c
 from verifier.gaps.store import open_store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_cli import verifier
+from tests._cli import verifier
 from tests.compare.test_gate import BOTS, CASES, CONTRACT
 
 

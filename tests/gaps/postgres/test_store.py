@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import verifier as run_verifier
+from tests._cli import verifier as run_verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._support import begin, draft, fill
 from verifier._internal.canonical import sha256_hex
