@@ -40,6 +40,7 @@ def writer(store_backend: Backend, tmp_path: Path) -> Iterator[Backend]:
     assert process.returncode == 0 and out.startswith("wrote "), out
 
 
+@pytest.mark.e2e
 def test_every_audit_while_runs_are_written_is_ok_and_names_the_runs_in_flight(
     writer: Backend,
 ) -> None:
@@ -56,6 +57,7 @@ def test_every_audit_while_runs_are_written_is_ok_and_names_the_runs_in_flight(
     assert in_flight, f"none of {audits} audits caught a run being written"
 
 
+@pytest.mark.e2e
 def test_the_audit_command_while_runs_are_written_holds_a_published_head(
     writer: Backend, tmp_path: Path
 ) -> None:
@@ -78,6 +80,7 @@ def test_the_audit_command_while_runs_are_written_holds_a_published_head(
     assert report["head"] is not None and report["in_flight"] is not None
 
 
+@pytest.mark.e2e
 def test_a_recheck_while_runs_are_written_names_the_head_of_the_rows_it_read(
     writer: Backend,
 ) -> None:
@@ -110,6 +113,7 @@ def test_writes_after_a_snapshot_began_are_not_part_of_it(store_backend: Backend
         assert "in flight: 1 run(s) still running (after)" in after.render_text()
 
 
+@pytest.mark.e2e
 def test_a_judge_cache_entry_answered_again_meanwhile_is_never_taken_for_an_edited_one(
     store_backend: Backend, tmp_path: Path
 ) -> None:

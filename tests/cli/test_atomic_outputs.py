@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
@@ -54,6 +56,7 @@ def test_a_run_stopped_by_a_usage_error_leaves_earlier_files_as_they_were(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
 
 
+@pytest.mark.e2e
 def test_written_files_follow_the_umask_or_keep_their_mode(tmp_path: Path) -> None:
     assert run_json(tmp_path, MAIN).returncode == 1
 

@@ -13,6 +13,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 
@@ -38,6 +40,7 @@ def _run_stdin(tmp_path: Path, data: bytes, *args: str) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.e2e
 def test_cases_from_standard_input_are_run_and_recorded_as_given(tmp_path: Path) -> None:
     result = _run_stdin(tmp_path, CASES, "--format", "json")
     assert result.returncode == 1, result.stderr.decode()
@@ -49,6 +52,7 @@ def test_cases_from_standard_input_are_run_and_recorded_as_given(tmp_path: Path)
     assert list((tmp_path / "tmp").iterdir()) == []  # the copy is gone
 
 
+@pytest.mark.e2e
 def test_empty_standard_input_is_one_line_naming_it(tmp_path: Path) -> None:
     result = _run_stdin(tmp_path, b"")
     assert result.returncode == 2
@@ -72,6 +76,7 @@ def test_cases_from_a_named_pipe_are_run(tmp_path: Path) -> None:
     assert_no_traceback(result)
 
 
+@pytest.mark.e2e
 def test_a_process_substitution_is_read_like_a_file(tmp_path: Path) -> None:
     script = (
         f"{sys.executable} -m verifier run {EXTRACTION} "
@@ -90,6 +95,7 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
 
 
+@pytest.mark.e2e
 def test_a_copy_that_cannot_be_written_names_the_temporary_directory(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "verifier", "run", str(EXTRACTION), "--cases", "-"],

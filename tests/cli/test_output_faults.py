@@ -57,6 +57,7 @@ def test_a_report_on_a_full_disk_is_one_line_and_exit_two_with_the_rows_kept(
     assert Path("/dev/full").is_char_device()  # written in place, never replaced
 
 
+@pytest.mark.e2e
 def test_a_report_on_standard_output_on_a_full_disk_is_one_line_and_exit_two(
     tmp_path: Path,
 ) -> None:
@@ -138,6 +139,7 @@ def _limited(size: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
 
+@pytest.mark.e2e
 def test_a_store_that_reaches_the_file_size_limit_is_one_line_and_keeps_committed_rows(
     tmp_path: Path,
 ) -> None:
@@ -180,6 +182,7 @@ def test_a_store_that_reaches_the_file_size_limit_is_one_line_and_keeps_committe
     assert _rows(store) == 3000
 
 
+@pytest.mark.e2e
 def test_a_full_temporary_directory_is_named_and_not_blamed_on_the_store(tmp_path: Path) -> None:
     # SQLite keeps temporary files in TMPDIR: a 256 KiB file system there, mounted in a
     # namespace of the run's own (unprivileged where user namespaces are allowed).

@@ -13,9 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES, FIXTURES, ROOT
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
+
+pytestmark = pytest.mark.e2e
 
 # Runs the console script's function, then writes the names of the loaded modules.
 _PROBE = """\

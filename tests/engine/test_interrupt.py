@@ -25,6 +25,8 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from verifier.gaps.sqlite.store import SqliteStore
 
+pytestmark = pytest.mark.e2e
+
 KEY = "sk-ant-api03-interrupt-test-key-0123456789"
 
 RUBRIC = """\

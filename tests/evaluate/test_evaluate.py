@@ -100,6 +100,7 @@ def user_text(call: Any) -> str:
     )
 
 
+@pytest.mark.e2e
 def test_prd_example_file_gives_the_prd_shape_with_the_triple(
     tmp_path: Path, server: MessagesServer
 ) -> None:
@@ -112,6 +113,7 @@ def test_prd_example_file_gives_the_prd_shape_with_the_triple(
     assert "2/2 assertions passed" in result.stderr
 
 
+@pytest.mark.e2e
 def test_prd_example_from_stdin(tmp_path: Path, server: MessagesServer) -> None:
     result = verifier(
         tmp_path,
@@ -237,6 +239,7 @@ def test_wrong_shapes_are_named_in_json_words_and_keys_at_their_level(
     assert raised.value.problems == problems
 
 
+@pytest.mark.e2e
 def test_invalid_json_on_stdin_names_stdin_and_line(tmp_path: Path) -> None:
     result = verifier(
         tmp_path, "-", *JUDGE, stdin='{"agent_input": "a",\n  "agent_output": }', process=True
@@ -305,6 +308,7 @@ def test_invalid_config_reports_every_problem_with_position(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.e2e
 def test_config_nested_thousands_deep_is_one_line_error(tmp_path: Path) -> None:
     config = tmp_path / "deep.yaml"
     config.write_bytes(b"judges: " + b"[" * 3000 + b"\n")

@@ -109,6 +109,7 @@ def quoting_judge(request: dict[str, Any]) -> Behaviour:
     return replace(answer, tool_input=quoted(answer.tool_input))
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("batch", [(), ("--batch", "--batch-poll", "0.05")], ids=["calls", "batch"])
 def test_a_live_judge_quoting_a_redacted_output_leaves_no_trace_in_the_store(
     tmp_path: Path, batch: tuple[str, ...]

@@ -282,6 +282,7 @@ def _append_many(path: str, tag: int) -> None:
         append_witness(Path(path), [entry])
 
 
+@pytest.mark.e2e
 def test_runs_appending_at_once_never_lose_or_tear_a_line(tmp_path: Path) -> None:
     import multiprocessing
 

@@ -145,6 +145,7 @@ def test_loads_the_way_promptfoo_loads_a_script() -> None:
     assert module.get_assert(CAPTURED["output"], CAPTURED["context"])["pass"] is True
 
 
+@pytest.mark.e2e
 def test_module_prints_its_own_path_for_promptfoo_configs() -> None:
     printed = subprocess.run(
         [sys.executable, "-m", "verifier.integrations.promptfoo_assert"],
@@ -170,6 +171,7 @@ def test_real_run_output_matches_what_get_assert_returns() -> None:
         assert again["componentResults"] == ours["componentResults"]
 
 
+@pytest.mark.e2e
 def test_a_fresh_interpreter_grading_prints_nothing(tmp_path: Path) -> None:
     """promptfoo calls the assertion in a Python of its own: no run log on its streams."""
     script = (

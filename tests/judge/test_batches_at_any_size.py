@@ -124,6 +124,7 @@ def case_size(tmp_path: Path, server: BatchServer) -> int:
     return sum(len(orjson.dumps(item)) for item in create.body["requests"])
 
 
+@pytest.mark.e2e
 def test_a_run_killed_between_batch_submissions_is_resumed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,6 +17,8 @@ from tests.conftest import FIXTURES
 from tests.judge.messages_server import MessagesServer
 from tests.judge.schema_judge import Extreme, forced_schema, schema_judge
 
+pytestmark = pytest.mark.e2e
+
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"
 KEY = "sk-ant-api03-tool-rules-test-key-0123456789"

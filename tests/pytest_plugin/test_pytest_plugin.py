@@ -215,6 +215,7 @@ def test_junitxml_has_one_testcase_per_case_with_the_reasons(
     assert "FAIL    short (contracts/tiny.yaml:9): output has 7 words" in (failure.text or "")
 
 
+@pytest.mark.e2e
 def test_xdist_workers_each_keep_their_own_store(
     pytester: pytest.Pytester, tiny: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -119,6 +119,7 @@ def test_a_tag_runs_the_build_and_only_the_publish_job_may_ask_for_an_identity()
         assert command in runs
 
 
+@pytest.mark.e2e
 def test_a_tag_other_than_the_package_version_stops_the_release(tmp_path: Path) -> None:
     workspace = _release_copy(tmp_path, verifier.__version__)
     check = [step for step in _build_steps() if step["id"] == "version"]
@@ -129,6 +130,7 @@ def test_a_tag_other_than_the_package_version_stops_the_release(tmp_path: Path) 
     )
 
 
+@pytest.mark.e2e
 def test_a_version_the_changelog_does_not_date_stops_the_release(tmp_path: Path) -> None:
     workspace = _release_copy(tmp_path, "0.0.0")
     check = [step for step in _build_steps() if step["id"] == "version"]
@@ -139,6 +141,7 @@ def test_a_version_the_changelog_does_not_date_stops_the_release(tmp_path: Path)
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_the_build_job_builds_checks_and_runs_the_wheel_in_a_fresh_environment(
     tmp_path: Path,

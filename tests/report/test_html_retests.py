@@ -91,6 +91,7 @@ def test_a_run_never_resampled_says_how_to_measure(tmp_path: Path) -> None:
     assert not ResampleStore(str(path), read_only=True).all()  # the report creates nothing
 
 
+@pytest.mark.e2e
 def test_the_retests_render_in_chromium(store_path: Path, browse: Browse) -> None:
     out = write_page(store_path)
     visit = browse.open(out)

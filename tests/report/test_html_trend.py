@@ -73,6 +73,7 @@ def test_a_run_narrows_the_listed_alerts_not_the_plots(store_path: Path) -> None
     assert unknown.stderr == f"error: run r9 is not in {store_path}\n"
 
 
+@pytest.mark.e2e
 def test_the_trend_page_renders_in_chromium(store_path: Path, browse: Browse) -> None:
     _, out = trend(store_path)
     visit = browse.open(out)

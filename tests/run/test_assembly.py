@@ -135,6 +135,7 @@ def _guide_example() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+@pytest.mark.e2e
 def test_the_guides_python_api_example_runs_as_written(tmp_path: Path) -> None:
     import subprocess
     import sys

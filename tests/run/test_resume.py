@@ -13,6 +13,8 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from tests._cli import assert_no_traceback, verifier, verifier_process
 from tests.gaps._backends import Backend
 from verifier.analyses.audit import audit_store
@@ -98,6 +100,7 @@ def test_a_resumed_run_reports_every_case_once_on_both_stores(
         assert report.ok, report.problems
 
 
+@pytest.mark.e2e
 def test_a_real_id_equal_to_a_synthetic_one_survives_a_resume(tmp_path: Path) -> None:
     (tmp_path / "bot.py").write_text(
         "import os, signal\n"

@@ -25,6 +25,8 @@ import pytest
 from verifier.analyses.audit import audit_store
 from verifier.gaps.sqlite.store import SqliteStore
 
+pytestmark = pytest.mark.e2e
+
 CONTRACT = """\
 contract: resume-progress
 version: 1

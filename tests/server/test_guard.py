@@ -139,6 +139,7 @@ def test_with_the_bearer_token_requests_are_served(tmp_path: Path, judge_env: No
     assert started.status_code == 202 and missing.status_code == 404
 
 
+@pytest.mark.e2e
 def test_verifier_serve_starts_and_serves_with_a_token_from_the_environment(
     tmp_path: Path,
 ) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests._cli import assert_no_traceback, verifier
+
+pytestmark = pytest.mark.e2e
 
 CONTRACT = """\
 contract: chatty

@@ -170,6 +170,7 @@ def test_unknown_runs_and_bad_parameters_are_refused_in_one_line(
     assert last.status_code == 200 and f'id="run-a">{a}<' in last.text
 
 
+@pytest.mark.e2e
 def test_the_diff_in_chromium(
     store: dict[str, Any], url: str, chromium: Any, tmp_path: Path
 ) -> None:

@@ -155,6 +155,7 @@ def test_frame_ancestors_are_origins_and_nothing_more() -> None:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", ["serve", "view"])
 def test_serve_and_view_refuse_a_bad_frame_ancestor_in_one_line(
     tmp_path: Path, command: str
@@ -191,6 +192,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("allowed", [True, False])
 def test_a_builder_page_frames_the_panel_in_chromium(
     store: dict[str, Any], chromium: Any, tmp_path: Path, allowed: bool

@@ -142,6 +142,7 @@ def test_hostile_claim_ids_are_text(tmp_path: Path) -> None:
     assert "&lt;script&gt;window.__injected=&#39;claim&#39;&lt;/script&gt;" in page
 
 
+@pytest.mark.e2e
 def test_the_trends_in_chromium(url: str, chromium: Any, tmp_path: Path) -> None:
     with tab(chromium, url) as seen:
         page = seen.page

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests._cli import verifier
 from tests.compare.test_gate import BOTS, CASES, CONTRACT
+
+pytestmark = pytest.mark.e2e
 
 
 def test_gates_decide_on_runs_in_postgresql(postgres_url: str, tmp_path: Path) -> None:
