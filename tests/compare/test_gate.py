@@ -21,6 +21,8 @@ from verifier._internal.canonical import sha256_hex
 from verifier._internal.contract_files import is_contract
 from verifier.compare.gate_file import GateError, read_gate
 
+pytestmark = pytest.mark.e2e
+
 CONTRACT = """\
 contract: gated
 version: 1
@@ -90,7 +92,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     return where, runs
 
 
-@pytest.mark.e2e
 def test_lock_pins_the_contract_and_cases_by_sha(project: tuple[Path, dict[str, str]]) -> None:
     where, _ = project
     gate = read_gate(where / "better.yaml")
@@ -105,7 +106,6 @@ def test_lock_pins_the_contract_and_cases_by_sha(project: tuple[Path, dict[str, 
     assert not is_contract(where / "better.yaml")
 
 
-@pytest.mark.e2e
 def test_lock_never_replaces_a_gate_and_needs_a_claim_of_the_contract(
     project: tuple[Path, dict[str, str]],
 ) -> None:
@@ -120,7 +120,6 @@ def test_lock_never_replaces_a_gate_and_needs_a_claim_of_the_contract(
     assert "gated.yaml: no claim 'nope' to be primary; its claims: polite, short" in result.stderr
 
 
-@pytest.mark.e2e
 def test_run_gate_decides_on_the_primary_claim_against_the_threshold(
     project: tuple[Path, dict[str, str]],
 ) -> None:
@@ -147,7 +146,6 @@ def test_run_gate_decides_on_the_primary_claim_against_the_threshold(
     )
 
 
-@pytest.mark.e2e
 def test_run_gate_json_report_carries_the_decision(
     project: tuple[Path, dict[str, str]],
 ) -> None:
@@ -181,7 +179,6 @@ def test_run_gate_json_report_carries_the_decision(
     assert json.loads(failed.stdout)["gate"]["verdict"] == "FAIL"
 
 
-@pytest.mark.e2e
 def test_run_gate_refuses_another_contract_or_cases(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -298,7 +295,6 @@ def test_compare_gate_on_mean_scores_uses_the_signed_rank_test(
     assert gate["p_value"] == pytest.approx(2**-12)
 
 
-@pytest.mark.e2e
 def test_compare_gate_refuses_a_run_of_other_cases(
     project: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
