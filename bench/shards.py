@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.store import postgres_url  # noqa: E402
-from tests.test_interrupt import RUBRIC  # noqa: E402
+from tests.engine.test_interrupt import RUBRIC  # noqa: E402
 
 CLAIMS = 2
 

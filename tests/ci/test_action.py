@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests._cli import verifier_process
 from tests.conftest import EXAMPLES, ROOT
 
 ACTION = ROOT / "action.yml"
@@ -195,17 +196,12 @@ def workspace(tmp_path: Path) -> Path:
 def _baseline_report(workspace: Path) -> Path:
     """main's run of the contract, as its JSON report artifact."""
     report = workspace / "main-report.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "verifier", "run", f"evals/{CONTRACT}"),
-            *("--cases", "evals/data-extraction.cases.jsonl", "--store", "main.db"),
-            *("--format", "json", "--out", str(report)),
-        ],
+    done = verifier_process(
+        *("run", f"evals/{CONTRACT}"),
+        *("--cases", "evals/data-extraction.cases.jsonl", "--store", "main.db"),
+        *("--format", "json", "--out", str(report)),
         cwd=workspace,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
+        env={"PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 1, done.stderr
     return report
@@ -217,6 +213,7 @@ PR_INPUTS = {
 }
 
 
+@pytest.mark.e2e
 def test_pull_request_posts_comment_with_changes_and_fails_on_failing_cases(
     workspace: Path,
 ) -> None:
@@ -260,6 +257,7 @@ def test_pull_request_posts_comment_with_changes_and_fails_on_failing_cases(
     ), annotations
 
 
+@pytest.mark.e2e
 def test_pull_request_updates_the_comment_it_posted_before(workspace: Path) -> None:
     comments = [
         {"id": 11, "user": {"login": "alice"}, "body": "Looks good to me"},
@@ -279,6 +277,7 @@ def test_pull_request_updates_the_comment_it_posted_before(workspace: Path) -> N
     assert "Changes against the baseline" not in update["body"]
 
 
+@pytest.mark.e2e
 def test_a_comment_someone_else_wrote_with_the_marker_is_never_updated(
     workspace: Path,
 ) -> None:
@@ -292,6 +291,7 @@ def test_a_comment_someone_else_wrote_with_the_marker_is_never_updated(
     assert posted["argv"][:4] == ["api", "--method", "POST", "repos/acme/agents/issues/7/comments"]
 
 
+@pytest.mark.e2e
 def test_a_token_that_may_not_comment_costs_a_warning_not_the_verdict(workspace: Path) -> None:
     run = run_action(workspace, PR_INPUTS, extra_env={"FAKE_GH_REFUSE": "1"})
     comment_step = [k for k in run.steps if k.startswith("step")][-1]
@@ -301,6 +301,7 @@ def test_a_token_that_may_not_comment_costs_a_warning_not_the_verdict(workspace:
     assert run.failed_step == "verdict" and run.steps["verdict"].returncode == 1
 
 
+@pytest.mark.e2e
 def test_a_second_use_of_the_action_in_a_job_starts_clean(workspace: Path) -> None:
     two = {
         "contract": f"evals/{CONTRACT}\nevals/{CONTRACT}",
@@ -313,6 +314,7 @@ def test_a_second_use_of_the_action_in_a_job_starts_clean(workspace: Path) -> No
     assert len(posted) == 1  # only this use's comment, none left over from the first
 
 
+@pytest.mark.e2e
 def test_push_event_writes_summary_but_posts_no_comment(workspace: Path) -> None:
     run = run_action(
         workspace,
@@ -325,12 +327,14 @@ def test_push_event_writes_summary_but_posts_no_comment(workspace: Path) -> None
     assert "## ❌ `org-extraction v1`: 5 of 7 cases failed" in run.summary
 
 
+@pytest.mark.e2e
 def test_comment_disabled_posts_nothing(workspace: Path) -> None:
     run = run_action(workspace, {**PR_INPUTS, "comment": "false"})
     assert run.gh_calls == []
     assert run.outputs["run"]["exit-code"] == "1"
 
 
+@pytest.mark.e2e
 def test_missing_baseline_artifact_comments_without_comparison(workspace: Path) -> None:
     run = run_action(workspace, {**PR_INPUTS, "baseline": "never-downloaded.json"})
 
@@ -342,6 +346,7 @@ def test_missing_baseline_artifact_comments_without_comparison(workspace: Path) 
     assert "Changes against the baseline" not in post["body"]
 
 
+@pytest.mark.e2e
 def test_several_contracts_each_get_a_report_and_a_comment(workspace: Path) -> None:
     run = run_action(
         workspace,
@@ -361,6 +366,7 @@ def test_several_contracts_each_get_a_report_and_a_comment(workspace: Path) -> N
     ]
 
 
+@pytest.mark.e2e
 def test_invalid_contract_stops_at_the_check_step(workspace: Path) -> None:
     contract = workspace / "evals" / CONTRACT
     contract.write_text(contract.read_text().replace("rubric: enum", "rubric: enumm"))
@@ -372,6 +378,7 @@ def test_invalid_contract_stops_at_the_check_step(workspace: Path) -> None:
     assert "run" not in run.steps and run.gh_calls == []
 
 
+@pytest.mark.e2e
 def test_mismatched_contract_and_cases_lists_fail_with_exit_two(workspace: Path) -> None:
     run = run_action(workspace, {"contract": f"evals/{CONTRACT}", "cases": ""})
 
@@ -380,6 +387,7 @@ def test_mismatched_contract_and_cases_lists_fail_with_exit_two(workspace: Path)
     assert run.failed_step == "verdict" and run.steps["verdict"].returncode == 2
 
 
+@pytest.mark.e2e
 def test_args_are_split_like_a_shell_line_and_never_evaluated(workspace: Path) -> None:
     args = "--store 'stores/two words.db' --threshold 0.5 $(touch pwned)"
     (workspace / "stores").mkdir()
@@ -395,6 +403,7 @@ def test_args_are_split_like_a_shell_line_and_never_evaluated(workspace: Path) -
     assert (workspace / "stores" / "two words.db").is_file()
 
 
+@pytest.mark.e2e
 def test_unbalanced_quotes_in_args_are_an_error_with_exit_two(workspace: Path) -> None:
     run = run_action(workspace, {**PR_INPUTS, "args": "--threshold '0.5", "comment": "false"})
     assert run.outputs["run"]["exit-code"] == "2"

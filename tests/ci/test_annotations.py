@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.report.conftest import case, claim, summary
-from tests.test_cli import verifier
 from verifier.ci.annotations import (
     AnnotationWriter,
     ClaimPosition,

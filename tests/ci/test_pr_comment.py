@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
 from tests.report.conftest import case, claim, summary
-from tests.test_cli import assert_no_traceback, verifier
 from verifier.ci.baseline import BaselineRun, load_baseline
 from verifier.ci.from_store import StoredRunError, replay_stored_run
 from verifier.ci.pr_comment import MAX_BODY_CHARS, MAX_CHANGES, PrCommentWriter

@@ -78,6 +78,7 @@ def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.e2e
 def test_hook_passes_valid_contracts_and_skips_other_yaml(repo: Path) -> None:
     result = _pre_commit(repo, "verifier-check", "--all-files", "--verbose")
 
@@ -87,6 +88,7 @@ def test_hook_passes_valid_contracts_and_skips_other_yaml(repo: Path) -> None:
     assert "Passed" in result.stdout
 
 
+@pytest.mark.e2e
 def test_hook_fails_on_a_broken_contract_naming_its_line(repo: Path) -> None:
     contract = repo / "contracts" / "extraction.yaml"
     contract.write_text(contract.read_text().replace("rubric: enum", "rubric: enumm"))
@@ -99,6 +101,7 @@ def test_hook_fails_on_a_broken_contract_naming_its_line(repo: Path) -> None:
     assert "1 problem found" in result.stdout
 
 
+@pytest.mark.e2e
 def test_hook_on_staged_files_checks_only_the_contracts_among_them(repo: Path) -> None:
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     (repo / "tools" / "config.yml").write_text("name: build\nsteps: [lint, test]\n")

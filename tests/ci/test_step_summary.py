@@ -6,8 +6,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
-from tests.test_cli import assert_no_traceback, verifier
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"
 CASES = EXAMPLES / "data-extraction.cases.jsonl"

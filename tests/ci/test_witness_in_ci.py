@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.ci.test_action import PR_INPUTS, run_action, workspace
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e
 
 __all__ = ["workspace"]  # the fixture, shared with the action's own tests
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier as run_verifier
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier as run_verifier
 from verifier.compare.calibration_store import CalibrationStore
 
 CONTRACT = FIXTURES / "calibrate" / "replies.yaml"

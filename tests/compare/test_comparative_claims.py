@@ -116,6 +116,7 @@ def rows(report: dict) -> dict[str, dict[str, dict]]:
     return {c["id"]: {r["id"]: r for r in c["results"]} for c in report["cases"]}
 
 
+@pytest.mark.e2e
 def test_comparative_claims_end_to_end_with_a_baseline(tmp_path: Path) -> None:
     with MessagesServer(default=prefers_cited) as server:
         _, report = run(tmp_path, server)
@@ -140,6 +141,7 @@ def test_comparative_claims_end_to_end_with_a_baseline(tmp_path: Path) -> None:
     assert r["q3"]["runs_agree"]["evidence"]["min"] == 1.0
 
 
+@pytest.mark.e2e
 def test_position_bias_is_counted_as_flips(tmp_path: Path) -> None:
     with MessagesServer(default=always_first) as server:
         _, report = run(tmp_path, server)
@@ -156,6 +158,7 @@ def test_position_bias_is_counted_as_flips(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.e2e
 def test_a_judge_that_reads_the_content_gets_no_position_warning(tmp_path: Path) -> None:
     with MessagesServer(default=prefers_cited) as server:
         _, report = run(tmp_path, server)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier as run_verifier
 from tests.conftest import EXAMPLES, FIXTURES
-from tests.test_cli import verifier as run_verifier
 from verifier._internal.canonical import sha256_hex
 from verifier.compare.analysis import compare_runs
 from verifier.compare.report import as_json, write_report

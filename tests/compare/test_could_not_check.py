@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from tests._cli import verifier
 from tests.conftest import FIXTURES
-from tests.test_cli import verifier
 
 COMPARE = FIXTURES / "compare"
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.compare.signed_rank import exact_score
 from verifier.judge.majority import combine_samples
 from verifier.judge.verdict import ClaimVerdict

@@ -183,6 +183,7 @@ def test_wilcoxon_reports_the_median_difference_with_zeros() -> None:
     assert wilcoxon_signed_rank(differences).median_difference == 0.0
 
 
+@pytest.mark.e2e
 def test_the_test_does_not_use_scipy() -> None:
     # Its figures must not change with the installed scipy's defaults.
     code = "import sys, verifier.compare.signed_rank; print('scipy' in sys.modules)"

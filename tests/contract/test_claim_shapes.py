@@ -184,10 +184,12 @@ def _built_by_check(tmp_path: Path, *claims: dict[str, Any]) -> set[str]:
     return set(report["built"])
 
 
+@pytest.mark.e2e
 def test_check_builds_only_the_claim_shapes_the_contract_uses(tmp_path: Path) -> None:
     assert _built_by_check(tmp_path, _claim("regex"), _claim("range")) == {"regex", "range"}
 
 
+@pytest.mark.e2e
 def test_a_judge_contract_builds_no_rubric_claim_model(tmp_path: Path) -> None:
     assert _built_by_check(
         tmp_path, {"id": "polite", "judge": "j", "instruction": "Be polite"}

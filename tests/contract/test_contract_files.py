@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from verifier.files import FileRefused, FileScope
 from verifier.rubric._json_schema import load_schema
 from verifier.server.contracts import resolve_contract

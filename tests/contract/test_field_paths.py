@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.contract.validation import validate_contract
 from verifier.rubric._registry import REGISTRY
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 
 LONG = "p" * 300
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 
 HEADER = "contract: demo\nversion: 1\n"
 JUDGE = "judges:\n  j: {provider: anthropic, model: claude-haiku-4-5-20251001}\n"

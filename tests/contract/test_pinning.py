@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.contract.load import check_contract
 from verifier.llm.pinning import is_local_endpoint
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import typing
 
+import pytest
+
 from tests.conftest import EXAMPLES
 from verifier.llm.providers._sdk_tables import deprecated_models, known_models
 
@@ -21,6 +23,7 @@ def test_the_tables_read_from_source_equal_the_imported_ones() -> None:
     assert known_models() == imported and "claude-haiku-4-5-20251001" in imported
 
 
+@pytest.mark.e2e
 def test_checking_a_contract_with_judges_does_not_import_the_sdk() -> None:
     code = (
         "import sys\n"

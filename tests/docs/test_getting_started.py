@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import ROOT
@@ -71,6 +72,7 @@ def _run_in_one_shell(commands: list[str], where: Path) -> list[tuple[str, int]]
     return [(parts[i], int(parts[i + 1])) for i in range(0, len(parts) - 1, 2)]
 
 
+@pytest.mark.e2e
 def test_the_tutorial_runs_word_for_word_in_an_empty_folder(tmp_path: Path) -> None:
     steps = _steps()
     assert len(steps) >= 8, "the tutorial lost its commands"

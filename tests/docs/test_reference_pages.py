@@ -24,6 +24,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 REFERENCE = (
     "cli",
     "contract",

@@ -14,7 +14,8 @@ from verifier.engine.plan import Plan
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.judge.phase import JudgePhase
 from verifier.judge.setup import JudgesOff
-from verifier.run.assembly import Judges, RunMode, assemble_run, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges, RunMode, assemble_run
 
 RESEARCH = EXAMPLES / "account-research.yaml"
 RESEARCH_CASES = EXAMPLES / "account-research.cases.jsonl"

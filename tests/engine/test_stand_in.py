@@ -9,7 +9,8 @@ import pytest
 
 from verifier.contract.load import load_contract
 from verifier.contract.models import JudgeClaim
-from verifier.run.assembly import Judges, JudgesUnavailable, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges, JudgesUnavailable
 from verifier.scaffold.files import plan_scaffold, write_scaffold
 from verifier.scaffold.verdicts import SERVED_MODEL, StarterJudge
 

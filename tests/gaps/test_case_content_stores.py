@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
-from tests.test_cli import verifier
 
 CASES = EXAMPLES / "account-research.cases.jsonl"
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests._cli import assert_no_traceback, verifier
 from tests.gaps._backends import Backend
-from tests.test_cli import assert_no_traceback, verifier
 from verifier._internal.canonical import sha256_hex
 from verifier.analyses.audit import audit_store
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
-from tests.test_cli import verifier
 from verifier.gaps.content import RecordPolicy, build_content, content_hash_of, content_sha256
 from verifier.gaps.store import open_store
 from verifier.transfer.export import export_jsonl

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
-from tests.test_cli import verifier
 from verifier._internal.canonical import canonical_json
 from verifier.gaps.content import content_sha256
 from verifier.gaps.store import open_store

@@ -22,6 +22,8 @@ from tests.gaps.test_redaction import quoting_judge
 from tests.judge.messages_server import MessagesServer
 from verifier.gaps.store import open_store
 
+pytestmark = pytest.mark.e2e
+
 HERE = FIXTURES / "privacy"
 CANARY = b"CANARY-q7Zx"
 REDACT_ALL = "  redact: [input, output, fields, field_meta, expected, run, baseline]\n"

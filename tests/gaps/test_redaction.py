@@ -4,22 +4,19 @@ reason or evidence, not in the judge cache, not in an export or the run's report
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli import verifier, verifier_process
 from tests.conftest import FIXTURES
 from tests.gaps.test_record_policy import CASE_LIST, contract_with, run
 from tests.judge.behaviours import Behaviour
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier
 from verifier.gaps.redact import QUOTE_CHARS
 from verifier.gaps.store import open_store
 
@@ -112,6 +109,7 @@ def quoting_judge(request: dict[str, Any]) -> Behaviour:
     return replace(answer, tool_input=quoted(answer.tool_input))
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("batch", [(), ("--batch", "--batch-poll", "0.05")], ids=["calls", "batch"])
 def test_a_live_judge_quoting_a_redacted_output_leaves_no_trace_in_the_store(
     tmp_path: Path, batch: tuple[str, ...]
@@ -122,15 +120,15 @@ def test_a_live_judge_quoting_a_redacted_output_leaves_no_trace_in_the_store(
     cases = FIXTURES / "judge_run" / "briefs.cases.jsonl"
     outputs = [json.loads(line)["output"] for line in cases.read_text().splitlines()]
     db = tmp_path / "gaps.db"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CI"))}
     with MessagesServer(default=quoting_judge, batch_polls=1) as server:
-        env.update(
-            ANTHROPIC_API_KEY="sk-ant-api03-redaction-test-key", ANTHROPIC_BASE_URL=server.base_url
-        )
-        result = subprocess.run(
-            [sys.executable, "-m", "verifier", "run", str(contract), "--cases", str(cases),
-             "--store", str(db), "--judges", "live", "--format", "json", *batch],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        env = {
+            "ANTHROPIC_API_KEY": "sk-ant-api03-redaction-test-key",
+            "ANTHROPIC_BASE_URL": server.base_url,
+        }
+        result = verifier_process(
+            "run", str(contract), "--cases", str(cases), "--store", str(db),
+            "--judges", "live", "--format", "json", *batch,
+            cwd=tmp_path, env=env, clear_prefixes=("ANTHROPIC_", "CI"), timeout=120,
         )  # fmt: skip
         asked = [json.dumps(r.body, ensure_ascii=False) for r in server.requests if r.body]
     assert result.returncode in (0, 1), result.stderr

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
+from tests._cli import cli
+from tests.analyses._history import day, plant_run
 from tests.gaps._backends import Backend
-from tests.gaps._history import day, plant_run
 from tests.report._runs import NOT_PASSED
 from tests.report._runs import plant_run as plant_report_run
-from verifier.cli import main
 
 
 def test_both_reports_read_either_store(store_backend: Backend, tmp_path: Path) -> None:
@@ -20,10 +18,9 @@ def test_both_reports_read_either_store(store_backend: Backend, tmp_path: Path) 
             plant_run(store, f"r{n}", started_at=day(n), passes={"cites": (rate, 100)})
         plant_report_run(store, "r6", started_at=day(6))  # no run may be called "last"
         location = store.location
-    runner = CliRunner()
-    env = {"VERIFIER_STORE": store_backend.target, "CI": None}
+    env = {"VERIFIER_STORE": store_backend.target}
     page = tmp_path / "run.html"
-    result = runner.invoke(main, ["report", "--html", str(page)], env=env)
+    result = cli("report", "--html", str(page), env=env)
     assert result.exit_code == 0, result.output
     assert result.stderr.startswith(f"wrote the report of run r6 to {page}: 12 results")
     text = page.read_text()
@@ -31,7 +28,7 @@ def test_both_reports_read_either_store(store_backend: Backend, tmp_path: Path) 
     assert text.count('class="claim-bar"') == 3
     assert location in text
     trend = tmp_path / "trend.html"
-    result = runner.invoke(main, ["report", "r5", "--trend", "--html", str(trend)], env=env)
+    result = cli("report", "r5", "--trend", "--html", str(trend), env=env)
     assert result.exit_code == 0, result.output
     text = trend.read_text()
     assert "ALERT demo/cites at run r5" in text

@@ -9,9 +9,9 @@ from typing import Any, Literal, get_args, get_origin
 import orjson
 import pytest
 
+from tests.engine.test_runner import run
 from tests.gaps import _support
 from tests.gaps._backends import Backend, SqliteBackend
-from tests.test_runner import run
 from verifier.analyses.audit import COPIED_COLUMNS as AUDITED_COLUMNS
 from verifier.gaps.chain import SealedRow, seal
 from verifier.gaps.row import GapRow, gap_row_json_schema

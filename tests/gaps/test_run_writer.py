@@ -42,6 +42,7 @@ def test_a_run_being_written_cannot_be_begun_again_until_it_ends(store_backend: 
         assert audit_store(second).ok
 
 
+@pytest.mark.e2e
 def test_a_killed_writers_run_can_be_resumed_at_once(store_backend: Backend) -> None:
     holder = textwrap.dedent(
         f"""
@@ -80,6 +81,7 @@ def test_a_killed_writers_run_can_be_resumed_at_once(store_backend: Backend) -> 
             process.wait(timeout=30)
 
 
+@pytest.mark.e2e
 def test_a_writer_killed_mid_statement_is_waited_for_not_refused(postgres_url: str) -> None:
     """The server drops a killed writer's lock only when the statement it was running
     ends (here: waiting for the chain lock this test holds); a resume meanwhile waits

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.judge.test_judge_phase import KEY, write_cases, write_contract
-from tests.test_cli import verifier
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests._cli import verifier
 from tests.gaps._backends import Backend
-from tests.gaps._recheck import recheck, run_example, stored_rows
-from tests.test_cli import verifier
+from tests.recheck._support import recheck, run_example, stored_rows
 from verifier.compare.calibration_store import CalibrationStore
 from verifier.gaps.resamples import ResampleRow, ResampleStore
 from verifier.judge.batch_ledger import BatchLedger, BatchRecord

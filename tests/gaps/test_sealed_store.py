@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier
 from tests.gaps._backends import Backend, head_hash, reseal
 from tests.gaps._support import begin, draft, forged
-from tests.test_cli import verifier
 from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.analyses.audit import AuditReport, audit_store
 from verifier.gaps.chain import GENESIS

@@ -16,9 +16,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.test_cli import CLEARED
-from tests.test_cli import verifier as run_verifier
-from tests.test_interrupt import RUBRIC
+from tests._cli import CLEARED
+from tests._cli import verifier as run_verifier
+from tests.engine.test_interrupt import RUBRIC
 from verifier.gaps.shards import Shard, shard_of
 
 CONTRACT = RUBRIC  # two rubric claims, over fields.total and fields.name
@@ -108,6 +108,7 @@ def test_a_case_belongs_to_one_shard_whatever_the_machine() -> None:
             Shard.parse(bad)
 
 
+@pytest.mark.e2e
 def test_four_shards_in_parallel_make_the_run_one_process_makes(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -165,6 +166,7 @@ def test_four_shards_in_parallel_make_the_run_one_process_makes(
     assert sharded_entry["status"] == "finished" and sharded_entry["cases"] == 600
 
 
+@pytest.mark.e2e
 def test_a_shard_killed_mid_way_resumes_without_a_duplicate_row(
     tmp_path: Path, postgres_url: str
 ) -> None:
@@ -308,6 +310,7 @@ KILLED_AFTER_ITS_END = (
 )
 
 
+@pytest.mark.e2e
 def test_the_last_shard_killed_after_its_own_end_ends_the_run_when_resumed(
     tmp_path: Path, postgres_url: str
 ) -> None:

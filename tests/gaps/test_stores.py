@@ -182,6 +182,7 @@ def _append_from_another_process(target: str, run_id: str, batches: int, step: A
             store.append([draft(b * 10 + n, run_id) for n in range(10)])
 
 
+@pytest.mark.e2e
 def test_two_processes_appending_to_one_store_build_one_valid_chain(
     store_backend: Backend,
 ) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.analyses.test_gap_audit import _plant, audit, kinds
 from tests.gaps._backends import Backend
 from tests.gaps._support import fill
-from tests.gaps.test_gap_audit import _plant, audit, kinds
 
 SHA = "0" * 64
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier
+from tests.engine.test_interrupt import RUBRIC
 from tests.gaps._backends import Backend, PostgresBackend, reseal
 from tests.gaps.test_sealed_store import rewrite_rows
-from tests.test_cli import verifier
-from tests.test_interrupt import RUBRIC
 
 # case-3 fails both claims; the others pass both.
 CASES = [
@@ -282,6 +282,7 @@ def _append_many(path: str, tag: int) -> None:
         append_witness(Path(path), [entry])
 
 
+@pytest.mark.e2e
 def test_runs_appending_at_once_never_lose_or_tear_a_line(tmp_path: Path) -> None:
     import multiprocessing
 

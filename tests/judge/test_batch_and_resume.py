@@ -45,6 +45,7 @@ def batch_creations(server: MessagesServer) -> int:
     )
 
 
+@pytest.mark.e2e
 def test_batch_round_trip_with_an_errored_item(tmp_path: Path) -> None:
     with MessagesServer(default=brain, batch_polls=2) as server:
         server.script(b.errored("the item was rejected"))
@@ -153,6 +154,7 @@ def _rows(db_path: Path, run_id: str) -> list[tuple[str, str]]:
         db.close()
 
 
+@pytest.mark.e2e
 def test_killed_run_resumes_with_no_duplicate_rows(tmp_path: Path) -> None:
     cases = tmp_path / "cases.jsonl"
     lines = [
@@ -237,6 +239,7 @@ def test_killed_run_resumes_with_no_duplicate_rows(tmp_path: Path) -> None:
         assert record is not None and record.status == "finished"
 
 
+@pytest.mark.e2e
 def test_resuming_a_finished_or_unknown_run_is_a_usage_error(tmp_path: Path) -> None:
     store = tmp_path / "gaps.db"
     base = [
@@ -273,6 +276,7 @@ def _batches_polled(server: MessagesServer) -> int:
     )
 
 
+@pytest.mark.e2e
 def test_batch_run_killed_while_its_batch_is_polled_is_resumed_without_paying_again(
     tmp_path: Path,
 ) -> None:

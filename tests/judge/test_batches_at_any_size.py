@@ -16,12 +16,12 @@ from typing import Any
 import orjson
 import pytest
 
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge._support import judge_request
 from tests.judge.batch_driver import prepass
 from tests.judge.batch_servers import BatchServer
 from tests.judge.judge_brain import brain
-from tests.test_cli import verifier
 from verifier.judge.batch import BatchLimits, split_batches
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
@@ -124,6 +124,7 @@ def case_size(tmp_path: Path, server: BatchServer) -> int:
     return sum(len(orjson.dumps(item)) for item in create.body["requests"])
 
 
+@pytest.mark.e2e
 def test_a_run_killed_between_batch_submissions_is_resumed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

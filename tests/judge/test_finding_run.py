@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier
 
 KEY = "sk-ant-api03-finding-run-test-key-0123456789"
 

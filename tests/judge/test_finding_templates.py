@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.contract.judge_template import (
     BUILTIN_TEMPLATES,
     load_template,

@@ -102,6 +102,7 @@ def test_every_report_shows_each_judge_claims_pass_rate_with_its_interval(
     assert f"no_speculation: pass rate 66.7% (95% CI {low:.1%}-{high:.1%})" in markdown.stdout
 
 
+@pytest.mark.e2e
 def test_position_flips_are_shown_per_pairwise_claim(tmp_path: Path) -> None:
     with MessagesServer(default=always_first) as server:
         _, report = run_pairwise(tmp_path, server)
@@ -202,6 +203,7 @@ def test_check_warns_about_judges_whose_agreement_was_never_measured(tmp_path: P
     assert [line for line in after.stdout.splitlines() if "warning:" in line] == []
 
 
+@pytest.mark.e2e
 def test_the_audit_of_a_run_shows_its_judge_noise(tmp_path: Path) -> None:
     with MessagesServer(default=always_first) as server:
         run_pairwise(tmp_path, server)

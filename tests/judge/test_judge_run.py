@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier as run_verifier
 from tests.conftest import FIXTURES
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier as run_verifier
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"

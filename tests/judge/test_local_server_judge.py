@@ -8,9 +8,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+from tests._cli import verifier
 from tests.judge import behaviours as b
 from tests.judge.messages_server import MessagesServer
-from tests.test_cli import verifier
 
 ASKED = "qwen2.5-7b"
 SERVED = "Qwen/Qwen2.5-7B-Instruct"

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.judge.test_judge_phase import KEY, one_case
-from tests.test_cli import verifier
 from verifier.cases import read_cases
 from verifier.contract.load import load_contract
 from verifier.engine.plan import build_plan

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
-from tests.test_cli import assert_no_traceback, verifier
 
 GOOD = (EXAMPLES / "account-research.recordings.jsonl").read_text(encoding="utf-8").splitlines()
 ENTRY = '"key":"k","provider":"anthropic","model":"m","prompt_sha":"a","sampling_sha":"b"'

@@ -8,11 +8,11 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+from tests._cli import verifier
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.judge.test_judge_run import CASES, CONTRACT, KEY, run_json
-from tests.test_cli import verifier
 
 ASKED = "claude-haiku-4-5-20251001"
 SERVED = "claude-haiku-4-5-20990101"

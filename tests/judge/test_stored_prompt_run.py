@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier
 from tests.judge import behaviours as b
 from tests.judge.responses_server import ResponsesServer
-from tests.test_cli import verifier
 from verifier.analyses._history_render import render_console
 from verifier.analyses.history import audit_history
 from verifier.gaps.sqlite.store import SqliteStore

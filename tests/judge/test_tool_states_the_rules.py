@@ -7,17 +7,17 @@ bounds (one entry per claim, each claim's id, its criteria count, its scale)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli import verifier_process
 from tests.conftest import FIXTURES
 from tests.judge.messages_server import MessagesServer
 from tests.judge.schema_judge import Extreme, forced_schema, schema_judge
+
+pytestmark = pytest.mark.e2e
 
 CONTRACT = FIXTURES / "judge_run" / "briefs.yaml"
 CASES = FIXTURES / "judge_run" / "briefs.cases.jsonl"
@@ -53,17 +53,20 @@ def _run(tmp_path: Path, server: MessagesServer, path: str) -> dict[str, Any]:
         contract = _openai_contract(tmp_path, server)
     elif path == "batch":
         extra = ["--batch", "--batch-poll", "0.05"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_API_KEY=KEY, ANTHROPIC_BASE_URL=server.base_url)
+    env = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": server.base_url}
     out = tmp_path / "report.json"
     argv = ["run", str(contract), "--cases", str(CASES), "--store", str(tmp_path / "gaps.db")]
-    result = subprocess.run(
-        [sys.executable, "-m", "verifier", *argv, *extra, "--format", "json", "--out", str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    result = verifier_process(
+        *argv,
+        *extra,
+        "--format",
+        "json",
+        "--out",
+        str(out),
         cwd=tmp_path,
+        env=env,
+        clear_prefixes=("ANTHROPIC_", "OPENAI_"),
+        timeout=120,
     )
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_cli import assert_no_traceback, verifier
+import pytest
+
+from tests._cli import assert_no_traceback, verifier
 
 
+@pytest.mark.e2e
 def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path) -> None:
     # A package named `mcp` that cannot be imported stands for an environment without it.
     (tmp_path / "absent" / "mcp").mkdir(parents=True)

@@ -19,6 +19,8 @@ from tests.prompt_eval.evaluator_brain import brain
 from tests.prompt_eval.test_evaluate_prompt import MODEL, SEED_FEEDBACK, seed_request
 from verifier.prompt_eval import EvaluateRequest, EvaluateResponse
 
+pytestmark = pytest.mark.e2e
+
 KEY = "sk-ant-api03-mcp-evaluate-test-key-0123456789"
 SEVEN = ["prompt", "score", "passed", "feedback", "strengths", "weaknesses", "suggestions"]
 

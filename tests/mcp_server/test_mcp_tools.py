@@ -17,6 +17,8 @@ from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.mcp_server._client import answer, error_line, served, text
 
+pytestmark = pytest.mark.e2e
+
 KEY = "sk-ant-api03-mcp-tools-test-key-0123456789"
 BRIEFS = FIXTURES / "judge_run"
 

@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests._cli import verifier
 from tests.judge.messages_server import MessagesServer
 from tests.prompt_eval.evaluator_brain import brain
 from tests.prompt_eval.test_evaluate_prompt import MODEL, SEED_FEEDBACK, seed_request
 from tests.server._support import running
-from tests.test_cli import verifier
 from verifier.server import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]

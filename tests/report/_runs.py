@@ -8,11 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from click.testing import CliRunner, Result
-
-from tests.gaps._history import judge_evidence
+from tests.analyses._history import judge_evidence
 from tests.gaps._support import begin, draft
-from verifier.cli import main
 from verifier.gaps.store import GapStore
 
 INJECTED_REASON = "<script>window.__injected = 'reason'</script>"
@@ -84,10 +81,3 @@ def plant_run(
                 "threshold": 1.0,
             },
         )
-
-
-def cli(*args: str) -> Result:
-    """Runs ``verifier ARGS`` in-process, without the environment's store or CI."""
-    result = CliRunner().invoke(main, list(args), env={"VERIFIER_STORE": None, "CI": None})
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    return result

@@ -112,6 +112,7 @@ def test_make_writer_rejects_an_unknown_format() -> None:
     assert REPORT_FORMATS == ("console", "json", "junit", "markdown")
 
 
+@pytest.mark.e2e
 def test_importing_the_report_package_does_not_import_rich() -> None:
     code = "import sys, verifier.report; print('rich' in sys.modules or 'orjson' in sys.modules)"
     result = subprocess.run(

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests._cli import cli
 from tests.report._chromium import Browse
 from tests.report._runs import (
     INJECTED_CASE,
@@ -17,7 +18,6 @@ from tests.report._runs import (
     INJECTED_REASON,
     NOT_PASSED,
     STATUSES,
-    cli,
     plant_run,
 )
 from verifier.gaps.sqlite.store import SqliteStore
@@ -134,6 +134,7 @@ def test_an_unwritable_file_is_a_one_line_error(store_path: Path, tmp_path: Path
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.e2e
 def test_the_page_renders_in_chromium_without_errors_or_requests(
     store_path: Path, browse: Browse
 ) -> None:
@@ -156,6 +157,7 @@ def test_the_page_renders_in_chromium_without_errors_or_requests(
     assert "strict" in triples.inner_text()
 
 
+@pytest.mark.e2e
 def test_filters_change_the_rows_shown(store_path: Path, browse: Browse) -> None:
     _, out = report(store_path)
     visit = browse.open(out)
@@ -177,6 +179,7 @@ def test_filters_change_the_rows_shown(store_path: Path, browse: Browse) -> None
     assert visit.console_errors == []
 
 
+@pytest.mark.e2e
 def test_without_javascript_every_result_shows_and_the_filters_hide(
     store_path: Path, browse: Browse
 ) -> None:
@@ -187,6 +190,7 @@ def test_without_javascript_every_result_shows_and_the_filters_hide(
     assert visit.requests == [visit.url]
 
 
+@pytest.mark.e2e
 def test_markup_in_an_output_does_not_run(store_path: Path, browse: Browse) -> None:
     _, out = report(store_path)
     visit = browse.open(out)

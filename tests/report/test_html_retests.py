@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._history import TRIPLE
+from tests._cli import cli
+from tests.analyses._history import TRIPLE
 from tests.report._chromium import Browse
-from tests.report._runs import cli, plant_run
+from tests.report._runs import plant_run
 from verifier.gaps.resamples import ResampleRow, ResampleStore
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.results import wilson_95
@@ -90,6 +91,7 @@ def test_a_run_never_resampled_says_how_to_measure(tmp_path: Path) -> None:
     assert not ResampleStore(str(path), read_only=True).all()  # the report creates nothing
 
 
+@pytest.mark.e2e
 def test_the_retests_render_in_chromium(store_path: Path, browse: Browse) -> None:
     out = write_page(store_path)
     visit = browse.open(out)

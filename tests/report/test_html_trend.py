@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from tests.gaps._history import day, plant_history, plant_run
+from tests._cli import cli
+from tests.analyses._history import day, plant_history, plant_run
 from tests.report._chromium import Browse
-from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore
 
 RATES = [0.90, 0.92, 0.88, 0.91, 0.90, 0.60]
@@ -73,6 +73,7 @@ def test_a_run_narrows_the_listed_alerts_not_the_plots(store_path: Path) -> None
     assert unknown.stderr == f"error: run r9 is not in {store_path}\n"
 
 
+@pytest.mark.e2e
 def test_the_trend_page_renders_in_chromium(store_path: Path, browse: Browse) -> None:
     _, out = trend(store_path)
     visit = browse.open(out)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.judge_summary import JudgeClaimsNotRun
 
 JUDGED = ["answers_the_question", "no_worse_than_previous"]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tests._cli import cli, verifier
 from tests.conftest import EXAMPLES
 from tests.report._chromium import Browse
 from tests.report._evidence_runs import CASES, CONTRACT, HOSTILE, SECRET, marks_of, run_demo
-from tests.report._runs import cli, plant_run
-from tests.test_cli import verifier
+from tests.report._runs import plant_run
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.report.html import write_run_html
@@ -73,6 +75,7 @@ def test_a_long_output_is_cut_around_the_deciding_span_with_its_length_shown(
     assert long not in page
 
 
+@pytest.mark.e2e
 def test_markup_in_an_output_is_escaped_and_does_not_run(tmp_path: Path, browse: Browse) -> None:
     store, _ = run_demo(tmp_path)
     page = page_of(store)
@@ -113,6 +116,7 @@ def test_the_banner_says_pass_or_fail_above_the_summary(tmp_path: Path) -> None:
     assert "<strong>FAIL</strong> 2 of 3 cases failed" in page_of(failing)
 
 
+@pytest.mark.e2e
 def test_claims_show_their_description_and_scale_verdicts_their_score_on_the_scale(
     tmp_path: Path,
 ) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import assert_no_traceback, verifier
 from tests.report._evidence_runs import CASES, SECRET, run_demo
-from tests.test_cli import assert_no_traceback, verifier
 from verifier.gaps.content import RecordPolicy
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import assert_no_traceback, verifier
 from tests.conftest import EXAMPLES
-from tests.test_cli import assert_no_traceback, verifier
 from verifier._internal.terminal import printable, printable_line
 
 CONTRACT = EXAMPLES / "data-extraction.yaml"

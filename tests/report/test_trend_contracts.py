@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.gaps._history import plant_run
+from tests._cli import cli
+from tests.analyses._history import plant_run
 from tests.report._chromium import Browse
-from tests.report._runs import cli
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
 
@@ -58,6 +58,7 @@ def test_claims_are_grouped_by_contract_each_on_its_own_axes(page_path: Path) ->
     assert '<span class="figure" data-axis="day">80.0% (2026-11-05)</span>' in page
 
 
+@pytest.mark.e2e
 def test_the_page_reads_in_chromium(page_path: Path, browse: Browse) -> None:
     visit = browse.open(page_path)
     page = visit.page

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from tests.test_cli import assert_no_traceback, verifier
+from tests._cli import assert_no_traceback, verifier
 from verifier.rubric._json_schema import pointer
 
 Make = Callable[..., Any]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import verifier
+from tests._cli import verifier
 from verifier.contract.models import CompareClaim
 from verifier.engine.comparative import check_deterministic
 from verifier.rubric._base import Check

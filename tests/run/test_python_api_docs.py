@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import verifier as run_verifier
 from tests.conftest import ROOT
 from tests.run.test_run_contract import CONTRACT, StopAfter, write_project
-from tests.test_cli import verifier as run_verifier
 from verifier import run_contract
 
 GUIDE = (ROOT / "docs" / "guides" / "pytest.md").read_text(encoding="utf-8")

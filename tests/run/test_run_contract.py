@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests._cli import verifier as run_verifier
 from tests.sut._support import stored_rows
-from tests.test_cli import verifier as run_verifier
 from verifier import (
     Resume,
     Sample,

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.evaluate.test_evaluate import OUTPUT_KEYS, casual
 from tests.judge.messages_server import MessagesServer
 from tests.server._support import MODEL, running
-from tests.test_evaluate import OUTPUT_KEYS, casual
 from verifier.judge.config import judge_from_options
 from verifier.server import ServerSettings
 

@@ -13,11 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
+from tests._cli import cli
 from tests.conftest import FIXTURES
 from tests.server._support import KEY, TOKEN, running, serve_process
-from verifier.cli import main
 from verifier.server import ServerSettings
 from verifier.server.guard import INTERNAL_ERROR, Guard
 
@@ -95,9 +94,7 @@ def test_a_failing_route_is_a_one_line_500_without_internals(
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "::"])
 def test_binding_beyond_loopback_without_a_token_is_refused(tmp_path: Path, host: str) -> None:
     env = {k: None for k in os.environ if k.startswith("VERIFIER_")}
-    result = CliRunner().invoke(
-        main, ["serve", "--host", host, "--store", str(tmp_path / "gaps.db")], env=env
-    )
+    result = cli("serve", "--host", host, "--store", str(tmp_path / "gaps.db"), env=env)
     assert result.exit_code == 2
     lines = result.stderr.splitlines()
     assert len(lines) == 1
@@ -108,9 +105,7 @@ def test_binding_beyond_loopback_without_a_token_is_refused(tmp_path: Path, host
 
 
 def test_a_short_token_is_refused(tmp_path: Path) -> None:
-    result = CliRunner().invoke(
-        main, ["serve", "--host", "0.0.0.0", "--token", "short"], env={"VERIFIER_STORE": None}
-    )
+    result = cli("serve", "--host", "0.0.0.0", "--token", "short")
     assert result.exit_code == 2
     assert result.stderr == "error: the token must have at least 16 characters\n"
 
@@ -144,6 +139,7 @@ def test_with_the_bearer_token_requests_are_served(tmp_path: Path, judge_env: No
     assert started.status_code == 202 and missing.status_code == 404
 
 
+@pytest.mark.e2e
 def test_verifier_serve_starts_and_serves_with_a_token_from_the_environment(
     tmp_path: Path,
 ) -> None:

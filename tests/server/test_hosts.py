@@ -9,10 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
+from tests._cli import cli
 from tests.server._support import TOKEN, running
-from verifier.cli import main
 from verifier.server import ServerSettings
 from verifier.server.hosts import REFUSED
 
@@ -100,9 +99,12 @@ def test_a_request_without_a_host_header_is_refused(tmp_path: Path, judge_env: N
 
 @pytest.mark.parametrize("entry", ["api example.com", "api.example.com:https", "::1", "a/b", ""])
 def test_an_allowed_host_that_is_no_host_is_a_one_line_error(tmp_path: Path, entry: str) -> None:
-    result = CliRunner().invoke(
-        main,
-        ["serve", "--allowed-host", entry, "--store", str(tmp_path / "gaps.db")],
+    result = cli(
+        "serve",
+        "--allowed-host",
+        entry,
+        "--store",
+        str(tmp_path / "gaps.db"),
         env={"VERIFIER_SERVE_TOKEN": None},
     )
     assert result.exit_code == 2

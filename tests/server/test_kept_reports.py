@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.server._support import poll_run, running, serve_process
 from verifier.server import ServerSettings
@@ -67,6 +68,7 @@ def cli_server(tmp_path: Path, *options: str) -> Iterator[tuple[subprocess.Popen
     assert "Traceback" not in err
 
 
+@pytest.mark.e2e
 def test_server_memory_stays_flat_across_large_runs_and_every_report_is_retrievable(
     tmp_path: Path,
 ) -> None:

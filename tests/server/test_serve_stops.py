@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.server._support import stopped_by_ctrl_c
+
+pytestmark = pytest.mark.e2e
 
 
 def test_ctrl_c_stops_the_server_quietly_with_exit_0(tmp_path: Path) -> None:

@@ -15,10 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
+from tests._cli import cli
 from tests.server._support import running
-from verifier.cli import main
 from verifier.server import ServerSettings
 from verifier.server.serve import Parser
 
@@ -203,6 +202,6 @@ def test_the_server_parses_with_httptools_when_it_is_installed(tmp_path: Path) -
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
 def test_a_read_timeout_that_is_not_a_positive_number_is_a_usage_error(value: str) -> None:
-    result = CliRunner().invoke(main, ["serve", "--read-timeout", value])
+    result = cli("serve", "--read-timeout", value)
     assert result.exit_code == 2
     assert "--read-timeout" in result.stderr and "Traceback" not in result.stderr

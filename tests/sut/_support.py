@@ -7,10 +7,10 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests._cli import verifier_process
 from tests.judge import behaviours as b
 from tests.judge.judge_brain import brain
 
@@ -24,20 +24,17 @@ def verifier(
     cwd: Path, *args: str, base_url: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``python -m verifier ARGS`` with no provider settings from the real environment."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CI"))}
-    clean["ANTHROPIC_API_KEY"] = KEY
+    settings = {"ANTHROPIC_API_KEY": KEY}
     if base_url:
-        clean["ANTHROPIC_BASE_URL"] = base_url
-    clean["PYTHONPATH"] = os.pathsep.join(
-        [str(HERE.parent.parent), str(HERE), clean.get("PYTHONPATH", "")]
+        settings["ANTHROPIC_BASE_URL"] = base_url
+    settings["PYTHONPATH"] = os.pathsep.join(
+        [str(HERE.parent.parent), str(HERE), os.environ.get("PYTHONPATH", "")]
     )
-    clean.update(env or {})
-    result = subprocess.run(
-        [sys.executable, "-m", "verifier", *args],
+    result = verifier_process(
+        *args,
         cwd=cwd,
-        env=clean,
-        capture_output=True,
-        text=True,
+        env={**settings, **(env or {})},
+        clear_prefixes=("ANTHROPIC_", "CI"),
         timeout=120,
     )
     assert "Traceback" not in result.stderr, result.stderr

@@ -49,6 +49,7 @@ def contract(tmp_path: Path, text: str = CONTRACT) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_exec_outputs_are_checked_and_failures_become_error_rows_for_their_case_only(
     tmp_path: Path,
 ) -> None:
@@ -82,6 +83,7 @@ def test_exec_outputs_are_checked_and_failures_become_error_rows_for_their_case_
     assert by_case["ok"]["cites"]["evidence"]["sut"] == sut
 
 
+@pytest.mark.e2e
 def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_path: Path) -> None:
     cases = write_cases(
         tmp_path / "cases.jsonl",
@@ -108,6 +110,7 @@ def test_exec_environment_reaches_the_command_but_secrets_never_reach_rows(tmp_p
     assert env_names == ["GREETING", "SUT_TOKEN"]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("pass_env", "unset"),
     [
@@ -143,6 +146,7 @@ def yaml_list(text: str) -> list[str]:
     return [name.strip() for name in text.strip("[]").split(",") if name.strip()]
 
 
+@pytest.mark.e2e
 def test_no_process_a_command_started_outlives_its_call_even_one_that_left_its_group(
     tmp_path: Path,
 ) -> None:
@@ -173,6 +177,7 @@ def test_no_process_a_command_started_outlives_its_call_even_one_that_left_its_g
                 os.kill(int(path.read_text()), signal.SIGKILL)
 
 
+@pytest.mark.e2e
 def test_an_interrupted_run_leaves_no_process_of_its_command_behind(tmp_path: Path) -> None:
     pidfile = tmp_path / "left.pid"
     cases = write_cases(tmp_path / "cases.jsonl", {"id": "a", "input": f"escape-hang:{pidfile}"})
@@ -219,6 +224,7 @@ def alive(pid: int, wait: float = 2) -> bool:
         time.sleep(0.05)
 
 
+@pytest.mark.e2e
 def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(
     tmp_path: Path,
 ) -> None:
@@ -241,6 +247,7 @@ def test_json_output_is_parsed_and_unparsable_output_is_an_error_for_that_case(
     assert "output is not JSON" in by_case["bad"]["answered"]["reasoning"]
 
 
+@pytest.mark.e2e
 def test_an_empty_output_in_json_format_is_named_as_empty(tmp_path: Path) -> None:
     text = CONTRACT.replace("  timeout: 2\n", "  timeout: 5\n  format: json\n")
     cases = write_cases(tmp_path / "cases.jsonl", {"id": "silent", "input": "silent"})
@@ -258,6 +265,7 @@ claims:
 """
 
 
+@pytest.mark.e2e
 def test_a_command_that_prints_nothing_is_an_error_not_a_pass_of_negative_claims(
     tmp_path: Path,
 ) -> None:
@@ -281,6 +289,7 @@ def test_a_command_that_prints_nothing_is_an_error_not_a_pass_of_negative_claims
     assert by_case["spoke"]["no_apology"]["status"] == "pass"
 
 
+@pytest.mark.e2e
 def test_allow_empty_lets_an_empty_output_be_checked_like_any_other(tmp_path: Path) -> None:
     path = tmp_path / "quiet.yaml"
     path.write_text(NEGATIVE_CLAIMS, encoding="utf-8")
@@ -291,6 +300,7 @@ def test_allow_empty_lets_an_empty_output_be_checked_like_any_other(tmp_path: Pa
     assert results(report)["silent"]["short"]["status"] == "pass"
 
 
+@pytest.mark.e2e
 def test_sut_option_runs_a_command_for_a_contract_without_sut(tmp_path: Path) -> None:
     path = tmp_path / "plain.yaml"
     path.write_text(
@@ -319,6 +329,7 @@ print("together" if len(list(here.iterdir())) >= 4 else "alone", sys.stdin.read(
 """
 
 
+@pytest.mark.e2e
 def test_calls_overlap_within_the_concurrency_limit(tmp_path: Path) -> None:
     meeting = tmp_path / "meet.py"
     meeting.write_text(MEETING, encoding="utf-8")
@@ -337,6 +348,7 @@ def test_calls_overlap_within_the_concurrency_limit(tmp_path: Path) -> None:
     assert len(list(arrivals.iterdir())) == 4
 
 
+@pytest.mark.e2e
 def test_a_command_flooding_stdout_is_stopped_and_an_error_for_its_case(tmp_path: Path) -> None:
     cases = write_cases(
         tmp_path / "cases.jsonl",
@@ -369,6 +381,7 @@ def _secret_on_the_command_line(tmp_path: Path) -> tuple[str, str, dict[str, Any
     return secret, result.stdout + result.stderr, report
 
 
+@pytest.mark.e2e
 def test_a_secret_on_the_command_line_never_reaches_rows_reports_or_messages(
     tmp_path: Path,
 ) -> None:
@@ -384,6 +397,7 @@ def test_a_secret_on_the_command_line_never_reaches_rows_reports_or_messages(
     assert secret not in output
 
 
+@pytest.mark.e2e
 def test_a_secret_on_the_command_line_never_reaches_the_store(tmp_path: Path) -> None:
     secret, _, _ = _secret_on_the_command_line(tmp_path)
     stored = (tmp_path / "gaps.db").read_bytes()
@@ -430,6 +444,7 @@ def test_the_recorded_description_of_a_system_is_masked(
     assert masked_description(SutSpec.model_validate({"python": "m:f"})) == "python:m:f"
 
 
+@pytest.mark.e2e
 def test_a_failing_command_quoting_a_redacted_input_leaves_no_trace_of_it(
     tmp_path: Path,
 ) -> None:

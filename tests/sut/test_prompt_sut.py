@@ -61,6 +61,7 @@ def contract(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.e2e
 def test_prompt_outputs_carry_their_own_triple(
     tmp_path: Path, server: MessagesServer, contract: Path
 ) -> None:
@@ -88,6 +89,7 @@ def test_prompt_outputs_carry_their_own_triple(
         assert audit_store(store).ok  # the audit re-checks the system's triple too
 
 
+@pytest.mark.e2e
 def test_recorded_outputs_replay_offline(
     tmp_path: Path, server: MessagesServer, contract: Path
 ) -> None:
@@ -145,6 +147,7 @@ def test_unusable_answers_are_errors_of_their_case_naming_the_cause(
     assert line.sut is not None and line.sut["kind"] == "prompt"
 
 
+@pytest.mark.e2e
 def test_each_repeat_is_its_own_call(
     tmp_path: Path, server: MessagesServer, contract: Path
 ) -> None:
@@ -204,6 +207,7 @@ judges:
 )
 
 
+@pytest.mark.e2e
 def test_both_variants_share_the_runs_concurrency(tmp_path: Path) -> None:
     # The two variants' systems produce each chunk at the same time; --concurrency
     # bounds the calls of the whole run, not each variant's.
@@ -287,6 +291,7 @@ def test_a_template_with_two_marker_lines_is_refused() -> None:
     )
 
 
+@pytest.mark.e2e
 def test_a_contract_redacting_the_output_keeps_no_prompt_reply_in_the_store(
     tmp_path: Path, server: MessagesServer, contract: Path
 ) -> None:

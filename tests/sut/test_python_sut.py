@@ -69,6 +69,7 @@ def test_unknown_module_or_function_stops_before_any_case() -> None:
         produce({"python": "sut_functions:missing"})
 
 
+@pytest.mark.e2e
 def test_a_module_beside_the_contract_runs_through_the_cli(tmp_path: Path) -> None:
     (tmp_path / "beside_bot.py").write_text(
         "def reply(text):\n    return f'{text}! [source: Handbook]'\n", encoding="utf-8"
@@ -86,6 +87,7 @@ def test_a_module_beside_the_contract_runs_through_the_cli(tmp_path: Path) -> No
     assert row["evidence"]["sut"]["function"] == "beside_bot:reply"
 
 
+@pytest.mark.e2e
 def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     from tests.conftest import ROOT
     from tests.sut._support import verifier
@@ -121,6 +123,7 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     assert "-brief: 4/6 cases passed" in variants.stderr
 
 
+@pytest.mark.e2e
 def test_a_runaway_function_neither_delays_queued_calls_nor_holds_up_the_exit(
     tmp_path: Path,
 ) -> None:

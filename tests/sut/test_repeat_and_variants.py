@@ -72,6 +72,7 @@ def server() -> Iterator[MessagesServer]:
         yield running
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(("function", "status"), [("answer", "pass"), ("drifting", "fail")])
 def test_repeat_feeds_every_run_to_a_consistency_claim(
     tmp_path: Path, function: str, status: str
@@ -86,6 +87,7 @@ def test_repeat_feeds_every_run_to_a_consistency_claim(
     assert len(stored_rows(tmp_path / "gaps.db")[0]["evidence"]["sut"]["calls"]) == 3
 
 
+@pytest.mark.e2e
 def test_repeat_without_a_system_is_a_usage_error(tmp_path: Path) -> None:
     path = tmp_path / "plain.yaml"
     path.write_text(
@@ -101,6 +103,7 @@ def test_repeat_without_a_system_is_a_usage_error(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.e2e
 def test_variants_are_stored_as_two_runs_compared_pairwise_and_by_verifier_compare(
     tmp_path: Path, server: MessagesServer
 ) -> None:
@@ -151,6 +154,7 @@ def test_variants_are_stored_as_two_runs_compared_pairwise_and_by_verifier_compa
     assert '"cites"' in compared.stdout and "worse" in compared.stdout
 
 
+@pytest.mark.e2e
 def test_both_variant_runs_keep_what_record_content_says(
     tmp_path: Path, server: MessagesServer
 ) -> None:
@@ -174,6 +178,7 @@ def test_both_variant_runs_keep_what_record_content_says(
     assert all(r["content_sha256"] is None for r in stored_rows(tmp_path / "gaps.db"))
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -231,6 +236,7 @@ claims:
 """
 
 
+@pytest.mark.e2e
 def test_a_failed_baseline_call_makes_the_candidates_comparisons_errors_not_failures(
     tmp_path: Path,
 ) -> None:

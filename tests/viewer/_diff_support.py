@@ -15,8 +15,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from tests._cli import verifier
 from tests.server._support import running
-from tests.test_cli import verifier
 from verifier.server.settings import ServerSettings
 from verifier.viewer.app import viewer_router
 

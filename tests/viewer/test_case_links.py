@@ -10,8 +10,8 @@ from pathlib import Path
 
 import httpx
 
+from tests._cli import verifier
 from tests.server._support import running
-from tests.test_cli import verifier
 from verifier.server.settings import ServerSettings
 from verifier.server.view import create_view_app
 

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
-from tests.test_cli import verifier
 from tests.viewer._diff_support import CONTRACT, elements, problem, run, tab, viewer, write_cases
 from verifier.viewer import diff
 
@@ -170,6 +170,7 @@ def test_unknown_runs_and_bad_parameters_are_refused_in_one_line(
     assert last.status_code == 200 and f'id="run-a">{a}<' in last.text
 
 
+@pytest.mark.e2e
 def test_the_diff_in_chromium(
     store: dict[str, Any], url: str, chromium: Any, tmp_path: Path
 ) -> None:

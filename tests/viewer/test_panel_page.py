@@ -17,11 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests._cli import verifier
 from tests.conftest import FIXTURES
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
 from tests.report._runs import INJECTED_CASE, INJECTED_REASON, plant_run
-from tests.test_cli import verifier
 from tests.viewer._diff_support import elements, problem, tab, viewer
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.viewer.frame_ancestors import check_frame_ancestor, frame_ancestors_policy
@@ -155,6 +155,7 @@ def test_frame_ancestors_are_origins_and_nothing_more() -> None:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("command", ["serve", "view"])
 def test_serve_and_view_refuse_a_bad_frame_ancestor_in_one_line(
     tmp_path: Path, command: str
@@ -191,6 +192,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("allowed", [True, False])
 def test_a_builder_page_frames_the_panel_in_chromium(
     store: dict[str, Any], chromium: Any, tmp_path: Path, allowed: bool

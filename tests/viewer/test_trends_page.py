@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests._cli import verifier
 from tests.gaps._support import tamper
-from tests.test_cli import verifier
 from tests.viewer._diff_support import CONTRACT, elements, run, tab, viewer, write_cases
 from verifier._internal.canonical import sha256_hex
 from verifier.gaps.sqlite.store import SqliteStore
@@ -142,6 +142,7 @@ def test_hostile_claim_ids_are_text(tmp_path: Path) -> None:
     assert "&lt;script&gt;window.__injected=&#39;claim&#39;&lt;/script&gt;" in page
 
 
+@pytest.mark.e2e
 def test_the_trends_in_chromium(url: str, chromium: Any, tmp_path: Path) -> None:
     with tab(chromium, url) as seen:
         page = seen.page

@@ -12,9 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
+from tests._cli import verifier
 from tests.server._support import TOKEN, stopped_by_ctrl_c
-from tests.test_cli import verifier
 from verifier.gaps.store import open_store
 
 
@@ -70,6 +71,7 @@ def _viewing(*args: str, cwd: Path) -> Iterator[str]:
         process.wait(timeout=30)
 
 
+@pytest.mark.e2e
 def test_bound_off_loopback_every_page_needs_the_token(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with _viewing(
@@ -86,6 +88,7 @@ def test_bound_off_loopback_every_page_needs_the_token(tmp_path: Path) -> None:
     assert api.status_code == 404  # the viewer alone, not the API
 
 
+@pytest.mark.e2e
 def test_on_loopback_it_serves_without_a_token(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with _viewing("--store", str(store), cwd=tmp_path) as url:
@@ -95,6 +98,7 @@ def test_on_loopback_it_serves_without_a_token(tmp_path: Path) -> None:
     assert rebound.status_code == 421  # the API's Host check against DNS rebinding
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_the_viewer_quietly_with_exit_0(tmp_path: Path) -> None:
     store = _store(tmp_path)
     command = ["view", "--port", "0", "--store", str(store)]

@@ -21,6 +21,8 @@ from verifier.server.settings import ServerSettings
 from verifier.server.view import create_view_app
 from verifier.viewer.app import CONTENT_SECURITY_POLICY
 
+pytestmark = pytest.mark.e2e
+
 SCREENSHOT = os.environ.get("VERIFIER_VIEWER_SCREENSHOTS")
 """A folder to save the pages' screenshots in, to look at them."""
 
