@@ -223,7 +223,7 @@ def test_no_run_named_like_a_reference_can_be_imported(
     # A store written before ids were checked: its begin_run let any id through.
     old = str(tmp_path / "old.db")
     with monkeypatch.context() as patched:
-        patched.setattr("verifier.gaps.sqlite.store.check_run_id", lambda run_id: None)
+        patched.setattr("verifier.gaps.sql.check_run_id", lambda run_id: None)
         with open_store(old) as gap_store:
             begin(gap_store, "last~1")
             gap_store.append([draft(1, "last~1")])

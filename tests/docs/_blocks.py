@@ -7,6 +7,9 @@ and it works whatever the block's language):
   a key, the network, GitHub or a server, or it is a synopsis); REASON says why.
 - ``<!-- file: PATH -->``: the block is a file the page's later blocks use; it is
   written to PATH (relative to the folder they run in) before they are checked.
+- ``<!-- checked by: TEST -->``: the block is run by the test module TEST (a path from
+  the repository's root), which needs a project set up for it (a PostgreSQL store, a
+  locked gate).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```[ \t]*$", re.S | re.M)
-NOTE = re.compile(r"^ *<!-- (illustrative|file): (.+?) -->[ \t]*$")
+NOTE = re.compile(r"^ *<!-- (illustrative|file|checked by): (.+?) -->[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -31,18 +34,20 @@ class Block:
     body: str
     illustrative: str | None = None
     file: str | None = None
+    checked_by: str | None = None
 
     @property
     def id(self) -> str:
         return f"{self.page}:{self.line}"
 
 
-def _note(text: str, start: int) -> tuple[str | None, str | None]:
+def _note(text: str, start: int) -> dict[str, str]:
+    """The note just before the fence at ``start``, as the ``Block`` field it sets."""
     before = text[:start].rstrip("\n").rsplit("\n", 1)[-1]
     found = NOTE.match(before)
     if found is None:
-        return None, None
-    return (found.group(2), None) if found.group(1) == "illustrative" else (None, found.group(2))
+        return {}
+    return {found.group(1).replace(" ", "_"): found.group(2)}
 
 
 def page_blocks(path: Path) -> list[Block]:
@@ -52,15 +57,13 @@ def page_blocks(path: Path) -> list[Block]:
     blocks: list[Block] = []
     for found in FENCE.finditer(text):
         indent, lang, body = found.groups()
-        illustrative, file = _note(text, found.start())
         blocks.append(
             Block(
                 page=page,
                 line=text.count("\n", 0, found.start()) + 1,
                 lang=lang,
                 body="\n".join(line[len(indent) :] for line in body.splitlines()) + "\n",
-                illustrative=illustrative,
-                file=file,
+                **_note(text, found.start()),
             )
         )
     return blocks

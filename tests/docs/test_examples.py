@@ -7,7 +7,9 @@ word) are checked here, one test per block, its id ``page.md:LINE``.
 A block that cannot be checked says why on the line just before its fence, with an
 HTML comment (it works whatever the block's language, and the site does not show it):
 ``<!-- illustrative: needs ANTHROPIC_API_KEY -->``. A block the page's later blocks
-use as a file says where it goes: ``<!-- file: judges/support.md -->``. Each block
+use as a file says where it goes: ``<!-- file: judges/support.md -->``; one that a
+test of its own runs (it needs a project set up for it) names that test:
+``<!-- checked by: tests/run/test_python_api_docs.py -->``. Each block
 is checked in a fresh folder holding a copy of contracts/ and pyproject.toml (with
 ``.venv/bin`` this interpreter's), and the page's earlier ``file:`` blocks:
 
@@ -53,7 +55,7 @@ TUTORIAL = ROOT / "docs" / "getting-started.md"
 PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if p != TUTORIAL)]
 LANGUAGES = ("sh", "yaml", "json", "python")
 BLOCKS = [b for page in PAGES for b in page_blocks(page) if b.lang in LANGUAGES]
-CHECKED = [b for b in BLOCKS if b.illustrative is None]
+CHECKED = [b for b in BLOCKS if b.illustrative is None and b.checked_by is None]
 MARKER = "@@@verifier-example"
 VOLATILE = (
     (re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}"), "RUN"),
@@ -394,7 +396,7 @@ def test_every_note_stands_before_a_block() -> None:
     """A note must be on the line just before a fence, and an illustrative one says why."""
     pages = [*PAGES, TUTORIAL]
     blocks = [b for page in pages for b in page_blocks(page)]
-    noted = {(b.page, b.line) for b in blocks if b.illustrative or b.file}
+    noted = {(b.page, b.line) for b in blocks if b.illustrative or b.file or b.checked_by}
     for page in pages:
         name = page.relative_to(ROOT).as_posix()
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
@@ -404,3 +406,12 @@ def test_every_note_stands_before_a_block() -> None:
     assert all(len(reason.split()) >= 2 for reason in reasons), reasons
     # Most examples run: a page that loses them all is noticed.
     assert len(CHECKED) >= len(BLOCKS) // 2, f"only {len(CHECKED)} of {len(BLOCKS)} checked"
+
+
+def test_a_block_checked_elsewhere_names_a_test_that_reads_its_page() -> None:
+    elsewhere = [b for b in BLOCKS if b.checked_by is not None]
+    for block in elsewhere:
+        test = ROOT / block.checked_by  # type: ignore[operator]
+        assert test.is_file(), f"{block.id}: no test {block.checked_by}"
+        page = Path(block.page).name
+        assert page in test.read_text(encoding="utf-8"), f"{block.checked_by} never reads {page}"
