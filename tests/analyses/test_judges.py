@@ -9,6 +9,7 @@ import pytest
 
 from tests.analyses._history import day, judge_evidence, plant_run, result
 from tests.analyses._judged_store import RETIRING, judged_store
+from tests.gaps._backends import Backend
 from tests.gaps._support import TRIPLE, begin
 from verifier.analyses.judges import (
     JudgeCalibration,
@@ -32,7 +33,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return judged_store(tmp_path_factory.mktemp("judges"))
 
 
-def judges_of(target: Path, contract_id: str | None = None) -> list[StoredJudge]:
+def judges_of(target: Path | str, contract_id: str | None = None) -> list[StoredJudge]:
     with (
         open_store(str(target)) as store,
         CalibrationStore(target, read_only=True) as calibrations,
@@ -143,9 +144,9 @@ def test_statuses_errors_and_runs_are_counted_per_triple(tmp_path: Path) -> None
     assert grader.as_dict()["successor"] is None
 
 
-def test_resamples_of_a_triples_claims_give_its_agreement(tmp_path: Path) -> None:
-    target = tmp_path / "gaps.db"
-    with open_store(str(target)) as store:
+def test_resamples_of_a_triples_claims_give_its_agreement(store_backend: Backend) -> None:
+    target = store_backend.target
+    with store_backend.open() as store:
         plant_run(store, "r1", started_at=day(1), passes={"tone": (2, 2)}, evidence=GRADED)
     rows = [
         ResampleRow(
@@ -160,7 +161,7 @@ def test_resamples_of_a_triples_claims_give_its_agreement(tmp_path: Path) -> Non
             (5, "tone", "another-model", False),  # another triple
         ]
     ]  # fmt: skip
-    with ResampleStore(str(target)) as resamples:
+    with ResampleStore(target) as resamples:
         resamples.save(rows)
     (judge,) = judges_of(target)
     assert judge.resample_agreement == ResampleAgreement(asked=3, agreed=2)
