@@ -43,7 +43,7 @@ def judges_of(target: Path | str, contract_id: str | None = None) -> list[Stored
             store,
             contract_id=contract_id,
             calibrations=calibrations,
-            resamples=resamples.all(),
+            resamples=resamples,
             today=TODAY,
         )
 
@@ -170,6 +170,10 @@ def test_resamples_of_a_triples_claims_give_its_agreement(store_backend: Backend
         "asked": 3,
         "agreed": 2,
     }
+    # A retest edited behind verifier's back no longer matches its seal: none is credited.
+    store_backend.tamper("UPDATE resamples SET agreed = 1 WHERE case_id = 'case-2'")
+    (judge,) = judges_of(target)
+    assert judge.resample_agreement is None
 
 
 def test_a_store_without_judge_verdicts_lists_none(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import orjson
 
 from verifier.analyses.drift import JudgeSetup, judge_setup, judged_row
-from verifier.gaps.resamples import ResampleRow
+from verifier.gaps.resamples import ResampleStore
 from verifier.gaps.store import GapStore
 from verifier.llm.providers.retirement import retirement_date
 
@@ -32,6 +32,7 @@ __all__ = [
     "CalibrationSource",
     "JudgeCalibration",
     "ResampleAgreement",
+    "StoredCalibrationLike",
     "StoredJudge",
     "VerdictCounts",
     "store_judges",
@@ -45,10 +46,6 @@ _Key = tuple[str, str | None, str, str, str]
 class StoredCalibrationLike(Protocol):
     """What is read of a stored calibration (``verifier.compare.calibration_store``)."""
 
-    @property
-    def model_id(self) -> str: ...
-    @property
-    def created_at(self) -> str: ...
     @property
     def n(self) -> int: ...
     @property
@@ -187,7 +184,7 @@ def store_judges(
     *,
     contract_id: str | None = None,
     calibrations: CalibrationSource | None = None,
-    resamples: Iterable[ResampleRow] = (),
+    resamples: ResampleStore | None = None,
     today: dt.date | None = None,
 ) -> list[StoredJudge]:
     """Every judge triple ``store`` holds verdicts from, ordered by contract, judge and
@@ -199,9 +196,10 @@ def store_judges(
         calibrations: The store's calibrations; a judge's is the weakest (lowest
             kappa, an undefined kappa lowest of all) of the sealed calibrations of its
             claims, each chosen as ``verifier check`` chooses (the served model first,
-            then the newest). ``None``: none are looked up.
+            then the newest; the claim's present wording, which ``check`` also holds a
+            calibration to, is not known here). ``None``: none are looked up.
         resamples: The store's resamples; a judge's agreement sums those of its claims
-            re-asked under its triple.
+            re-asked under its triple, when every one of them is sealed.
         today: The day ``days_left`` counts from (default: today, UTC).
     """
     started = {run.run_id: run.started_at for run in store.runs()}
@@ -256,19 +254,44 @@ def _resolve(noted: tuple[str, JudgeSetup] | None, contract_id: str | None) -> _
 
 
 def _agreements(
-    resamples: Iterable[ResampleRow], tallies: dict[_Key, _Tally]
+    resamples: ResampleStore | None, tallies: dict[_Key, _Tally]
 ) -> dict[_Key, ResampleAgreement]:
-    """Each triple's resamples: those of its claims whose served model is its own."""
+    """Each triple's resamples: those of its claims re-asked under its triple (served
+    or requested model its own, as ``verifier check`` matches them). A triple any of
+    whose resamples is not sealed gets none: an edited or forged row is no measurement
+    to trust, and nothing tells which of them it is."""
+    if resamples is None:
+        return {}
     by_triple: dict[tuple[str, str, str, str], list[_Key]] = {}
     for key in tallies:
         by_triple.setdefault((key[0], *key[2:]), []).append(key)
     sums: dict[_Key, tuple[int, int]] = {}
-    for r in resamples:
-        for key in by_triple.get((r.contract_id, r.model_id, r.prompt_sha, r.sampling_sha), ()):
-            if r.claim_id in tallies[key].claims:
-                asked, agreed = sums.get(key, (0, 0))
-                sums[key] = (asked + 1, agreed + r.agreed)
-    return {key: ResampleAgreement(*counts) for key, counts in sums.items()}
+    for r in resamples.all():
+        for model in {r.model_id, r.requested_model}:
+            for key in by_triple.get((r.contract_id, model, r.prompt_sha, r.sampling_sha), ()):
+                if r.claim_id in tallies[key].claims:
+                    asked, agreed = sums.get(key, (0, 0))
+                    sums[key] = (asked + 1, agreed + r.agreed)
+    return {
+        key: ResampleAgreement(*counts)
+        for key, counts in sums.items()
+        if _sealed(resamples, key, tallies[key].claims) >= counts[0]
+    }
+
+
+def _sealed(resamples: ResampleStore, key: _Key, claims: Iterable[str]) -> int:
+    """How many resamples of ``claims`` under ``key``'s triple are sealed."""
+    contract, _name, model, prompt_sha, sampling_sha = key
+    return sum(
+        resamples.measured(
+            contract_id=contract,
+            claim_id=claim_id,
+            model=model,
+            prompt_sha=prompt_sha,
+            sampling_sha=sampling_sha,
+        )
+        for claim_id in claims
+    )
 
 
 def _judge(

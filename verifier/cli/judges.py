@@ -77,7 +77,7 @@ def _read(target: str, contract_id: str | None) -> tuple[str, list[StoredJudge]]
             gap_store,
             contract_id=contract_id,
             calibrations=calibrations,
-            resamples=resamples.all(),
+            resamples=resamples,
         )
         return gap_store.location, found
 
