@@ -242,7 +242,9 @@ def _tally(store: GapStore, started: dict[str, str], contract_id: str | None) ->
             requested = evidence.get("requested_model")
             asked = requested if type(requested) is str and requested else None
             tally = tallies[key] = _Tally(asked, when, when)
-        tally.add(claim_id, row.status, kind == "scale" and row.score is not None, when)
+        # A scale verdict, with a reference or without: "scale, reference-guided".
+        scored = row.score is not None and type(kind) is str and kind.startswith("scale")
+        tally.add(claim_id, row.status, scored, when)
     return tallies
 
 
