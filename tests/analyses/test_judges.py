@@ -181,3 +181,19 @@ def test_a_store_without_judge_verdicts_lists_none(tmp_path: Path) -> None:
         assert store_judges(store) == []
         plant_run(store, "r1", started_at=day(1), passes={"cites": (3, 4)})
         assert store_judges(store) == []
+
+
+def test_scale_verdicts_with_a_reference_or_without_are_counted_as_scored(tmp_path: Path) -> None:
+    scale = {**judge_evidence(prompt_sha="c" * 64), "verdict_kind": "scale"}
+    guided = {**judge_evidence(prompt_sha="d" * 64), "verdict_kind": "scale", "reference": "x"}
+    binary = {**judge_evidence(), "verdict_kind": "binary"}
+    with open_store(str(tmp_path / "gaps.db")) as store:
+        evidence = {"tone": scale, "facts": guided, "polite": binary}
+        passes = {"tone": (1, 2), "facts": (2, 3), "polite": (1, 1)}
+        plant_run(store, "r1", started_at=day(1), passes=passes, evidence=evidence)
+        found = {j.claims: j.verdicts for j in store_judges(store)}
+    assert found == {
+        ("tone",): VerdictCounts(1, 1, 0, scored=2),
+        ("facts",): VerdictCounts(2, 1, 0, scored=3),
+        ("polite",): VerdictCounts(1, 0, 0, scored=0),
+    }
