@@ -299,7 +299,8 @@ def test_deprecated_judge_model_is_a_warning_not_an_error(write_contract) -> Non
 def test_retirement_warning_counts_days_and_spots_retired_models() -> None:
     import datetime as dt
 
-    from verifier.contract.judge_lint import parse_retirement, retirement_warning
+    from verifier.contract.judge_lint import retirement_warning
+    from verifier.llm.providers.retirement import parse_retirement
 
     table = {
         "m-old": "January 2nd, 2026",

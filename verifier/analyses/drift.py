@@ -41,7 +41,10 @@ __all__ = [
     "DriftScope",
     "JudgeDriftObserver",
     "JudgeSetup",
+    "JudgedKey",
     "ServedMismatch",
+    "judge_setup",
+    "judged_row",
     "verdict_kind",
 ]
 
@@ -263,6 +266,63 @@ def verdict_kind(row_kind: str, evidence: dict[str, Any]) -> str | None:
     return None
 
 
+JudgedKey = tuple[Any, ...]
+"""What a judged row says of who judged it, as recorded (unchecked): run id, contract
+id, claim id, judge name, served model, prompt sha, sampling sha, verdict kind and
+stored prompt (see ``judged_row``)."""
+
+
+def judged_row(
+    row: StoredRow, body: dict[str, Any] | None
+) -> tuple[JudgedKey, dict[str, Any]] | None:
+    """Who judged a row, as its evidence records it, with that evidence; ``None`` for a
+    row no judge answered (or whose evidence names no judge).
+
+    The key is cheap to build and hash: a pass over many rows keeps a set of the keys
+    it has seen and looks further (``judge_setup``) only at a new one.
+    """
+    if body is None or row.kind not in _JUDGED_KINDS:
+        return None
+    evidence = body.get("evidence")
+    if type(evidence) is not dict:
+        return None
+    judge = evidence.get("judge")
+    if type(judge) is not dict:
+        return None
+    get = judge.get
+    key = (
+        row.run_id,
+        body.get("contract_id"),
+        row.claim_id,
+        evidence.get("judge_name"),
+        get("model_id"),
+        get("prompt_sha"),
+        get("sampling_sha"),
+        verdict_kind(row.kind, evidence),
+        _stored_prompt(evidence),
+    )
+    return key, evidence
+
+
+def judge_setup(key: JudgedKey, evidence: dict[str, Any]) -> tuple[str, JudgeSetup] | None:
+    """The contract id (``?`` when the row names none) and the judge of a key of
+    ``judged_row``; ``None`` unless its triple is complete (a row missing part of it
+    proves nothing about who judged)."""
+    _run, contract, _claim, name, model_id, prompt_sha, sampling_sha, _kind, stored = key
+    if not all(type(p) is str and p.strip() for p in (model_id, prompt_sha, sampling_sha)):
+        return None
+    requested = evidence.get("requested_model")
+    setup = JudgeSetup(
+        model_id,
+        prompt_sha,
+        sampling_sha,
+        judge_name=name if type(name) is str and name else None,
+        requested_model=requested if type(requested) is str else None,
+        stored_prompt=stored,
+    )
+    return (contract if type(contract) is str else "?"), setup
+
+
 class JudgeDriftObserver:
     """Remembers, per judge and per claim, the triples each run judged them under."""
 
@@ -277,51 +337,26 @@ class JudgeDriftObserver:
         """Takes rows (see ``RowObserver``); only judged rows are looked into."""
         known = self._known
         for row, body in rows:
-            if body is None or row.kind not in _JUDGED_KINDS:
-                continue
-            evidence = body.get("evidence")
-            if type(evidence) is not dict:
-                continue
-            judge = evidence.get("judge")
-            if type(judge) is not dict:
-                continue
-            get = judge.get
-            key = (
-                row.run_id,
-                body.get("contract_id"),
-                row.claim_id,
-                evidence.get("judge_name"),
-                get("model_id"),
-                get("prompt_sha"),
-                get("sampling_sha"),
-                verdict_kind(row.kind, evidence),
-                _stored_prompt(evidence),
-            )
-            if key not in known:
-                known.add(key)
-                self._note_row(key, row, evidence)
+            found = judged_row(row, body)
+            if found is not None and found[0] not in known:
+                known.add(found[0])
+                self._note_row(*found, row)
 
-    def _note_row(self, key: tuple[Any, ...], row: StoredRow, evidence: dict[str, Any]) -> None:
-        run_id, contract, claim_id, name, model_id, prompt_sha, sampling_sha, kind, stored = key
-        if not all(type(p) is str and p.strip() for p in (model_id, prompt_sha, sampling_sha)):
+    def _note_row(self, key: JudgedKey, evidence: dict[str, Any], row: StoredRow) -> None:
+        noted = judge_setup(key, evidence)
+        if noted is None:
             return
-        contract_id = contract if type(contract) is str else "?"
-        judge_name = name if type(name) is str and name else None
-        requested = evidence.get("requested_model")
-        setup = JudgeSetup(
-            model_id,
-            prompt_sha,
-            sampling_sha,
-            judge_name=judge_name,
-            requested_model=requested if type(requested) is str else None,
-            stored_prompt=stored,
-        )
+        contract_id, setup = noted
+        run_id, _contract, claim_id, _name, *_triple, kind, _stored = key
         sighting = _Sighting(row.seq, row.recorded_at, setup)
-        if setup.requested_model and setup.requested_model != model_id:
-            self._note_mismatch(contract_id, judge_name, setup.requested_model, model_id, row)
+        if setup.requested_model and setup.requested_model != setup.model_id:
+            self._note_mismatch(
+                contract_id, setup.judge_name, setup.requested_model, setup.model_id, row
+            )
         self._note(("claim", contract_id, claim_id, None), run_id, setup.identity, sighting)
-        if judge_name is not None:
-            self._note(("judge", contract_id, judge_name, kind), run_id, setup.identity, sighting)
+        if setup.judge_name is not None:
+            subject: _Subject = ("judge", contract_id, setup.judge_name, kind)
+            self._note(subject, run_id, setup.identity, sighting)
 
     def _note_mismatch(
         self, contract_id: str, name: str | None, requested: str, served: str, row: StoredRow

@@ -35,6 +35,7 @@ _COMMANDS = {
     "gate": "verifier.cli.gate:gate_group",
     "report": "verifier.cli.report:report_command",
     "runs": "verifier.cli.runs:runs_command",
+    "judges": "verifier.cli.judges:judges_command",
     "show": "verifier.cli.show:show_command",
     "serve": "verifier.cli.serve:serve_command",
     "view": "verifier.cli.view:view_command",

@@ -91,27 +91,17 @@ def _count(value: Any) -> int | None:
 def _table(listed: list[dict[str, Any]]) -> str:
     """The runs as aligned columns, case text made safe to print."""
     from verifier._internal.terminal import printable_line
+    from verifier.cli._table import aligned, to_second
 
     rows = [
         (
             printable_line(run["run_id"]),
             f"{printable_line(run['contract']['id'])} v{run['contract']['version']}",
-            _started(run["started_at"]),
+            to_second(run["started_at"]),
             run["status"],
             *("-" if run[key] is None else str(run[key]) for key in ("cases", "passed")),
             "-" if run["judge_calls"] is None else str(run["judge_calls"]),
         )
         for run in listed
     ]
-    widths = [max(len(row[i]) for row in [_HEADERS, *rows]) for i in range(len(_HEADERS))]
-    return "".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        + "\n"
-        for row in [_HEADERS, *rows]
-    )
-
-
-def _started(started_at: str) -> str:
-    """A start time to the second (the store keeps microseconds)."""
-    head, dot, rest = started_at.partition(".")
-    return f"{head}Z" if dot and rest.endswith("Z") else started_at
+    return aligned(_HEADERS, rows)

@@ -6,7 +6,6 @@ gone)."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -19,24 +18,11 @@ from verifier.files import FileRefused, FileScope
 from verifier.llm.pinning import is_local_endpoint
 from verifier.llm.providers.openai_responses import refused_settings
 from verifier.llm.providers.registry import ProviderEntry, find_provider
+from verifier.llm.providers.retirement import parse_retirement
 
 WARN_WITHIN_DAYS = 90
-_DATE = re.compile(r"^(?P<month>[A-Za-z]+) (?P<day>\d{1,2})(?:st|nd|rd|th)?, (?P<year>\d{4})$")
 
 Report = Callable[..., None]
-
-
-def parse_retirement(text: str) -> dt.date | None:
-    """Parses the SDK's "November 30th, 2026" style dates (``None`` if unreadable)."""
-    match = _DATE.match(text.strip())
-    if not match:
-        return None
-    try:
-        return dt.datetime.strptime(
-            f"{match['month']} {match['day']} {match['year']}", "%B %d %Y"
-        ).date()
-    except ValueError:
-        return None
 
 
 def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) -> str | None:
