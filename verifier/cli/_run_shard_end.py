@@ -22,7 +22,7 @@ from verifier.gaps.store import GapStore, open_store
 from verifier.report import make_writer
 from verifier.run.shards import ShardEnd, finish_sharded_run
 
-__all__ = ["end_shard", "finish_command"]
+__all__ = ["end_shard", "finish_command", "finish_option"]
 
 
 def end_shard(end: ShardEnd, location: str, target: str, *, witness: Path | None) -> NoReturn:
@@ -114,3 +114,29 @@ def finish_command(
 def _discard(files: list[Any]) -> None:
     for written in files:
         written.discard()
+
+
+def finish_option(
+    finish_id: str,
+    contract: Path | None,
+    store: str | None,
+    fmt: str,
+    out: Path | None,
+    pr_comment: Path | None,
+    against: str | None,
+    witness: Path | None,
+) -> NoReturn:
+    """``--finish RUN``: ends a sharded run (no CONTRACT) and exits."""
+    from verifier.cli._run_shard_end import finish_command
+    from verifier.errors import VerifierError
+    from verifier.gaps.target import new_store_target
+
+    if contract is not None:
+        fail("--finish reads the run's contract from the store; give no CONTRACT")
+    try:
+        target = new_store_target(store)
+    except VerifierError as exc:
+        fail(str(exc))
+    finish_command(
+        finish_id, target, fmt=fmt, out=out, pr_comment=pr_comment, against=against, witness=witness
+    )

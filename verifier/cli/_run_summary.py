@@ -17,7 +17,7 @@ from verifier.results import RunSummary
 if TYPE_CHECKING:  # the gate's statistics are imported when a gate decides (ADR 0045)
     from verifier.compare.gate import GateDecision
 
-__all__ = ["finish_run"]
+__all__ = ["end_run", "finish_run"]
 
 
 def finish_run(
@@ -70,3 +70,49 @@ def finish_run(
         click.echo(gate.line(), err=True)
         sys.exit(gate.exit_code)
     sys.exit(EXIT_OK if failed == 0 else EXIT_FAILED)
+
+
+def end_run(
+    result: Any,
+    inputs: Any,
+    *,
+    resumed: bool,
+    out: Path | None,
+    witness: Path | None,
+    store: str | None,
+    ci: list[Any],
+) -> NoReturn:
+    """The run's last lines on stderr, its witness, and its exit code."""
+    from verifier.cli._run_parts import say_sample, scope_lines
+    from verifier.cli._run_summary import finish_run
+    from verifier.gaps.target import store_target
+
+    if resumed and result.sample is not None:  # the sample it began with
+        say_sample(result.sample)
+    if result.shard is not None:
+        from verifier.cli._run_shard_end import end_shard
+
+        end_shard(result.shard, result.store, store_target(store), witness=witness)
+    for line in scope_lines(result.summary, inputs.claims and list(result.claims or ())):
+        click.echo(line, err=True)
+    line = result.baseline_line()
+    if line is not None:
+        click.echo(line, err=True)
+    if witness is not None:
+        from verifier.cli._witness import append_witnessed, to_witness
+        from verifier.gaps.store import open_store
+
+        ended = [s.run_id for s in (result.baseline_summary, result.summary) if s is not None]
+        with open_store(store_target(store)) as gap_store:
+            witnessed = to_witness(gap_store, ended)
+        append_witnessed(witness, witnessed)
+    finish_run(
+        result.summary,
+        result.baseline_summary,
+        variants=inputs.variants.names if inputs.variants else None,
+        ci_sinks=ci,
+        cases_path=inputs.cases_shown,
+        stored_in=result.store,
+        out=out,
+        gate=result.gate,
+    )
