@@ -6,43 +6,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from scipy import stats
 
 from tests.judge.messages_server import MessagesServer
-from tests.trial._support import (
-    BINARY,
-    KEY,
-    NEW_MODEL,
-    OLD_MODEL,
-    expected_pairs,
-    per_model,
-    write_contract,
-)
+from tests.trial._support import BINARY, NEW_MODEL, OLD_MODEL, expected_pairs
 from verifier.gaps.store import open_store
-from verifier.run.api import Judges, run_contract
 from verifier.trial import Candidate, NoJudgeKey, NoVerdicts, TrialRule, trial_judge
-
-
-@pytest.fixture
-def server():  # type: ignore[no-untyped-def]
-    with MessagesServer(default=per_model) as running:
-        yield running
-
-
-@pytest.fixture
-def store(tmp_path: Path, server: MessagesServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A store of one live run of the contract, its judge answered by the brain."""
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    contract, cases = write_contract(tmp_path)
-    target = str(tmp_path / "gaps.db")
-    judges = Judges(mode="live", base_url=server.base_url, recordings_beside_contract=False)
-    run_contract(contract, cases, store=target, judges=judges)
-    assert {r.body["model"] for r in server.model_calls()} == {OLD_MODEL}
-    server.requests.clear()
-    return target
 
 
 def fce_kappa(a: int, b: int, c: int, d: int) -> tuple[float, float, float]:
