@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from scipy import stats
@@ -146,3 +147,28 @@ def test_a_judge_with_no_binary_verdicts_is_refused(store: str, server: Messages
     with open_store(store) as gap_store, pytest.raises(NoVerdicts, match="'lenient'"):
         trial_judge(gap_store, Candidate("lenient", NEW_MODEL, base_url=server.base_url))
     assert server.model_calls() == []
+
+
+def test_a_prompt_given_asks_with_that_template_and_a_contract_filter_applies(
+    store: str, server: MessagesServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import json
+
+    import verifier.judge
+
+    builtin = Path(verifier.judge.__file__).parent / "templates" / "assertions.md"
+    text = builtin.read_text(encoding="utf-8")
+    template = tmp_path_factory.mktemp("elsewhere") / "successor.md"
+    template.write_text(text.replace("You are an evaluation judge.", "You are the successor."))
+    candidate = Candidate("strict", NEW_MODEL, prompt=template, base_url=server.base_url)
+    with open_store(store) as gap_store:
+        report = trial_judge(gap_store, candidate, sample=4, contract_id="trialled")
+        with pytest.raises(NoVerdicts, match="of contract other"):
+            trial_judge(gap_store, candidate, contract_id="other")
+    calls = server.model_calls()
+    assert len(calls) == 4
+    assert all("You are the successor." in json.dumps(c.body) for c in calls)
+    assert len(report.verdicts) == 4
+    for verdict in report.verdicts:
+        assert verdict.new_triple["prompt_sha"] != verdict.old_triple["prompt_sha"]
+        assert verdict.new_triple["sampling_sha"] == verdict.old_triple["sampling_sha"]
