@@ -18,11 +18,14 @@ class Row:
     status: str
 
 
-def test_allocation_is_proportional_by_largest_remainders() -> None:
-    assert allocate([7, 5, 7, 5], 8) == [2, 2, 2, 2]  # 2.33, 1.67, 2.33, 1.67
-    assert allocate([10, 1], 5) == [5, 0]  # 4.55 and 0.45: the larger remainder wins
+def test_allocation_takes_one_of_each_then_the_rest_by_largest_remainders() -> None:
+    # One of each, then 4 of 20 left: 1.2, 0.8, 1.2, 0.8; the larger remainders win.
+    assert allocate([7, 5, 7, 5], 8) == [2, 2, 2, 2]
+    assert allocate([100, 2], 10) == [9, 1]  # the rare stratum is not rounded away
     assert allocate([3, 3], 3) == [2, 1]  # a tie goes to the earlier stratum
     assert allocate([3, 2], 9) == [3, 2]  # a sample of all takes all
+    assert allocate([5, 5, 5], 2) == [1, 1, 0]  # no room for one of each: by proportion
+    assert allocate([4, 0, 2], 3) == [2, 0, 1]  # an empty stratum takes nothing
 
 
 def test_a_draw_is_stratified_deterministic_and_in_store_order() -> None:

@@ -127,8 +127,8 @@ def test_a_sample_is_stratified_deterministic_and_asked_once_per_verdict(
     assert len(server.model_calls()) == 8
     assert all(c.body["model"] == NEW_MODEL for c in server.model_calls())
     assert drawn(3) == first
-    # Four strata (claim by stored verdict) of 7, 5, 7 and 5: 2.33 and 1.67 of 8 each,
-    # the larger remainders rounded up: two of each.
+    # Four strata (claim by stored verdict) of 7, 5, 7 and 5: one of each, then 1.2, 0.8,
+    # 1.2 and 0.8 of the other 4, the larger remainders rounded up: two of each.
     expected = expected_pairs()
     strata = Counter((claim, expected[(case, claim)][0]) for case, claim in first)
     assert strata == {(c, old): 2 for c in BINARY for old in (True, False)}

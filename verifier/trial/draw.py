@@ -1,10 +1,11 @@
 """The verdicts a trial re-asks: a sample stratified by claim and stored verdict.
 
 Strata are (claim, pass) and (claim, fail), in claim order then pass before fail; each
-gets its share of the sample in proportion to its size (largest remainders first,
-ties to the earlier stratum), and its verdicts are drawn from it in store order with
-one generator seeded once: the same store, size and seed draw the same verdicts. A
-sample at least as large as the verdicts stored takes them all.
+gets one verdict (when the sample has room for one of each), then its share of the
+rest in proportion to its size (largest remainders first, ties to the earlier
+stratum), so a rare verdict is never left out by rounding; its verdicts are drawn from
+it in store order with one generator seeded once: the same store, size and seed draw
+the same verdicts. A sample at least as large as the verdicts stored takes them all.
 """
 
 from __future__ import annotations
@@ -31,17 +32,23 @@ V = TypeVar("V", bound=_Verdict)
 
 
 def allocate(sizes: Sequence[int], n: int) -> list[int]:
-    """How many of each stratum a sample of ``n`` takes: proportional, largest
-    remainders first (Hamilton's method); all of them when ``n`` covers them."""
+    """How many of each stratum a sample of ``n`` takes: all of them when ``n`` covers
+    them; else one of each (while ``n`` allows) and the rest in proportion to what is
+    left of each, largest remainders first (Hamilton's method), ties to the earlier."""
     total = sum(sizes)
     if n >= total:
         return list(sizes)
-    quotas = [n * size / total for size in sizes]
-    taken = [int(q) for q in quotas]
-    order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - taken[i]), i))
-    for i in order[: n - sum(taken)]:
-        taken[i] += 1
-    return taken
+    taken = [0] * len(sizes)
+    if n >= sum(1 for size in sizes if size):
+        taken = [min(1, size) for size in sizes]
+    left = [size - t for size, t in zip(sizes, taken, strict=True)]
+    rest, pool = n - sum(taken), sum(left)
+    quotas = [rest * size / pool for size in left]
+    whole = [int(q) for q in quotas]
+    order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - whole[i]), i))
+    for i in order[: rest - sum(whole)]:
+        whole[i] += 1
+    return [t + w for t, w in zip(taken, whole, strict=True)]
 
 
 def stratified(verdicts: Sequence[V], n: int, seed: int) -> list[V]:
