@@ -172,3 +172,29 @@ def test_a_prompt_given_asks_with_that_template_and_a_contract_filter_applies(
     for verdict in report.verdicts:
         assert verdict.new_triple["prompt_sha"] != verdict.old_triple["prompt_sha"]
         assert verdict.new_triple["sampling_sha"] == verdict.old_triple["sampling_sha"]
+
+
+def test_a_verdict_the_candidate_cannot_give_is_not_counted(
+    store: str, server: MessagesServer
+) -> None:
+    from tests.judge.behaviours import http_error
+    from tests.judge.judge_brain import _output_block, _user_text
+    from tests.trial._support import OUTPUTS, per_model
+
+    def refuses_c12(request: dict[str, object]) -> object:
+        if _output_block(_user_text(request)).strip() == OUTPUTS["c12"]:  # type: ignore[arg-type]
+            return http_error(400, "the candidate refuses this request")
+        return per_model(request)  # type: ignore[arg-type]
+
+    server.default = refuses_c12  # type: ignore[assignment]
+    with open_store(store) as gap_store:
+        report = trial_judge(
+            gap_store, Candidate("strict", NEW_MODEL, base_url=server.base_url), sample=100
+        )
+    assert len(server.model_calls()) == 24
+    assert len(report.verdicts) == 22
+    assert {(v.case_id) for v in report.verdicts} == set(OUTPUTS) - {"c12"}
+    assert len(report.not_asked) == 2
+    assert all("case c12" in line and "no verdict" in line for line in report.not_asked)
+    # The two verdicts it could not give count neither as agreeing nor as flipped.
+    assert report.overall().n == 22
