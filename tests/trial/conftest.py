@@ -9,7 +9,8 @@ import pytest
 
 from tests.judge.messages_server import MessagesServer
 from tests.trial._support import KEY, OLD_MODEL, per_model, write_contract
-from verifier.run.api import Judges, run_contract
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy import stats
@@ -177,16 +178,16 @@ def test_a_prompt_given_asks_with_that_template_and_a_contract_filter_applies(
 def test_a_verdict_the_candidate_cannot_give_is_not_counted(
     store: str, server: MessagesServer
 ) -> None:
-    from tests.judge.behaviours import http_error
+    from tests.judge.behaviours import Behaviour, http_error
     from tests.judge.judge_brain import _output_block, _user_text
     from tests.trial._support import OUTPUTS, per_model
 
-    def refuses_c12(request: dict[str, object]) -> object:
-        if _output_block(_user_text(request)).strip() == OUTPUTS["c12"]:  # type: ignore[arg-type]
+    def refuses_c12(request: dict[str, Any]) -> Behaviour:
+        if _output_block(_user_text(request)).strip() == OUTPUTS["c12"]:
             return http_error(400, "the candidate refuses this request")
-        return per_model(request)  # type: ignore[arg-type]
+        return per_model(request)
 
-    server.default = refuses_c12  # type: ignore[assignment]
+    server.default = refuses_c12
     with open_store(store) as gap_store:
         report = trial_judge(
             gap_store, Candidate("strict", NEW_MODEL, base_url=server.base_url), sample=100
