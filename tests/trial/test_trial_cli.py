@@ -30,6 +30,9 @@ def test_the_rule_comes_first_and_the_outcome_decides_the_exit_code(
     assert lines[0].startswith("rule: pass when the lower bound of Cohen's kappa's 95% interval")
     assert "at least 0.6" in lines[0] and "±0.05" in lines[0]
     assert lines[1] == f"asking 24 of 24 verdicts of judge strict again with {NEW_MODEL} (seed 0)"
+    overall = next(line for line in lines if line.startswith("overall ")).split()
+    assert overall[1] == "24" and overall[2] == "75.0%"
+    assert overall[-2:] == ["4", "2"]  # 4 turned stricter, 2 laxer
     assert "flipped (6):" in failed.stdout
     assert "c09 / factual: fail -> pass" in failed.stdout
     assert failed.stdout.rstrip().splitlines()[-1].startswith("outcome: FAIL: kappa's lower bound")

@@ -130,14 +130,16 @@ class TrialReport:
         )
 
     def lines(self) -> list[str]:
-        """The report for a terminal: a table per claim and overall, then the flips."""
+        """The report for a terminal: a line per claim and overall (stricter: verdicts
+        the judge passed and the candidate failed; laxer: the other way), then the flips."""
         outcome, why = self.decision()
         out = [
             f"trial {self.trial_id}: judge {self.judge} with {self.model}: {len(self.verdicts)} "
             f"of {self.eligible} verdicts re-asked (sample {self.requested}, seed {self.seed})",
             "",
             f"{'claim':<24} {'n':>4} {'agree':>7} {'kappa (95% CI)':>24} "
-            f"{'pass before':>11} {'after':>7} {'diff (95% CI)':>26} {'McNemar p':>9}",
+            f"{'pass before':>11} {'after':>7} {'diff (95% CI)':>26} {'McNemar p':>9} "
+            f"{'stricter':>8} {'laxer':>5}",
         ]
         rows = [*self.per_claim().items(), ("overall", self.overall())]
         out += [_table_line(name, figures) for name, figures in rows]
@@ -166,7 +168,7 @@ def _table_line(name: str, figures: Figures) -> str:
     diff = f"{d['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
     return (
         f"{name:<24} {d['n']:>4} {agree:>7} {kappa:>24} {before:>11} {after:>7} {diff:>26} "
-        f"{d['mcnemar_p']:>9.4g}"
+        f"{d['mcnemar_p']:>9.4g} {d['stricter']:>8} {d['laxer']:>5}"
     )
 
 
