@@ -65,21 +65,19 @@ class Candidate:
 
 
 @dataclass(frozen=True, slots=True)
+class _Eligible:
+    """A verdict that may be drawn: only what the draw needs, so memory stays small
+    whatever the number of verdicts stored."""
+
+    seq: int
+    claim_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Stored:
     row: StoredRow
     body: dict[str, Any]
-
-    @property
-    def seq(self) -> int:
-        return self.row.seq
-
-    @property
-    def claim_id(self) -> str:
-        return self.row.claim_id
-
-    @property
-    def status(self) -> str:
-        return self.row.status
 
 
 def trial_judge(
@@ -118,24 +116,26 @@ def trial_judge(
     )  # fmt: skip
     catalogue = StoredPlans(store, "", judge_phase=_no_phase)
     try:
-        eligible, provider = _eligible(store, catalogue, candidate.judge, contract_id, run_id)
+        eligible, providers = _eligible(store, catalogue, candidate.judge, contract_id, run_id)
     finally:
         catalogue.close()
     if not eligible:
         raise NoVerdicts(_nothing_to_trial(candidate.judge, contract_id, run_id))
-    variable = unset_key(provider)
-    if variable:
-        raise NoJudgeKey(f"the trial asks {candidate.model}, but {variable} is not set")
+    for provider in sorted(providers):
+        variable = unset_key(provider)
+        if variable:
+            raise NoJudgeKey(f"the trial asks {candidate.model}, but {variable} is not set")
     report.eligible = len(eligible)
-    drawn = stratified(eligible, sample, seed)
+    picked = {e.seq for e in stratified(eligible, sample, seed)}
+    drawn = [_Stored(row, row_body(row)) for row in store.iter_rows(run_id) if row.seq in picked]
     if announce is not None:
         announce(f"rule: {report.rule.statement()}")
         announce(
             f"asking {len(drawn)} of {len(eligible)} verdicts of judge {candidate.judge} "
             f"again with {candidate.model} (seed {seed})"
         )
-    for claim_id in sorted({s.claim_id for s in drawn}):
-        mine = [s for s in drawn if s.claim_id == claim_id]
+    for claim_id in sorted({s.row.claim_id for s in drawn}):
+        mine = [s for s in drawn if s.row.claim_id == claim_id]
         _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
     report.verdicts.sort(key=lambda v: v.seq)
     return report
@@ -152,10 +152,11 @@ def _eligible(
     judge: str,
     contract_id: str | None,
     run_id: str | None,
-) -> tuple[list[_Stored], str]:
-    """The judge's binary pass/fail verdicts with a complete triple, and its provider."""
-    found: list[_Stored] = []
-    provider = ""
+) -> tuple[list[_Eligible], set[str]]:
+    """The judge's binary pass/fail verdicts with a complete triple, and its providers
+    (one per contract that names it, which may differ)."""
+    found: list[_Eligible] = []
+    providers: set[str] = set()
     for row in store.iter_rows(run_id):
         if row.kind != "judge" or row.status not in ("pass", "fail"):
             continue
@@ -168,9 +169,9 @@ def _eligible(
         planned = plan.claims.get(row.claim_id)
         claim = planned.claim if planned is not None else None
         if _binary_of(claim, judge):
-            found.append(_Stored(row, body))
-            provider = plan.loaded.contract.judges[judge].provider
-    return found, provider
+            found.append(_Eligible(row.seq, row.claim_id, row.status))
+            providers.add(plan.loaded.contract.judges[judge].provider)
+    return found, providers
 
 
 def _nothing_to_trial(judge: str, contract_id: str | None, run_id: str | None) -> str:
