@@ -49,9 +49,12 @@ def test_the_rule_comes_first_and_the_outcome_decides_the_exit_code(
 def test_the_trial_is_sealed_and_an_edited_trial_fails_the_audit(
     store: str, server: MessagesServer
 ) -> None:
-    assert trial(store, server, "--sample", "8", "--seed", "5").exit_code == 1
+    done = trial(store, server, "--sample", "8", "--seed", "5", "--run", "last")
+    assert done.exit_code == 1, done.output
     with TrialStore(store, read_only=True) as trials:
         (kept,) = trials.all()
+    (run_id,) = {v["run_id"] for v in kept.verdicts}
+    assert kept.run_id == run_id  # "last" resolved to the run's id
     assert kept.judge == "strict" and kept.candidate_model == NEW_MODEL
     assert kept.outcome == "fail" and kept.seed == 5 and kept.requested == 8
     assert kept.rule["min_kappa"] == 0.6 and kept.rule["statement"].startswith("pass when")
