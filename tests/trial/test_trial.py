@@ -199,3 +199,45 @@ def test_a_verdict_the_candidate_cannot_give_is_not_counted(
     assert all("case c12" in line and "no verdict" in line for line in report.not_asked)
     # The two verdicts it could not give count neither as agreeing nor as flipped.
     assert report.overall().n == 22
+
+
+def redacting_store(folder: Path, server: MessagesServer, redact: str) -> str:
+    """A store of a run of the contract whose record policy redacts ``redact``; each
+    case has a ``meta.customer`` field no claim reads."""
+    import json
+
+    from tests.trial._support import write_contract
+    from verifier.run.api import run_contract
+    from verifier.run.assembly import Judges
+
+    folder.mkdir()
+    contract, cases = write_contract(folder)
+    contract.write_text(contract.read_text() + f"record:\n  redact: [{redact}]\n", encoding="utf-8")
+    lines = [json.loads(line) for line in cases.read_text().splitlines()]
+    cases.write_text("".join(json.dumps({**c, "meta": {"customer": "Acme"}}) + "\n" for c in lines))
+    target = str(folder / "gaps.db")
+    judges = Judges(mode="live", base_url=server.base_url, recordings_beside_contract=False)
+    run_contract(contract, cases, store=target, judges=judges)
+    server.requests.clear()
+    return target
+
+
+def test_a_redacting_run_keeps_no_candidate_reason_and_a_redacted_judged_field_is_not_asked(
+    store: str, server: MessagesServer, tmp_path: Path
+) -> None:
+    from verifier.trial.report import WITHHELD_REASON
+
+    candidate = Candidate("strict", NEW_MODEL, base_url=server.base_url)
+    with open_store(redacting_store(tmp_path / "meta", server, "meta.customer")) as gap_store:
+        report = trial_judge(gap_store, candidate, sample=100)
+    assert len(report.verdicts) == 24 and len(server.model_calls()) == 24
+    flipped = report.as_dict()["flipped"]
+    assert flipped[0]["new_reason"].startswith("the candidate turned")  # shown, not kept
+    assert {v["new_reason"] for v in report.row().verdicts} == {WITHHELD_REASON}
+    server.requests.clear()
+    with open_store(redacting_store(tmp_path / "output", server, "output")) as gap_store:
+        report = trial_judge(gap_store, candidate, sample=100)
+    assert report.verdicts == [] and server.model_calls() == []
+    assert len(report.not_asked) == 24
+    assert all("the claim reads output, which the store withheld" in n for n in report.not_asked)
+    assert report.decision() == ("undecided", "no verdict was re-asked")

@@ -34,7 +34,7 @@ from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
 from verifier.recheck.contents import NoContent, case_content
-from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans
+from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans, touched
 from verifier.recheck.resample import NoJudgeKey, judge_triple, row_body
 from verifier.trial.draw import stratified
 from verifier.trial.report import TrialReport, TrialVerdict
@@ -242,6 +242,10 @@ def _ask_one(
         return f"{where}: {plan.detail}"
     if plan.judge is None:
         return f"{where}: {plan.judge_problem}"
+    withheld = touched(plan.reads(row.claim_id, content.case), content.withheld)
+    if content.withheld and withheld is not None:
+        why = content.withheld[withheld].get("why", "withheld")
+        return f"{where}: the claim reads {withheld}, which the store withheld ({why})"
     result = plan.results(row.case_id, content.case, [row.claim_id])[row.claim_id]
     if result.status not in ("pass", "fail"):
         return f"{where}: the candidate gave no verdict: {result.reason}"
@@ -257,7 +261,15 @@ def _ask_one(
         new_reason=result.reason,
         old_triple=old,
         new_triple=_triple({"evidence": result.evidence}) or {},
+        reason_kept=not content.withheld and not _redacts(options[row.run_id]),
     )
+
+
+def _redacts(run_options: Mapping[str, Any] | None) -> bool:
+    """Whether a run's record policy redacts fields: a reply, which may quote them, is
+    then not kept in the store (as the judge cache keeps none)."""
+    record = run_options.get("record") if run_options else None
+    return isinstance(record, Mapping) and bool(record.get("redact"))
 
 
 def _candidate_phase(

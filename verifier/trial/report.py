@@ -10,7 +10,9 @@ from verifier.gaps.trials import TrialRow
 from verifier.trial.figures import Figures, figures_of
 from verifier.trial.rule import Outcome, TrialRule
 
-__all__ = ["TrialReport", "TrialVerdict"]
+__all__ = ["WITHHELD_REASON", "TrialReport", "TrialVerdict"]
+
+WITHHELD_REASON = "(not kept: the run's record policy redacts fields a reply may quote)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,15 @@ class TrialVerdict:
     new_reason: str
     old_triple: dict[str, str]
     new_triple: dict[str, str]
+    reason_kept: bool = True
+
+    def recorded(self) -> dict[str, Any]:
+        """The verdict as the store keeps it: the candidate's reason left out when the
+        run's record policy keeps no reply (it may quote a redacted field)."""
+        kept = self.as_dict()
+        if not self.reason_kept:
+            kept["new_reason"] = WITHHELD_REASON
+        return kept
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -126,7 +137,7 @@ class TrialReport:
             rule=self.rule.as_dict(),
             outcome=outcome,
             figures={**self.figures(), "why": why, "eligible": self.eligible},
-            verdicts=[v.as_dict() for v in self.verdicts],
+            verdicts=[v.recorded() for v in self.verdicts],
         )
 
     def lines(self) -> list[str]:
