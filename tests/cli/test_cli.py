@@ -230,7 +230,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     assert listed == {
         "init", "check", "run", "evaluate", "audit", "compare", "calibrate", "report", "show",
         "export", "import", "purge", "serve", "runs", "gate", "prompt-eval",
-        "mcp", "view", "judges",
+        "mcp", "view", "judges", "judge",
     }  # fmt: skip
 
 

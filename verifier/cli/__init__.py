@@ -33,6 +33,7 @@ _COMMANDS = {
     "calibrate": "verifier.cli.calibrate:calibrate",
     "compare": "verifier.cli.compare:compare",
     "gate": "verifier.cli.gate:gate_group",
+    "judge": "verifier.cli.judge:judge_group",
     "report": "verifier.cli.report:report_command",
     "runs": "verifier.cli.runs:runs_command",
     "judges": "verifier.cli.judges:judges_command",

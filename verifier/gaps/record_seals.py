@@ -1,14 +1,14 @@
 """Seals of the tables beside the rows: every table that decides something is sealed.
 
-Calibrations, test-retest resamples and the judge-batch ledger decide what ``check``
-credits and what a resumed run polls (a stored contract's path, where a recheck reads
-files, is sealed in each ``begin`` seal of its runs). Each write to them appends, in
-its transaction, a seal of kind ``record`` (``verifier.gaps.seals``): its subject is
-``TABLE:KEY`` and its body holds the SHA-256 of the row's canonical JSON
-(``record_sha256``). A table whose rows never change (calibrations, resamples) keys
-a row by that hash itself, so each row has a seal of its own subject; a table whose
-rows are updated (the batch ledger) keys it by its primary key, and the row's latest
-seal is what it must match.
+Calibrations, test-retest resamples, judge trials and the judge-batch ledger decide what
+``check`` credits, whether a judge's model may be switched, and what a resumed run polls
+(a stored contract's path, where a recheck reads files, is sealed in each ``begin`` seal
+of its runs). Each write to them appends, in its transaction, a seal of kind ``record``
+(``verifier.gaps.seals``): its subject is ``TABLE:KEY`` and its body holds the SHA-256
+of the row's canonical JSON (``record_sha256``). A table whose rows never change
+(calibrations, resamples, trials) keys a row by that hash itself, so each row has a seal
+of its own subject; a table whose rows are updated (the batch ledger) keys it by its
+primary key, and the row's latest seal is what it must match.
 
 A row is *sealed* when its table's seal for it holds its hash and that seal's own hash
 holds: only sealed rows are used. Rows an earlier release wrote have no seal: the

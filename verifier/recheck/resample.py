@@ -35,7 +35,14 @@ from verifier.recheck.contents import NoContent, case_content
 from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans
 from verifier.results import ClaimResult
 
-__all__ = ["NoJudgeKey", "ResampleReport", "TripleAgreement", "resample_run"]
+__all__ = [
+    "NoJudgeKey",
+    "ResampleReport",
+    "TripleAgreement",
+    "judge_triple",
+    "resample_run",
+    "row_body",
+]
 
 
 class NoJudgeKey(VerifierError):
@@ -157,10 +164,13 @@ def resample_run(
 
 
 def _eligible(row: StoredRow) -> bool:
-    return row.kind in _JUDGED and row.status in ("pass", "fail") and bool(_triple(_body(row)))
+    return (
+        row.kind in _JUDGED and row.status in ("pass", "fail") and bool(judge_triple(row_body(row)))
+    )
 
 
-def _body(row: StoredRow) -> dict[str, Any]:
+def row_body(row: StoredRow) -> dict[str, Any]:
+    """A row's body, parsed (empty when it is unreadable)."""
     # An unreadable body is the audit's to report; here it is a row not drawn.
     with contextlib.suppress(orjson.JSONDecodeError):
         body = orjson.loads(row.body)
@@ -169,7 +179,8 @@ def _body(row: StoredRow) -> dict[str, Any]:
     return {}
 
 
-def _triple(body: dict[str, Any]) -> tuple[str, str, str] | None:
+def judge_triple(body: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The stability triple (model, prompt, sampling) a verdict's body records, if whole."""
     evidence = body.get("evidence")
     judge = evidence.get("judge") if isinstance(evidence, dict) else None
     if not isinstance(judge, dict):
@@ -181,7 +192,7 @@ def _triple(body: dict[str, Any]) -> tuple[str, str, str] | None:
 
 
 def _loaded(plans: StoredPlans, rows: Iterable[StoredRow]) -> list[StoredPlan]:
-    shas = {str(_body(row).get("contract_sha256")) for row in rows}
+    shas = {str(row_body(row).get("contract_sha256")) for row in rows}
     return [p for p in (plans.get(sha) for sha in shas) if isinstance(p, StoredPlan)]
 
 
@@ -194,7 +205,7 @@ def _retest(
     now: str,
     answers: dict[tuple[str, str], dict[str, ClaimResult]],
 ) -> None:
-    body = _body(row)
+    body = row_body(row)
     where = f"claim {row.claim_id} on case {row.case_id} (seq {row.seq})"
     content = case_content(store, body, options)
     if isinstance(content, NoContent):
@@ -207,7 +218,7 @@ def _retest(
     if plan.judge is None:
         report.not_retested.append(f"{where}: {plan.judge_problem}")
         return
-    stored = _triple(body)
+    stored = judge_triple(body)
     assert stored is not None  # drawn from the eligible rows only
     # One case's judged claims are asked together, as the run asked them; several
     # verdicts drawn from one case share those answers.
@@ -215,7 +226,7 @@ def _retest(
     if key not in answers:
         answers[key] = plan.results(row.case_id, content.case, [row.claim_id])
     result = answers[key][row.claim_id]
-    again = _triple({"evidence": result.evidence})
+    again = judge_triple({"evidence": result.evidence})
     if result.status not in ("pass", "fail"):
         report.not_retested.append(f"{where}: the judge gave no verdict: {result.reason}")
         return

@@ -1,0 +1,1 @@
+"""Tests of verifier.trial: judge trials (`verifier judge trial`)."""

@@ -1,0 +1,125 @@
+"""``verifier judge trial``: does a successor model judge like a pinned judge's model?"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import click
+
+from verifier.cli._options import (
+    EXIT_FAILED,
+    EXIT_OK,
+    RUN_ID,
+    STORE_OPTION,
+    existing_store,
+    fail,
+    format_option,
+    resolve_run,
+)
+from verifier.cli._types import FiniteFloatRange
+
+if TYPE_CHECKING:
+    from verifier.trial import TrialReport
+
+
+@click.group("judge")
+def judge_group() -> None:
+    """Pinned judges: trial a successor model before a judge's model retires."""
+
+
+@judge_group.command("trial")
+@click.argument("judge")
+@click.option("--to", "model", required=True, help="The candidate model id.")
+@click.option(
+    "--prompt",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Ask with this judge template instead of the judge's own.",
+)
+@click.option("--contract", "contract_id", default=None, help="Only verdicts of this contract id.")
+@click.option("--run", "run_id", type=RUN_ID, default=None, help="Only verdicts of this run.")
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Verdicts to re-ask, stratified by claim and verdict (all when fewer are stored).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the draw.")
+@click.option(
+    "--min-kappa",
+    type=FiniteFloatRange(-1, 1),
+    default=0.6,
+    show_default=True,
+    help="Pass only when the lower bound of kappa's 95% interval is at least this.",
+)
+@click.option(
+    "--max-shift",
+    type=FiniteFloatRange(0, 1),
+    default=0.05,
+    show_default=True,
+    help="Pass only when the pass-rate difference's 95% interval lies within ±this.",
+)
+@click.option("--base-url", default=None, help="Endpoint of the candidate's API (a proxy).")
+@STORE_OPTION
+@format_option("table", "json")
+def trial(
+    judge: str,
+    model: str,
+    prompt: Path | None,
+    contract_id: str | None,
+    run_id: str | None,
+    sample: int,
+    seed: int,
+    min_kappa: float,
+    max_shift: float,
+    base_url: str | None,
+    store: str | None,
+    fmt: str,
+) -> NoReturn:
+    """Re-ask a sample of judge JUDGE's stored pass/fail verdicts with model --to and
+    report how alike it judges: agreement, Cohen's kappa, the pass rates before and
+    after, McNemar's exact test and the flipped verdicts. The decision rule is printed
+    first; the trial is sealed into the store. Exit 0: the rule passed; 1: it failed
+    or could not be applied; 2: nothing to trial, or the candidate's API key is unset.
+    Scales are not trialled yet."""
+    from verifier.errors import VerifierError
+    from verifier.gaps.store import open_store
+    from verifier.gaps.trials import TrialStore
+    from verifier.trial import Candidate, TrialRule, trial_judge
+
+    target = existing_store(store)
+    run_id = run_id and resolve_run(target, run_id)
+    candidate = Candidate(judge, model, prompt, base_url)
+    # The rule goes out before the first call: on stderr when stdout carries JSON.
+    say = (lambda line: click.echo(line, err=True)) if fmt == "json" else click.echo
+    try:
+        with open_store(target) as gap_store:
+            report = trial_judge(
+                gap_store,
+                candidate,
+                rule=TrialRule(min_kappa, max_shift),
+                contract_id=contract_id,
+                run_id=run_id,
+                sample=sample,
+                seed=seed,
+                announce=say,
+            )
+        with TrialStore(target) as trials:
+            trials.save(report.row())
+    except VerifierError as exc:
+        fail(str(exc))
+    _print(report, fmt)
+    sys.exit(EXIT_OK if report.decision()[0] == "pass" else EXIT_FAILED)
+
+
+def _print(report: TrialReport, fmt: str) -> None:
+    if fmt == "json":
+        import orjson
+
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo("")
+        click.echo("\n".join(report.lines()))

@@ -1,0 +1,312 @@
+"""Asking a judge's stored verdicts again with a candidate model (``verifier judge trial``).
+
+The judge's binary pass/fail verdicts (scales, critiques and pairwise comparisons are
+not trialled yet) are found through the stored contracts, a stratified sample is drawn
+(``verifier.trial.draw``), and each drawn verdict is asked again exactly as a resample
+asks it (``verifier.recheck``: the stored contract planned anew, the case rebuilt from
+its stored content) with one change: the judge's model is the candidate (and its
+template the one given, if any). The phase that asks is the resample's, in ``record``
+mode with no cache and no recordings: every answer is a fresh call, none is kept.
+Each drawn verdict is asked alone (its claim's gates passed when it was stored), so
+the trial makes one call per drawn verdict and sample of the judge.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier.contract.load import LoadedContract
+from verifier.contract.models import JudgeClaim
+from verifier.engine.plan import Plan
+from verifier.errors import VerifierError
+from verifier.files import FileScope
+from verifier.gaps.row import TRIPLE_PARTS
+from verifier.gaps.store import GapStore, StoredRow
+from verifier.judge.phase import JudgePhase
+from verifier.judge.prompt import verdict_kind
+from verifier.judge.setup import make_judge_phase
+from verifier.llm.limits import CallLimits
+from verifier.llm.providers.registry import unset_key
+from verifier.recheck.contents import NoContent, case_content
+from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans, touched
+from verifier.recheck.resample import NoJudgeKey, judge_triple, row_body
+from verifier.trial.draw import stratified
+from verifier.trial.report import TrialReport, TrialVerdict
+from verifier.trial.rule import TrialRule
+
+__all__ = ["Candidate", "NoJudgeKey", "NoVerdicts", "trial_judge"]
+
+
+class NoVerdicts(VerifierError):
+    """The store holds no binary verdict of the judge to trial."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """The triple a judge's verdicts are asked again under.
+
+    Attributes:
+        judge: The judge's name in its contracts.
+        model: The candidate model id.
+        prompt: A template to ask with instead of the judge's (``None``: the same).
+        base_url: An endpoint for the calls (a proxy, a local test server).
+    """
+
+    judge: str
+    model: str
+    prompt: Path | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Eligible:
+    """A verdict that may be drawn: only what the draw needs, so memory stays small
+    whatever the number of verdicts stored."""
+
+    seq: int
+    claim_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    row: StoredRow
+    body: dict[str, Any]
+
+
+def trial_judge(
+    store: GapStore,
+    candidate: Candidate,
+    *,
+    rule: TrialRule | None = None,
+    contract_id: str | None = None,
+    run_id: str | None = None,
+    sample: int = 200,
+    seed: int = 0,
+    limits: CallLimits | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> TrialReport:
+    """Asks a sample of judge ``candidate.judge``'s stored verdicts with the candidate.
+
+    Args:
+        store: The store holding the verdicts.
+        candidate: The judge and the model (and template) to ask with.
+        rule: The decision rule (default: ``TrialRule()``).
+        contract_id: Only verdicts of this contract.
+        run_id: Only verdicts of this run.
+        sample: Verdicts to draw (all of them when fewer are stored).
+        seed: Seed of the draw.
+        limits: Concurrency, timeout and retries of the calls.
+        announce: Told the rule and the sample before the first call.
+
+    Raises:
+        NoVerdicts: The store holds no binary verdict of the judge (for the filters).
+        NoJudgeKey: The candidate's API key is not set (raised before any call).
+    """
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    report = TrialReport(
+        uuid.uuid4().hex[:12], now, candidate.judge, candidate.model, rule or TrialRule(),
+        seed, sample, contract_id, run_id,
+    )  # fmt: skip
+    catalogue = StoredPlans(store, "", judge_phase=_no_phase)
+    try:
+        eligible, providers = _eligible(store, catalogue, candidate.judge, contract_id, run_id)
+    finally:
+        catalogue.close()
+    if not eligible:
+        raise NoVerdicts(_nothing_to_trial(candidate.judge, contract_id, run_id))
+    for provider in sorted(providers):
+        variable = unset_key(provider)
+        if variable:
+            raise NoJudgeKey(f"the trial asks {candidate.model}, but {variable} is not set")
+    report.eligible = len(eligible)
+    picked = {e.seq for e in stratified(eligible, sample, seed)}
+    drawn = [_Stored(row, row_body(row)) for row in store.iter_rows(run_id) if row.seq in picked]
+    if announce is not None:
+        announce(f"rule: {report.rule.statement()}")
+        announce(
+            f"asking {len(drawn)} of {len(eligible)} verdicts of judge {candidate.judge} "
+            f"again with {candidate.model} (seed {seed})"
+        )
+    for claim_id in sorted({s.row.claim_id for s in drawn}):
+        mine = [s for s in drawn if s.row.claim_id == claim_id]
+        _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
+    report.verdicts.sort(key=lambda v: v.seq)
+    return report
+
+
+def _no_phase(loaded: LoadedContract, plan: Plan) -> JudgePhase:
+    # The catalogue only reads which claims a judge decides: it asks nothing.
+    raise VerifierError("not asked")
+
+
+def _eligible(
+    store: GapStore,
+    plans: StoredPlans,
+    judge: str,
+    contract_id: str | None,
+    run_id: str | None,
+) -> tuple[list[_Eligible], set[str]]:
+    """The judge's binary pass/fail verdicts with a complete triple, and its providers
+    (one per contract that names it, which may differ)."""
+    found: list[_Eligible] = []
+    providers: set[str] = set()
+    for row in store.iter_rows(run_id):
+        if row.kind != "judge" or row.status not in ("pass", "fail"):
+            continue
+        body = row_body(row)
+        plan = plans.get(str(body.get("contract_sha256")))
+        if isinstance(plan, PlanUnavailable) or _triple(body) is None:
+            continue
+        if contract_id is not None and plan.loaded.contract.contract != contract_id:
+            continue
+        planned = plan.claims.get(row.claim_id)
+        claim = planned.claim if planned is not None else None
+        if _binary_of(claim, judge):
+            found.append(_Eligible(row.seq, row.claim_id, row.status))
+            providers.add(plan.loaded.contract.judges[judge].provider)
+    return found, providers
+
+
+def _nothing_to_trial(judge: str, contract_id: str | None, run_id: str | None) -> str:
+    where = "".join(
+        f" {what} {value}"
+        for what, value in (("of contract", contract_id), ("in run", run_id))
+        if value
+    )
+    return (
+        f"no stored pass/fail verdict of judge {judge!r}{where} to trial "
+        "(verdicts on a scale are not trialled yet)"
+    )
+
+
+def _binary_of(claim: Any, judge: str) -> bool:
+    """Whether ``claim`` asks ``judge`` for a binary verdict."""
+    if not isinstance(claim, JudgeClaim) or claim.judge != judge:
+        return False
+    return verdict_kind(claim) == "binary"
+
+
+def _ask(
+    store: GapStore,
+    candidate: Candidate,
+    claim_id: str,
+    drawn: list[_Stored],
+    limits: CallLimits,
+    report: TrialReport,
+) -> None:
+    """Asks the drawn verdicts of one claim again, through a phase of that claim alone."""
+
+    def phase(loaded: LoadedContract, plan: Plan) -> JudgePhase:
+        return _candidate_phase(loaded, plan, candidate, claim_id, limits, report.trial_id)
+
+    plans = StoredPlans(store, "", judge_phase=phase)
+    options: dict[str, Mapping[str, Any] | None] = {}
+    try:
+        for stored in drawn:
+            verdict = _ask_one(store, plans, stored, options)
+            if isinstance(verdict, str):
+                report.not_asked.append(verdict)
+            else:
+                report.verdicts.append(verdict)
+    finally:
+        for sha in {str(s.body.get("contract_sha256")) for s in drawn}:
+            plan = plans.get(sha)
+            if isinstance(plan, StoredPlan) and plan.judge is not None:
+                plan.loop.run_until_complete(plan.judge.aclose())
+        plans.close()
+
+
+def _ask_one(
+    store: GapStore,
+    plans: StoredPlans,
+    stored: _Stored,
+    options: dict[str, Mapping[str, Any] | None],
+) -> TrialVerdict | str:
+    row, body = stored.row, stored.body
+    where = f"claim {row.claim_id} on case {row.case_id} (seq {row.seq})"
+    if row.run_id not in options:
+        run = store.run(row.run_id)
+        options[row.run_id] = run.options if run is not None else None
+    content = case_content(store, body, options[row.run_id])
+    if isinstance(content, NoContent):
+        return f"{where}: {content.detail}"
+    plan = plans.get(str(body.get("contract_sha256")))
+    if isinstance(plan, PlanUnavailable):
+        return f"{where}: {plan.detail}"
+    if plan.judge is None:
+        return f"{where}: {plan.judge_problem}"
+    withheld = touched(plan.reads(row.claim_id, content.case), content.withheld)
+    if content.withheld and withheld is not None:
+        why = content.withheld[withheld].get("why", "withheld")
+        return f"{where}: the claim reads {withheld}, which the store withheld ({why})"
+    result = plan.results(row.case_id, content.case, [row.claim_id])[row.claim_id]
+    if result.status not in ("pass", "fail"):
+        return f"{where}: the candidate gave no verdict: {result.reason}"
+    old = _triple(body) or {}
+    return TrialVerdict(
+        seq=row.seq,
+        run_id=row.run_id,
+        case_id=row.case_id,
+        claim_id=row.claim_id,
+        old=row.status == "pass",
+        new=result.status == "pass",
+        old_reason=str(body.get("reason") or ""),
+        new_reason=result.reason,
+        old_triple=old,
+        new_triple=_triple({"evidence": result.evidence}) or {},
+        reason_kept=not content.withheld and not _redacts(options[row.run_id]),
+    )
+
+
+def _redacts(run_options: Mapping[str, Any] | None) -> bool:
+    """Whether a run's record policy redacts fields: a reply, which may quote them, is
+    then not kept in the store (as the judge cache keeps none)."""
+    record = run_options.get("record") if run_options else None
+    return isinstance(record, Mapping) and bool(record.get("redact"))
+
+
+def _candidate_phase(
+    loaded: LoadedContract,
+    plan: Plan,
+    candidate: Candidate,
+    claim_id: str,
+    limits: CallLimits,
+    trial_id: str,
+) -> JudgePhase:
+    """The resample's live phase over one claim, with the candidate in the judge's place."""
+    spec = loaded.contract.judges[candidate.judge]
+    update: dict[str, Any] = {"model": candidate.model}
+    scope = loaded.files
+    if candidate.prompt is not None:
+        prompt = candidate.prompt.resolve()
+        update["prompt"] = str(prompt)
+        scope = FileScope.of(scope.base_dir, tree=scope.tree, allow=(*scope.allowed, prompt.parent))
+    judges = {**loaded.contract.judges, candidate.judge: spec.model_copy(update=update)}
+    contract = loaded.contract.model_copy(update={"judges": judges})
+    swapped = dataclasses.replace(loaded, contract=contract, scope=scope)
+    planned = next(p for p in plan.model if p.id == claim_id)
+    # Asked alone: the verdict was stored, so its gates had passed.
+    alone = dataclasses.replace(planned, claim=planned.claim.model_copy(update={"after": []}))
+    return make_judge_phase(
+        swapped,
+        plan=Plan(order=(alone,), rubric=(), model=(alone,)),
+        mode="record",
+        store_path=None,
+        recordings=None,
+        limits=limits,
+        run_id=f"trial-{trial_id}",
+        base_url=candidate.base_url,
+        keep_replies=False,
+    )
+
+
+def _triple(body: dict[str, Any]) -> dict[str, str] | None:
+    triple = judge_triple(body)
+    return dict(zip(TRIPLE_PARTS, triple, strict=True)) if triple is not None else None

@@ -1,0 +1,187 @@
+"""What a trial found: the re-asked verdicts, the figures per claim and overall, and
+the outcome of the rule; as JSON, as a table, and as the ``trials`` row that keeps it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.gaps.trials import TrialRow
+from verifier.trial.figures import Figures, figures_of
+from verifier.trial.rule import Outcome, TrialRule
+
+__all__ = ["WITHHELD_REASON", "TrialReport", "TrialVerdict"]
+
+WITHHELD_REASON = "(not kept: the run's record policy redacts fields a reply may quote)"
+
+
+@dataclass(frozen=True, slots=True)
+class TrialVerdict:
+    """One stored verdict of the judge and the candidate's answer to the same request.
+
+    Attributes:
+        old_triple, new_triple: ``model_id``, ``prompt_sha`` and ``sampling_sha`` the
+            stored verdict and the candidate's were given under.
+    """
+
+    seq: int
+    run_id: str
+    case_id: str
+    claim_id: str
+    old: bool
+    new: bool
+    old_reason: str
+    new_reason: str
+    old_triple: dict[str, str]
+    new_triple: dict[str, str]
+    reason_kept: bool = True
+
+    def recorded(self) -> dict[str, Any]:
+        """The verdict as the store keeps it: the candidate's reason left out when the
+        run's record policy keeps no reply (it may quote a redacted field)."""
+        kept = self.as_dict()
+        if not self.reason_kept:
+            kept["new_reason"] = WITHHELD_REASON
+        return kept
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "run_id": self.run_id,
+            "case_id": self.case_id,
+            "claim_id": self.claim_id,
+            "old": _verdict(self.old),
+            "new": _verdict(self.new),
+            "old_reason": self.old_reason,
+            "new_reason": self.new_reason,
+            "old_triple": self.old_triple,
+            "new_triple": self.new_triple,
+        }
+
+
+@dataclass(slots=True)
+class TrialReport:
+    """A trial of judge ``judge`` with the candidate model ``model``.
+
+    Attributes:
+        eligible: The judge's binary pass/fail verdicts the sample was drawn from.
+        verdicts: The re-asked verdicts the candidate answered, in store order.
+        not_asked: Drawn verdicts the candidate gave no verdict for, one line each.
+    """
+
+    trial_id: str
+    created_at: str
+    judge: str
+    model: str
+    rule: TrialRule
+    seed: int
+    requested: int
+    contract_id: str | None = None
+    run_id: str | None = None
+    eligible: int = 0
+    verdicts: list[TrialVerdict] = field(default_factory=list)
+    not_asked: list[str] = field(default_factory=list)
+
+    def overall(self) -> Figures:
+        return figures_of((v.old, v.new) for v in self.verdicts)
+
+    def per_claim(self) -> dict[str, Figures]:
+        claims = sorted({v.claim_id for v in self.verdicts})
+        return {
+            c: figures_of((v.old, v.new) for v in self.verdicts if v.claim_id == c) for c in claims
+        }
+
+    def decision(self) -> tuple[Outcome, str]:
+        return self.rule.decide(self.overall())
+
+    def flipped(self) -> list[TrialVerdict]:
+        return [v for v in self.verdicts if v.old != v.new]
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall().as_dict(),
+            "claims": {c: f.as_dict() for c, f in self.per_claim().items()},
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        outcome, why = self.decision()
+        return {
+            "trial_id": self.trial_id,
+            "judge": self.judge,
+            "candidate_model": self.model,
+            "contract_id": self.contract_id,
+            "run_id": self.run_id,
+            "seed": self.seed,
+            "requested": self.requested,
+            "eligible": self.eligible,
+            "rule": self.rule.as_dict(),
+            "outcome": outcome,
+            "why": why,
+            **self.figures(),
+            "flipped": [v.as_dict() for v in self.flipped()],
+            "not_asked": self.not_asked,
+        }
+
+    def row(self) -> TrialRow:
+        """The trial as the ``trials`` table keeps it."""
+        outcome, why = self.decision()
+        return TrialRow(
+            created_at=self.created_at,
+            trial_id=self.trial_id,
+            judge=self.judge,
+            candidate_model=self.model,
+            contract_id=self.contract_id or "",
+            run_id=self.run_id or "",
+            seed=self.seed,
+            requested=self.requested,
+            rule=self.rule.as_dict(),
+            outcome=outcome,
+            figures={**self.figures(), "why": why, "eligible": self.eligible},
+            verdicts=[v.recorded() for v in self.verdicts],
+        )
+
+    def lines(self) -> list[str]:
+        """The report for a terminal: a line per claim and overall (stricter: verdicts
+        the judge passed and the candidate failed; laxer: the other way), then the flips."""
+        outcome, why = self.decision()
+        out = [
+            f"trial {self.trial_id}: judge {self.judge} with {self.model}: {len(self.verdicts)} "
+            f"of {self.eligible} verdicts re-asked (sample {self.requested}, seed {self.seed})",
+            "",
+            f"{'claim':<24} {'n':>4} {'agree':>7} {'kappa (95% CI)':>24} "
+            f"{'pass before':>11} {'after':>7} {'diff (95% CI)':>26} {'McNemar p':>9} "
+            f"{'stricter':>8} {'laxer':>5}",
+        ]
+        rows = [*self.per_claim().items(), ("overall", self.overall())]
+        out += [_table_line(name, figures) for name, figures in rows]
+        flipped = self.flipped()
+        if flipped:
+            out += ["", f"flipped ({len(flipped)}):"]
+            out += [
+                f"  {v.case_id} / {v.claim_id}: {_verdict(v.old)} -> {_verdict(v.new)}"
+                f"\n    then: {v.old_reason}\n    now:  {v.new_reason}"
+                for v in flipped
+            ]
+        out += [f"not asked: {why_not}" for why_not in self.not_asked]
+        out += ["", f"outcome: {outcome.upper()}: {why}"]
+        return out
+
+
+def _table_line(name: str, figures: Figures) -> str:
+    d = figures.as_dict()
+    agree = "-" if d["agreement"] is None else f"{d['agreement']:.1%}"
+    kappa = "-" if d["kappa"] is None else f"{d['kappa']:.3f}"
+    if d["kappa_ci95"] is not None:
+        kappa += f" [{d['kappa_ci95'][0]:.3f}, {d['kappa_ci95'][1]:.3f}]"
+    before = "-" if d["pass_rate_before"] is None else f"{d['pass_rate_before']:.1%}"
+    after = "-" if d["pass_rate_after"] is None else f"{d['pass_rate_after']:.1%}"
+    low, high = d["difference_ci95"]
+    diff = f"{d['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    return (
+        f"{name:<24} {d['n']:>4} {agree:>7} {kappa:>24} {before:>11} {after:>7} {diff:>26} "
+        f"{d['mcnemar_p']:>9.4g} {d['stricter']:>8} {d['laxer']:>5}"
+    )
+
+
+def _verdict(passed: bool) -> str:
+    return "pass" if passed else "fail"
