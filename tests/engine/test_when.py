@@ -445,7 +445,7 @@ def test_pytest_message_of_a_case_no_claim_applied_to(tmp_path: Path) -> None:
     only = dataclasses.replace(
         loaded,
         contract=loaded.contract.model_copy(
-            update={"claims": [loaded.contract.claim("total_positive")]}
+            update={"claims": (loaded.contract.claim("total_positive"),)}
         ),
     )
     line = CaseLine(4, "bare", {"id": "bare", "output": {}})
