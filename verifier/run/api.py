@@ -195,7 +195,7 @@ def run_contract(
         use_declared_sut=use_declared_sut,
         repeat=repeat,
         record=record,
-        run_id=shard.run_id if shard is not None and shard.run_id else run_id,
+        run_id=run_id,
         resume=resume,
         sample=sample,
         shard=shard,
@@ -206,11 +206,6 @@ def run_contract(
     done = execute_run(
         prepared,
         judges=judges,
-        run_id=shard.run_id if shard is not None and shard.run_id else run_id,
-        resume=resume,
-        sample=sample,
-        shard=shard,
-        batch=batch,
         options=RunOptions(
             threshold=threshold, chunk_size=chunk_size, options_record=options_record
         ),

@@ -73,19 +73,15 @@ def execute_run(
     prepared: PreparedRun,
     *,
     judges: Judges,
-    run_id: str | None,
-    resume: Resume | None,
-    sample: Sample | None,
-    shard: ShardPart | None,
-    batch: Batch | None,
     options: RunOptions,
     sinks: Sinks,
     progress: Progress | None,
     keep_cases: bool,
     note: Note | None,
 ) -> Executed:
-    """Runs ``prepared`` over its store; ``options`` holds the threshold, chunk size and
-    the caller's options record.
+    """Runs ``prepared`` (with the run id, resume, sample, shard and batch it was
+    prepared with) over its store; ``options`` holds the threshold, chunk size and the
+    caller's options record.
 
     Raises:
         KeyboardInterrupt: Ctrl-C (or SIGTERM) stopped the run; its rows are kept and
@@ -94,8 +90,11 @@ def execute_run(
             the run once begun (:class:`RunStopped`, saying how to resume it).
     """
     keep = KeptCases() if keep_cases else None
+    shard, resume, batch = prepared.shard, prepared.resume, prepared.batch
     with open_store(prepared.target) as store:
-        begun = _begin(store, prepared, judges, run_id=run_id, resume=resume, sample=sample)
+        begun = _begin(
+            store, prepared, judges, run_id=prepared.run_id, resume=resume, sample=prepared.sample
+        )
         open_cases = _case_reader(prepared, shard, begun.sample)
         new_first = None
         if begun.resumed is not None:  # its new work first, past the lines it stored

@@ -50,6 +50,11 @@ class PreparedRun:
         gate: The gate that decides on the run, checked against its sealed lock.
         baseline: The baseline cases by id.
         matches: Counts the cases the baseline matches (``None``: no claim reads it).
+        run_id: The id asked for (a shard's is its run's; ``None``: a fresh one).
+        resume: The run to resume, if any.
+        sample: The sample to check, if any.
+        shard: The part of a sharded run, if any.
+        batch: How judge requests go as Message Batches, if they do.
     """
 
     loaded: LoadedContract
@@ -64,6 +69,11 @@ class PreparedRun:
     gate: Gate | None
     baseline: dict[str, dict[str, Any]] | None
     matches: BaselineMatches | None
+    run_id: str | None
+    resume: Resume | None
+    sample: Sample | None
+    shard: ShardPart | None
+    batch: Batch | None
 
     def read(self) -> Iterator[CaseLine]:
         """The cases from the first (a file is read again each time)."""
@@ -137,6 +147,8 @@ def prepare_run(
     Raises:
         VerifierError: The first problem found (see :func:`verifier.run_contract`).
     """
+    if shard is not None and shard.run_id:
+        run_id = shard.run_id  # every shard writes into the run its part names
     target = new_store_target(store)
     check_shard(
         shard,
@@ -177,6 +189,11 @@ def prepare_run(
         gate=checked_gate,
         baseline=index,
         matches=matches,
+        run_id=run_id,
+        resume=resume,
+        sample=sample,
+        shard=shard,
+        batch=batch,
     )
 
 
