@@ -13,7 +13,14 @@ import pytest
 from tests._cli import verifier
 from tests.conftest import EXAMPLES
 from tests.gaps._backends import Backend
-from verifier.gaps.content import RecordPolicy, build_content, content_hash_of, content_sha256
+from verifier.gaps.content import (
+    FULL,
+    RecordPolicy,
+    build_content,
+    content_hash_of,
+    content_sha256,
+    recorded_policy,
+)
 from verifier.gaps.store import open_store
 from verifier.transfer.export import export_jsonl
 from verifier.transfer.importer import ExportRefused, import_jsonl
@@ -135,3 +142,13 @@ def test_content_hash_of_reads_the_rows_own_key_not_one_inside_its_evidence() ->
     assert content_hash_of(legacy) is None
     none = canonical_json({"case_id": "x", "content_sha256": None, "evidence": {}}).decode()
     assert content_hash_of(none) is None
+
+
+def test_a_runs_recorded_policy_is_read_back_whole() -> None:
+    policy = RecordPolicy(content="full", redact=("input.email",), max_bytes=64)
+    assert recorded_policy({"record": policy.as_record()}) == policy
+    assert not recorded_policy({"record": policy.as_record()}).keeps_replies
+    assert not recorded_policy({"record": {"content": "none"}}).keeps_replies
+    # A run from before the record policy kept everything.
+    assert recorded_policy({}) == FULL
+    assert recorded_policy(None).keeps_replies

@@ -229,3 +229,18 @@ def record_mode(options: Mapping[str, Any] | None) -> str:
     record = options.get("record") if options else None
     mode = record.get("content") if isinstance(record, Mapping) else None
     return mode if isinstance(mode, str) else "full"
+
+
+def recorded_policy(options: Mapping[str, Any] | None) -> RecordPolicy:
+    """The record policy a run recorded in its options (``options.record``): the full
+    policy when it names none, as runs before the record policy kept everything."""
+    record = options.get("record") if options else None
+    if not isinstance(record, Mapping):
+        return FULL
+    redact = record.get("redact")
+    limit = record.get("max_bytes")
+    return RecordPolicy(
+        content=record_mode(options),  # type: ignore[arg-type]
+        redact=tuple(str(p) for p in redact) if isinstance(redact, list) else (),
+        max_bytes=limit if isinstance(limit, int) else None,
+    )

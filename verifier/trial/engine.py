@@ -26,6 +26,7 @@ from verifier.contract.models import JudgeClaim
 from verifier.engine.plan import Plan
 from verifier.errors import VerifierError
 from verifier.files import FileScope
+from verifier.gaps.content import recorded_policy
 from verifier.gaps.row import TRIPLE_PARTS
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.judge.phase import JudgePhase
@@ -261,15 +262,8 @@ def _ask_one(
         new_reason=result.reason,
         old_triple=old,
         new_triple=_triple({"evidence": result.evidence}) or {},
-        reason_kept=not content.withheld and not _redacts(options[row.run_id]),
+        reason_kept=not content.withheld and recorded_policy(options[row.run_id]).keeps_replies,
     )
-
-
-def _redacts(run_options: Mapping[str, Any] | None) -> bool:
-    """Whether a run's record policy redacts fields: a reply, which may quote them, is
-    then not kept in the store (as the judge cache keeps none)."""
-    record = run_options.get("record") if run_options else None
-    return isinstance(record, Mapping) and bool(record.get("redact"))
 
 
 def _candidate_phase(
