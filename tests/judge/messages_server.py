@@ -289,9 +289,11 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 status, headers, payload = render_chat(behaviour, body, owner._new_id("chatcmpl-"))
             owner._wait_until(arrived + owner.latency + behaviour.delay)
-            self._send(status, headers, payload)
         finally:
+            # Out of flight before the answer leaves: a client holding it may call again
+            # at once, and that call must not be counted beside this one.
             owner._leave_call()
+        self._send(status, headers, payload)
 
     def _stream_results(self, batch_id: str) -> None:
         with self.owner._lock:
