@@ -43,6 +43,7 @@ _TABLES: Final[tuple[tuple[str, tuple[str, ...] | None, tuple[str, ...], str], .
     ("calibrations", None, ("id",), "calibration of claim {claim_id} (run {run_id})"),
     ("resamples", None, ("id",), "resample of claim {claim_id} on case {case_id} (run {run_id})"),
     ("trials", None, ("id",), "trial {trial_id} of judge {judge} with {candidate_model}"),
+    ("successions", None, ("id",), "succession {succession_id} of judge {judge}"),
     (
         "judge_batches",
         ("run_id", "judge", "seq"),
