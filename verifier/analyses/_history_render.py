@@ -3,7 +3,9 @@
 Both show the integrity verdict first, then degradation alerts, judge drift and a
 short view of each claim's trend (the JSON output has every point). A claim change
 that a judge change explains (same contract, run and triples, the claim judged by
-that judge) is folded into the judge's line rather than repeated.
+that judge) is folded into the judge's line rather than repeated. An alert whose
+window spans a judge succession says so in its line, and the trends list where the
+claims cross successions, run by run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verifier._internal.markdown import code_span
+from verifier.analyses.crossings import succession_note
 from verifier.analyses.drift import DriftChange
 from verifier.analyses.history import HistoryAudit
 from verifier.analyses.trends import ClaimTrend
@@ -50,6 +53,7 @@ def render_console(audit: HistoryAudit) -> str:
         more = "... " if len(trend.runs) > shown else ""
         days = ", ".join(f"{d.day} {d.pass_rate:.3f}" for d in trend.days[-_DAYS_SHOWN:])
         lines.append(f"  {trend.name:<{width}}  runs: {more}{rates}  days: {days}")
+    lines += [f"  SUCCESSION {line}" for line in _mark_lines(audit)]
     return "\n".join(lines)
 
 
@@ -86,6 +90,9 @@ def render_markdown(audit: HistoryAudit) -> str:
             f"({len(a.prior_runs)} runs) | {a.threshold:.1%} |"
             for a in audit.alerts
         ]
+        spans = [(a, succession_note(row)) for a in audit.alerts for row in a.successions]
+        lines += [""] if spans else []
+        lines += [f"- {_code(a.name)} at {_code(a.run_id)} spans {_code(n)}" for a, n in spans]
     lines += ["", f"### {_drift_heading(audit.drift)}"]
     if audit.drift:
         lines += ["", "| judged | run | first row | change |", "|---|---|---|---|"]
@@ -111,7 +118,17 @@ def render_markdown(audit: HistoryAudit) -> str:
             "|---|---:|---:|---:|---|---|",
         ]
         lines += [_trend_row(trend, audit.window) for trend in audit.trends.claims]
+    if marks := _mark_lines(audit):
+        lines += ["", "Judge successions on the run axis:", ""]
+        lines += [f"- {_code(line)}" for line in marks]
     return "\n".join(lines) + "\n"
+
+
+def _mark_lines(audit: HistoryAudit) -> list[str]:
+    return [
+        f"before run {m.run_id} (claims {', '.join(m.claims)}): {m.label}"
+        for m in audit.trends.marks
+    ]
 
 
 def _problems(audit: HistoryAudit) -> list[str]:

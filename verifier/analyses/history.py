@@ -11,11 +11,12 @@ cover the whole store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from verifier.analyses._audit_report import JudgeNoiseObserver
 from verifier.analyses.audit import AuditReport, audit_store
+from verifier.analyses.crossings import succession_crossings
 from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
 from verifier.analyses.trends import (
     DEFAULT_WINDOW,
@@ -25,6 +26,7 @@ from verifier.analyses.trends import (
     PassRateTrends,
 )
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 
 __all__ = ["HistoryAudit", "audit_history"]
 
@@ -77,6 +79,7 @@ def audit_history(
     window: int = DEFAULT_WINDOW,
     max_problems: int = 1000,
     expect_head: str | None = None,
+    lineage: Lineage | None = None,
 ) -> HistoryAudit:
     """Audits a store's integrity and analyses its history in one pass over the rows.
 
@@ -86,6 +89,8 @@ def audit_history(
         window: How many earlier runs a run's pass rate is compared with.
         max_problems: How many integrity problems to keep.
         expect_head: A head published earlier, which the seal chain must still hold.
+        lineage: The store's judge successions (``Lineage.read``): the trends mark
+            where claims cross them, and alerts whose window spans one name it.
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
@@ -107,6 +112,8 @@ def audit_history(
     integrity.judge_noise = noise.noise
     trends = rates.trends(records)
     drift = judges.changes([ref.run_id for ref in trends.runs])
+    if lineage:
+        trends = replace(trends, crossings=succession_crossings(drift, lineage))
     alerts = trends.alerts(window)
     if run_id is not None:
         drift = [change for change in drift if change.run_id == run_id]

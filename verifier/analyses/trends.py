@@ -19,6 +19,10 @@ sample standard deviation. At least ``MIN_PRIOR_RUNS`` earlier runs are needed: 
 points give no usable spread. When every earlier rate was equal (``sd == 0``), any
 drop beyond the tolerance alerts: a claim that always passed and now fails once has
 left its history, however small the drop. Only runs that checked the claim count.
+
+An alert whose window (the earlier runs it was compared with, and its own run) spans a
+judge succession of the claim (``verifier.analyses.crossings``) names it: it stays an
+alert, and says that the judge changed there and what its trial found.
 """
 
 from __future__ import annotations
@@ -26,12 +30,20 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from verifier.analyses.audit import ObservedRows
+from verifier.analyses.crossings import (
+    SuccessionCrossing,
+    SuccessionMark,
+    succession_dict,
+    succession_marks,
+    succession_note,
+)
 from verifier.gaps.store import RunRecord
+from verifier.gaps.successions import SuccessionRow
 from verifier.results import ClaimTally, row_not_applicable
 
 _NOT_APPLICABLE = "not applicable"
@@ -146,6 +158,8 @@ class DegradationAlert:
     stdev: float
     threshold: float
     prior_runs: tuple[str, ...]
+    successions: tuple[SuccessionRow, ...] = ()
+    """The judge successions of the claim its window spans (see ``spanned``)."""
 
     @property
     def name(self) -> str:
@@ -167,10 +181,23 @@ class DegradationAlert:
                 f"{self.deviations:.1f} sd below the mean {self.mean:.3f} ± {self.stdev:.3f} "
                 f"of the previous {runs} runs"
             )
+        spans = "".join(f"; spans {succession_note(row)}" for row in self.successions)
         return (
             f"{self.name} at run {self.run_id} ({self.started_at}): pass rate "
-            f"{self.pass_rate:.3f} is {history} (alert below {self.threshold:.3f})"
+            f"{self.pass_rate:.3f} is {history} (alert below {self.threshold:.3f}){spans}"
         )
+
+    def spanned(self, crossings: Iterable[SuccessionCrossing]) -> DegradationAlert:
+        """The alert naming the successions of its claim that its window spans: those
+        whose first run under the new judge is among the runs after the first it was
+        compared with, or is its own run."""
+        window = {*self.prior_runs[1:], self.run_id}
+        found: dict[str, SuccessionRow] = {}
+        for crossing in crossings:
+            if crossing.claim_id == self.claim_id and crossing.run_id in window:
+                for row in crossing.successions:
+                    found.setdefault(row.succession_id, row)
+        return replace(self, successions=tuple(found.values())) if found else self
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -184,21 +211,34 @@ class DegradationAlert:
             "threshold": round(self.threshold, 6),
             "deviations": None if self.deviations is None else round(self.deviations, 3),
             "prior_runs": list(self.prior_runs),
+            "successions": [succession_dict(row) for row in self.successions],
         }
 
 
 @dataclass(frozen=True, slots=True)
 class PassRateTrends:
-    """Every claim's trend, and the runs in history order."""
+    """Every claim's trend, the runs in history order, and where claims cross judge
+    successions (none unless the audit was given the store's lineage)."""
 
     claims: tuple[ClaimTrend, ...]
     runs: tuple[RunRef, ...]
+    crossings: tuple[SuccessionCrossing, ...] = ()
 
     def alerts(self, window: int = DEFAULT_WINDOW) -> list[DegradationAlert]:
-        """Degradation alerts of every claim, in history order of their runs."""
+        """Degradation alerts of every claim, in history order of their runs, each
+        naming the judge successions its window spans."""
         position = {ref.run_id: n for n, ref in enumerate(self.runs)}
-        found = [alert for trend in self.claims for alert in degradation_alerts(trend, window)]
+        found = [
+            alert.spanned(self.crossings)
+            for trend in self.claims
+            for alert in degradation_alerts(trend, window)
+        ]
         return sorted(found, key=lambda a: (position[a.run_id], a.contract_id, a.claim_id))
+
+    @property
+    def marks(self) -> tuple[SuccessionMark, ...]:
+        """The judge successions on the run axis, in history order."""
+        return succession_marks(self.crossings)
 
     @property
     def days(self) -> int:
@@ -211,6 +251,7 @@ class PassRateTrends:
                 for r in self.runs
             ],
             "claims": [trend.as_dict() for trend in self.claims],
+            "successions": [mark.as_dict() for mark in self.marks],
         }
 
 
