@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from verifier.results import ClaimTally, rate_text
 
-__all__ = ["STATUS_COLOURS", "LinePoint", "bar_chart", "sparkline"]
+__all__ = ["STATUS_COLOURS", "AxisMark", "LinePoint", "bar_chart", "sparkline"]
 
 STATUS_COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#ef6c00", "skipped": "#9e9e9e"}
 _LABEL_CHARS = 34
@@ -81,18 +81,40 @@ class LinePoint:
     """When set, the point is marked as an alert and this text is its tooltip."""
 
 
+@dataclass(frozen=True, slots=True)
+class AxisMark:
+    """A mark between two x slots: something changed before the point at ``slot``."""
+
+    slot: int
+    label: str
+    title: str
+    """The mark's tooltip."""
+    run_id: str
+
+
 _SPARK_W, _SPARK_H, _SPARK_PAD = 240, 52, 6
 
 
-def sparkline(points: Sequence[LinePoint], *, slots: int, claim: str, axis: str) -> Markup:
+def sparkline(
+    points: Sequence[LinePoint],
+    *,
+    slots: int,
+    claim: str,
+    axis: str,
+    marks: Sequence[AxisMark] = (),
+) -> Markup:
     """A small pass-rate line (0 to 1) over ``slots`` x positions, one circle per point
     (its label and rate as tooltip) and a red ring on each alert; faint lines mark 0,
-    50 and 100 %. The axis is labelled once, by the table the plots sit in."""
+    50 and 100 %, and a dashed upright line with a tick on the axis stands halfway
+    before each of ``marks``' slots. The axis is labelled once, by the table the plots
+    sit in."""
     inner_w, inner_h = _SPARK_W - 2 * _SPARK_PAD, _SPARK_H - 2 * _SPARK_PAD
 
+    def x_of(slot: float) -> float:
+        return _SPARK_PAD + (inner_w * slot / (slots - 1) if slots > 1 else inner_w / 2)
+
     def at(point: LinePoint) -> tuple[float, float]:
-        x = _SPARK_PAD + (inner_w * point.slot / (slots - 1) if slots > 1 else inner_w / 2)
-        return x, _SPARK_PAD + inner_h * (1 - point.rate)
+        return x_of(point.slot), _SPARK_PAD + inner_h * (1 - point.rate)
 
     parts = [
         Markup(
@@ -108,6 +130,7 @@ def sparkline(points: Sequence[LinePoint], *, slots: int, claim: str, axis: str)
                 l=_SPARK_PAD, r=_SPARK_W - _SPARK_PAD, y=y
             )
         )
+    parts += [_axis_mark(mark, x_of(max(mark.slot - 0.5, 0))) for mark in marks]
     coords = [at(p) for p in points]
     parts.append(
         Markup('<polyline class="rate-line" points="{}"/>').format(
@@ -130,6 +153,14 @@ def sparkline(points: Sequence[LinePoint], *, slots: int, claim: str, axis: str)
             )
     parts.append(Markup("</svg>"))
     return Markup("").join(parts)
+
+
+def _axis_mark(mark: AxisMark, x: float) -> Markup:
+    return Markup(
+        '<g class="succession-marker" data-run="{r}"><title>{t}</title>'
+        '<line class="succession" x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{h}"/>'
+        '<path class="succession-tick" d="M{x:.1f},{h} l-4,-6 h8 z"/></g>'
+    ).format(r=mark.run_id, t=mark.title, x=x, h=_SPARK_H)
 
 
 def _segments(tally: ClaimTally) -> tuple[tuple[str, int], ...]:

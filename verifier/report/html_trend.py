@@ -7,11 +7,15 @@ contract has its own axes: its runs, in the order they started, and the UTC days
 has results on. Each claim is one row of its contract's table with two small line
 plots (inline SVG drawn in Python), by run with every degradation alert ringed, and
 by day; a plot that would have a single point shows its figure instead, so a page of
-thirty claims stays one screen of rows. The page has no script (ADR 0010).
+thirty claims stays one screen of rows. A judge succession a contract's claims cross
+(``PassRateTrends.marks``) is a dashed line before the first run under the new judge
+on the run plots of the claims that judge judges, and a line above its table. The page
+has no script (ADR 0010).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +23,13 @@ from typing import Any
 from markupsafe import Markup
 
 from verifier import __version__
+from verifier.analyses.crossings import SuccessionMark
 from verifier.analyses.history import HistoryAudit, audit_history
 from verifier.analyses.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert, RunRef
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 from verifier.report._html_page import content_security_policy, environment, write_atomically
-from verifier.report._svg import LinePoint, sparkline
+from verifier.report._svg import AxisMark, LinePoint, sparkline
 
 __all__ = ["ClaimPlots", "ContractTrends", "render_trend_html", "write_trend_html"]
 
@@ -48,12 +54,14 @@ class ClaimPlots:
 
 @dataclass(frozen=True, slots=True)
 class ContractTrends:
-    """One contract's axes (its runs and days) and its claims' rows."""
+    """One contract's axes (its runs and days), its claims' rows, and the judge
+    successions on its run axis."""
 
     contract_id: str
     runs: tuple[RunRef, ...]
     days: tuple[str, ...]
     claims: tuple[ClaimPlots, ...]
+    marks: tuple[SuccessionMark, ...] = ()
 
     @property
     def alerts(self) -> int:
@@ -61,7 +69,11 @@ class ContractTrends:
 
 
 def claim_plots(
-    trend: ClaimTrend, run_slots: dict[str, int], day_slots: dict[str, int], alerts: dict[Any, str]
+    trend: ClaimTrend,
+    run_slots: dict[str, int],
+    day_slots: dict[str, int],
+    alerts: dict[Any, str],
+    marks: Sequence[AxisMark] = (),
 ) -> ClaimPlots:
     """The plots of one claim over its contract's runs and days.
 
@@ -70,6 +82,7 @@ def claim_plots(
         run_slots: Position of every run of the contract in history order.
         day_slots: Position of every day the contract has results on.
         alerts: Alert text by ``(contract_id, claim_id, run_id)``.
+        marks: The judge successions on the contract's run axis.
     """
     runs = [
         LinePoint(
@@ -88,7 +101,9 @@ def claim_plots(
     return ClaimPlots(
         name,
         trend.claim_id,
-        sparkline(runs, slots=len(run_slots), claim=name, axis="run") if len(runs) > 1 else None,
+        sparkline(runs, slots=len(run_slots), claim=name, axis="run", marks=marks)
+        if len(runs) > 1
+        else None,
         sparkline(days, slots=len(day_slots), claim=name, axis="day") if len(days) > 1 else None,
         trend.runs[-1].pass_rate if trend.runs else 0.0,
         sum(p.alert is not None for p in runs),
@@ -100,10 +115,14 @@ def claim_plots(
 
 
 def contract_trends(
-    trends: tuple[ClaimTrend, ...], runs: tuple[RunRef, ...], alerts: dict[Any, str]
+    trends: tuple[ClaimTrend, ...],
+    runs: tuple[RunRef, ...],
+    alerts: dict[Any, str],
+    marks: Sequence[SuccessionMark] = (),
 ) -> list[ContractTrends]:
     """The claims grouped by contract (in the order the contracts first ran), each
-    contract's plots on its own runs and days."""
+    contract's plots on its own runs and days, with the judge successions that fall on
+    its runs."""
     groups: list[ContractTrends] = []
     for contract_id in dict.fromkeys(ref.contract_id for ref in runs):
         mine = [t for t in trends if t.contract_id == contract_id]
@@ -113,9 +132,24 @@ def contract_trends(
         run_slots = {ref.run_id: n for n, ref in enumerate(own_runs)}
         days = sorted({d.day for t in mine for d in t.days})
         day_slots = {day: n for n, day in enumerate(days)}
-        claims = tuple(claim_plots(t, run_slots, day_slots, alerts) for t in mine)
-        groups.append(ContractTrends(contract_id, own_runs, tuple(days), claims))
+        own_marks = tuple(m for m in marks if m.run_id in run_slots)
+        claims = tuple(
+            claim_plots(t, run_slots, day_slots, alerts, _axis_marks(own_marks, t, run_slots))
+            for t in mine
+        )
+        groups.append(ContractTrends(contract_id, own_runs, tuple(days), claims, own_marks))
     return groups
+
+
+def _axis_marks(
+    marks: Sequence[SuccessionMark], trend: ClaimTrend, run_slots: dict[str, int]
+) -> list[AxisMark]:
+    """The successions on the run plot of ``trend``: those its claim crosses."""
+    return [
+        AxisMark(run_slots[m.run_id], m.label, m.title, m.run_id)
+        for m in marks
+        if trend.claim_id in m.claims
+    ]
 
 
 def _figure(rate: float, where: str) -> str:
@@ -141,14 +175,19 @@ def render_trend_html(history: HistoryAudit, *, every_alert: list[DegradationAle
         "integrity_head": integrity.render_text().splitlines()[0],
         "problems": integrity.problems[:MAX_PROBLEMS_SHOWN],
         "problem_count": len(integrity.problems) + integrity.omitted_problems,
-        "contracts": contract_trends(trends.claims, trends.runs, ringed),
+        "contracts": contract_trends(trends.claims, trends.runs, ringed, trends.marks),
         "days": trends.days,
     }
     return environment().get_template("trend.html.j2").render(context)
 
 
 def write_trend_html(
-    store: GapStore, path: Path, *, run_id: str | None = None, window: int = DEFAULT_WINDOW
+    store: GapStore,
+    path: Path,
+    *,
+    run_id: str | None = None,
+    window: int = DEFAULT_WINDOW,
+    lineage: Lineage | None = None,
 ) -> HistoryAudit:
     """Audits ``store`` with its history and writes the trend page to ``path``.
 
@@ -157,6 +196,7 @@ def write_trend_html(
         path: The file to write; replaced whole, never left half written.
         run_id: List only this run's alerts and drift (the plots still show every run).
         window: How many earlier runs a run's pass rate is compared with.
+        lineage: The store's judge successions, marked where claims cross them.
 
     Returns:
         The audit the page shows.
@@ -165,7 +205,7 @@ def write_trend_html(
         StoreError: The store cannot be read, or ``run_id`` names no run.
         OutputError: The file cannot be written.
     """
-    history = audit_history(store, run_id, window=window)
+    history = audit_history(store, run_id, window=window, lineage=lineage)
     every_alert = history.trends.alerts(window) if run_id else list(history.alerts)
     write_atomically(path, [render_trend_html(history, every_alert=every_alert)])
     return history

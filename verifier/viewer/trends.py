@@ -14,7 +14,9 @@ purpose:
   user opens it knowingly, as they would run the command.
 
 The plots are those of the static trend page (``verifier.report.html_trend``),
-inline SVG drawn in Python, so the page needs no script.
+inline SVG drawn in Python, so the page needs no script. The full audit marks the
+judge successions the contract's claims cross on the run axis; the quick view, which
+does not read the rows that say who judged, says how many the store records.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
 from verifier.analyses import browse
+from verifier.analyses.crossings import SuccessionMark
 from verifier.analyses.history import audit_history
 from verifier.analyses.trends import (
     DEFAULT_WINDOW,
@@ -35,6 +38,7 @@ from verifier.analyses.trends import (
 )
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 from verifier.report.html_trend import MAX_PROBLEMS_SHOWN, ContractTrends, contract_trends
 from verifier.viewer._run_trends import summary_trends
 from verifier.viewer.frame import Viewer
@@ -47,14 +51,21 @@ def _of_contract(contract_id: str, series: str) -> bool:
 
 
 def _groups(
-    claims: tuple[ClaimTrend, ...], runs: tuple[RunRef, ...], alerts: list[DegradationAlert]
+    claims: tuple[ClaimTrend, ...],
+    runs: tuple[RunRef, ...],
+    alerts: list[DegradationAlert],
+    marks: tuple[SuccessionMark, ...] = (),
 ) -> list[ContractTrends]:
     ringed = {(a.contract_id, a.claim_id, a.run_id): a.describe() for a in alerts}
-    return contract_trends(claims, runs, ringed)
+    return contract_trends(claims, runs, ringed, marks)
 
 
 def trends_context(
-    store: GapStore, contract_id: str, *, window: int = DEFAULT_WINDOW
+    store: GapStore,
+    contract_id: str,
+    *,
+    window: int = DEFAULT_WINDOW,
+    lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """What ``trends.html.j2`` shows of ``contract_id`` without reading a row.
 
@@ -62,6 +73,7 @@ def trends_context(
         store: The store.
         contract_id: The contract whose claims are shown.
         window: How many earlier runs a run's pass rate is compared with.
+        lineage: The store's judge successions (counted, not placed).
     """
     records = store.runs()
     trends = summary_trends(records, contract_id, window=window)
@@ -78,21 +90,27 @@ def trends_context(
             r.run_id for r in records if r.contract_id == contract_id and r.status == "running"
         ],
         "known": any(r.contract_id == contract_id for r in records),
+        "successions": len(lineage.rows) if lineage else 0,
     }
 
 
 def audit_context(
-    store: GapStore, contract_id: str, *, window: int = DEFAULT_WINDOW
+    store: GapStore,
+    contract_id: str,
+    *,
+    window: int = DEFAULT_WINDOW,
+    lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """The full audit of the store, as ``verifier audit`` makes it, for ``contract_id``'s page.
 
     Integrity is the whole store's (the hash chain links every row); drift, alerts and
-    trends are shown for the contract's runs.
+    trends are shown for the contract's runs, with the judge successions of ``lineage``
+    its claims cross.
 
     Raises:
         StoreError: The store cannot be read.
     """
-    history = audit_history(store, window=window)
+    history = audit_history(store, window=window, lineage=lineage)
     integrity = history.integrity
     claims = tuple(t for t in history.trends.claims if _of_contract(contract_id, t.contract_id))
     runs = tuple(r for r in history.trends.runs if _of_contract(contract_id, r.contract_id))
@@ -105,7 +123,7 @@ def audit_context(
         "integrity_lines": integrity.render_text().splitlines()[:2],
         "problems": integrity.problems[:MAX_PROBLEMS_SHOWN],
         "problem_count": len(integrity.problems) + integrity.omitted_problems,
-        "groups": _groups(claims, runs, alerts),
+        "groups": _groups(claims, runs, alerts, history.trends.marks),
         "alerts": alerts,
         "drift": [d for d in history.drift if _of_contract(contract_id, d.contract_id)],
         "mismatches": list(history.mismatches),
@@ -132,7 +150,8 @@ def register(router: APIRouter, viewer: Viewer) -> None:
                 )
             try:
                 make = audit_context if audit == "full" else trends_context
-                context = make(store, contract, window=window)
+                lineage = Lineage.read(viewer.store_target)
+                context = make(store, contract, window=window, lineage=lineage)
             except VerifierError as exc:
                 return viewer.problem(503, str(exc).splitlines()[0])
         return viewer.page("trends.html.j2", f"trends of {contract}", context)
