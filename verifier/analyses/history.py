@@ -7,6 +7,10 @@ degradation alerts fail it only when the caller asks (``--fail-on-alert``).
 With a ``run_id``, the row-level integrity checks, the drift changes and the alerts
 are those of that run, judged against the whole history before it; the trends always
 cover the whole store.
+
+Given the store's judge successions (``Lineage``), the trends mark where a claim's
+change of triple is one a succession explains, and each alert whose window spans such
+a change names it (``verifier.analyses.crossings``).
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ class HistoryAudit:
     Attributes:
         integrity: The integrity audit (schema, columns, chain, triples, runs).
         drift: Changes of judge triple (of ``run_id`` only, when given).
-        trends: Pass rate per claim per run and per day, over the whole store.
+        trends: Pass rate per claim per run and per day, over the whole store, and
+            where claims cross the judge successions of the lineage given.
         alerts: Degradation alerts (of ``run_id`` only, when given).
         window: The rolling window the alerts used, in runs.
         mismatches: Judges served by another model than the contract asked for (of
