@@ -75,7 +75,7 @@ def calibration(
     )
 
 
-def save(path: Path, *claims: ClaimCalibration, run_id: str = "run-1") -> None:
+def save(path: Path | str, *claims: ClaimCalibration, run_id: str = "run-1") -> None:
     report = CalibrationReport(run_id, "labels.jsonl", "d" * 64, 40, claims, ())
     with CalibrationStore(path) as store:
         assert store.save(report) == len(claims)

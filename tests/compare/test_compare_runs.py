@@ -17,6 +17,7 @@ from verifier.compare.analysis import compare_runs
 from verifier.compare.report import as_json, write_report
 from verifier.compare.runs import OVERALL, CompareError, pair_runs
 from verifier.gaps.sqlite.store import SqliteStore
+from verifier.gaps.store import GapStore
 
 RUNS = FIXTURES / "compare_runs"
 
@@ -24,7 +25,7 @@ Outcome = str | tuple[str, float]
 
 
 def add_run(
-    store: SqliteStore,
+    store: GapStore,
     run_id: str,
     outcomes: Mapping[tuple[str, str], Outcome],
     *,
@@ -32,6 +33,7 @@ def add_run(
     edition: int = 1,
     finished: bool = True,
     judge: dict[str, str] | None = None,
+    judge_name: str | None = None,
     extra: list[tuple[tuple[str, str], Outcome]] | None = None,
 ) -> None:
     """Stores a run whose rows have the given statuses (and scores) per (case, claim).
@@ -70,12 +72,18 @@ def add_run(
                 "status": status,
                 "score": score,
                 "reason": "checked",
-                "evidence": {"judge": judge} if judge else {},
+                "evidence": _evidence(judge, judge_name),
             }
         )
     store.append(drafts)
     if finished:
         store.finish_run(run_id, status="finished", finished_at="2026-11-25T10:01:00Z", summary={})
+
+
+def _evidence(judge: dict[str, str] | None, name: str | None) -> dict[str, Any]:
+    if not judge:
+        return {}
+    return {"judge": judge, **({"judge_name": name} if name else {})}
 
 
 def outcomes(claim: str, statuses: str, *, start: int = 0) -> dict[tuple[str, str], Outcome]:

@@ -13,9 +13,12 @@ import httpx
 import pytest
 
 from tests._cli import verifier
+from tests.compare.test_compare_lineage import SWITCH, judged_runs
+from tests.compare.test_compare_runs import outcomes
 from tests.conftest import FIXTURES
 from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.viewer._diff_support import CONTRACT, elements, problem, run, tab, viewer, write_cases
+from verifier.gaps.successions import SuccessionStore
 from verifier.viewer import diff
 
 RUNS = FIXTURES / "compare_runs"
@@ -214,3 +217,23 @@ def test_the_diff_and_the_trends_on_postgresql(
     assert len(elements(page.text, "flip")) == 14
     latest = {r["data-claim"]: r["data-latest"] for r in elements(trends.text, "claim-trend")}
     assert set(latest) == {c["claim"] for c in report["claims"]}
+
+
+def test_the_diff_page_names_the_succession(tmp_path: Path) -> None:
+    target = str(tmp_path / "gaps.db")
+    judged_runs(target, outcomes("tone", "pf"))
+    with viewer(Path(target)) as base:
+        before = httpx.get(f"{base}/view/diff", params={"a": "a", "b": "b"}, timeout=30)
+        with SuccessionStore(target) as successions:
+            successions.save(SWITCH)
+        after = httpx.get(f"{base}/view/diff", params={"a": "a", "b": "b"}, timeout=30)
+    assert before.status_code == after.status_code == 200
+    assert "warning: claim tone was judged under different judges" in before.text
+    assert "differ by a succession" not in before.text
+    line = (
+        "warning: claim tone was judged by judge strict with claude-sonnet-4-5-20250929 in "
+        "run a and with claude-opus-4-5-20251101 in run b: the judges differ by a succession "
+        "the store records (succession s1 of judge strict: claude-sonnet-4-5-20250929 -&gt; "
+        "claude-opus-4-5-20251101 (trial t1, pass: agreement 0.950"
+    )
+    assert line in after.text

@@ -37,12 +37,14 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str, gate_path: Path
     from verifier.compare.report import write_report
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
+    from verifier.gaps.successions import Lineage
 
     target = existing_store(store)
     run_a, run_b = resolve_run(target, run_a), resolve_run(target, run_b)
     try:
         with open_store(target) as gap_store:
-            comparison = compare_runs(gap_store, run_a, run_b)
+            lineage = Lineage.read(target)
+            comparison = compare_runs(gap_store, run_a, run_b, lineage=lineage)
     except VerifierError as exc:
         fail(str(exc))
     for warning in comparison.paired.warnings:
@@ -62,6 +64,7 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
     from verifier.compare.report import as_json, render_markdown, write_report
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
+    from verifier.gaps.successions import Lineage
 
     target = existing_store(store)
     run_a, run_b = resolve_run(target, run_a), resolve_run(target, run_b)
@@ -73,7 +76,8 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                 record = gap_store.run(run_id)
                 if record is not None:  # else compare_runs names the unknown run
                     refuse_other_run(gate, record)
-            comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
+            lineage = Lineage.read(target)
+            comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha, lineage=lineage)
             decision = decide_comparison(gate, comparison)
     except VerifierError as exc:
         fail(str(exc))

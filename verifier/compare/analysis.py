@@ -41,6 +41,7 @@ from verifier.compare.stats import (
     newcombe_paired_interval,
 )
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 
 __all__ = [
     "ALPHA",
@@ -234,6 +235,7 @@ def compare_runs(
     *,
     alpha: float = ALPHA,
     power: float = POWER,
+    lineage: Lineage | None = None,
 ) -> RunComparison:
     """Compares two stored runs of one contract on the same cases.
 
@@ -243,8 +245,12 @@ def compare_runs(
         candidate_id: Run B, the run under test; differences are B minus A.
         alpha: Family-wise significance level of the verdicts.
         power: Power the ``cases_needed`` figure is computed for.
+        lineage: The store's judge successions (``Lineage.read(target)``): a judge that
+            differs between the runs by a recorded succession is named so, with the
+            trial's agreement and shift; without it, only that the judges differ.
 
     Raises:
         CompareError: A run is unknown, or the runs checked different contracts.
     """
-    return compare_paired(pair_runs(store, baseline_id, candidate_id), alpha=alpha, power=power)
+    paired = pair_runs(store, baseline_id, candidate_id, lineage=lineage)
+    return compare_paired(paired, alpha=alpha, power=power)

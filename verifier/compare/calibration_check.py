@@ -9,6 +9,11 @@ was served; a calibration matches when either equals the contract's model. The
 triple's other two parts are computed from the contract without calling anyone: the
 template's bytes and the sampling parameters that would be sent.
 
+The store's judge successions are read beside them (``succession_check``): a judge
+switched to the pinned model whose claim is calibrated on the model it succeeded is
+told so, with the trial as the reason to re-calibrate (never as a calibration), and a
+judge still pinning a model the store records a succession off is named with it.
+
 The stores are imported only when a contract has judge claims and a store file exists:
 they bring the whole gap store, which checking a contract of rubric claims, or one
 with no store beside it, never opens.
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
     from verifier.compare.calibration_store import CalibrationStore, StoredCalibration
     from verifier.contract.load import LoadedContract
     from verifier.gaps.resamples import ResampleStore
+    from verifier.gaps.successions import Lineage
 
 __all__ = ["MIN_CALIBRATED_CASES", "MIN_KAPPA", "CalibrationCheck"]
 
@@ -90,7 +96,9 @@ class CalibrationCheck:
             return []
         # Deferred: see the module's docstring.
         from verifier.compare.calibration_store import CalibrationStore, CalibrationStoreError
+        from verifier.compare.succession_check import contract_lineage
         from verifier.gaps.resamples import ResampleStore, ResampleStoreError
+        from verifier.gaps.successions import Lineage, SuccessionStoreError
 
         out: list[Diagnostic] = []
         try:
@@ -98,15 +106,15 @@ class CalibrationCheck:
                 CalibrationStore(self.target, read_only=True) as store,
                 ResampleStore(self.target, read_only=True) as resamples,
             ):
+                lineage = contract_lineage(Lineage.read(self.target), loaded.contract.contract)
                 for index, claim in claims:
-                    problem = self._problem(loaded, claim, store, resamples)
+                    problem = self._problem(loaded, claim, store, resamples, lineage)
                     if problem is not None:
-                        line, col = loaded.positions.of(("claims", index))
-                        out.append(Diagnostic(str(loaded.path), line, col, problem, "warning"))
-        except (CalibrationStoreError, ResampleStoreError) as exc:
+                        out.append(_warning(loaded, ("claims", index), problem))
+        except (CalibrationStoreError, ResampleStoreError, SuccessionStoreError) as exc:
             self._say_once(f"{exc}; judge calibrations not checked")
             return []
-        return out
+        return [*_successions_off(loaded, lineage, {c.judge for _, c in claims}), *out]
 
     @staticmethod
     def _problem(
@@ -114,6 +122,7 @@ class CalibrationCheck:
         claim: JudgeClaim,
         store: CalibrationStore,
         resamples: ResampleStore,
+        lineage: Lineage,
     ) -> str | None:
         parts = _judge_parts(loaded, claim)
         if parts is None:
@@ -136,6 +145,14 @@ class CalibrationCheck:
                 return None
             if stale is not None:
                 return stale
+            # A judge switched to this model, calibrated on the model it succeeded.
+            from verifier.compare.succession_check import succeeded_calibration
+
+            succeeded = succeeded_calibration(
+                lineage, claim, spec.model, store, triple["contract_id"]
+            )
+            if succeeded is not None:
+                return f"{who} {succeeded}"
             return (
                 f"{who} has no calibration against human labels and no measured "
                 "test-retest agreement, yet decides pass/fail; run `verifier calibrate "
@@ -167,6 +184,27 @@ class CalibrationCheck:
                 f"in its calibration (run {found.run_id}), under {MIN_KAPPA}"
             )
         return None
+
+
+def _warning(loaded: LoadedContract, path: tuple[str | int, ...], text: str) -> Diagnostic:
+    line, col = loaded.positions.of(path)
+    return Diagnostic(str(loaded.path), line, col, text, "warning")
+
+
+def _successions_off(
+    loaded: LoadedContract, lineage: Lineage, judges: set[str]
+) -> list[Diagnostic]:
+    """A warning for each judge (of ``judges``) pinning a model the store records a
+    succession off."""
+    from verifier.compare.succession_check import successions_off
+
+    out = []
+    for name in sorted(judges):
+        spec = loaded.contract.judges.get(name)
+        text = successions_off(lineage, name, spec.model) if spec is not None else None
+        if text is not None:
+            out.append(_warning(loaded, ("judges", name, "model"), text))
+    return out
 
 
 def _credited(

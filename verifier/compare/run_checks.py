@@ -1,6 +1,6 @@
 """Checks on the two runs of a comparison: they exist, they checked one contract, and
 what a reader should be warned about (a changed contract file or schema file, an
-unfinished run, a claim judged by a different judge in each run).
+unfinished run); the judges of the two runs are ``judge_changes``' to tell.
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ from verifier.gaps.store import GapStore, RunRecord
 __all__ = [
     "CompareError",
     "RunInfo",
-    "Triple",
     "check_runs",
-    "judge_warnings",
-    "note_judge",
     "run_info",
 ]
 
@@ -53,38 +50,6 @@ class RunInfo:
             record.options.get("judges") == "off",
             schema_files if isinstance(schema_files, Mapping) else None,
         )
-
-
-Triple = tuple[str, str, str]
-
-
-def note_judge(judges: dict[str, set[Triple]], body: dict[str, Any], claim_id: str) -> None:
-    """Records the stability triple of a judge verdict under its claim."""
-    if body.get("status") not in ("pass", "fail"):
-        return
-    evidence = body.get("evidence")
-    judge = evidence.get("judge") if isinstance(evidence, dict) else None
-    if isinstance(judge, dict):
-        triple = (
-            str(judge.get("model_id")),
-            str(judge.get("prompt_sha")),
-            str(judge.get("sampling_sha")),
-        )
-        judges.setdefault(claim_id, set()).add(triple)
-
-
-def judge_warnings(
-    claims: list[str], baseline: dict[str, set[Triple]], candidate: dict[str, set[Triple]]
-) -> list[str]:
-    """A warning for each claim judged under different stability triples in the runs."""
-    changed = [
-        c for c in claims if baseline.get(c) and candidate.get(c) and baseline[c] != candidate[c]
-    ]
-    return [
-        f"claim {claim} was judged under different judges (model, prompt or sampling) in "
-        "the two runs: a change may come from the judge rather than the system"
-        for claim in changed
-    ]
 
 
 def run_info(store: GapStore, run_id: str, role: str) -> RunInfo:

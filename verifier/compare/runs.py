@@ -21,18 +21,12 @@ from typing import Any
 
 import orjson
 
-from verifier.compare.run_checks import (
-    CompareError,
-    RunInfo,
-    Triple,
-    check_runs,
-    judge_warnings,
-    note_judge,
-    run_info,
-)
+from verifier.compare.judge_changes import JudgeChange, JudgesSeen, judge_changes
+from verifier.compare.run_checks import CompareError, RunInfo, check_runs, run_info
 from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 from verifier.results import ClaimTally, stored_outcome
 
 __all__ = ["CompareError", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
@@ -79,6 +73,8 @@ class PairedRuns:
         warnings: Things a reader should know that do not stop the comparison.
         tallies: Each run's own tally of every claim (baseline, candidate), counted as
             its report counts them: over its checked results, paired or not.
+        judge_changes: The shared claims judged under other judges in the two runs,
+            each with the recorded successions that explain it, if any.
     """
 
     baseline: RunInfo
@@ -93,6 +89,7 @@ class PairedRuns:
     duplicate_rows: dict[str, int]
     warnings: tuple[str, ...]
     tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]]
+    judge_changes: tuple[JudgeChange, ...] = ()
 
 
 _NOT_APPLICABLE = "not applicable"
@@ -182,8 +179,13 @@ def _outcome(body: dict[str, Any], tallies: dict[str, ClaimTally]) -> tuple[str,
     return str(body.get("case_id")), claim_id, paired, score
 
 
-def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRuns:
+def pair_runs(
+    store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage | None = None
+) -> PairedRuns:
     """Pairs the rows of two runs of one contract by ``(case_id, claim_id)``.
+
+    ``lineage`` is the store's judge successions (``Lineage.read``): a judge that
+    differs between the runs by a recorded succession is named so, with its trial.
 
     Raises:
         CompareError: A run is not in the store, the runs checked different contracts
@@ -194,7 +196,7 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
     candidate = run_info(store, candidate_id, "candidate")
     warnings = check_runs(baseline, candidate)
 
-    judges: tuple[dict[str, set[Triple]], dict[str, set[Triple]]] = ({}, {})
+    judges = (JudgesSeen(), JudgesSeen())
     tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]] = ({}, {})
     held, claim_order, baseline_duplicates = _hold_baseline(
         store, baseline_id, judges[0], tallies[0]
@@ -203,7 +205,7 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
     for row in store.iter_rows(candidate_id):
         body = orjson.loads(row.body)
         outcome = _outcome(body, tallies[1])
-        note_judge(judges[1], body, outcome[1])
+        judges[1].note(body, outcome[1])
         stream.fold(held, *outcome)
 
     baseline_cases = {case_id for case_id, _ in held}
@@ -214,6 +216,9 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
             "needs both runs over the same cases"
         )
     shared = [c for c in claim_order if c in candidate_claims]
+    changes = judge_changes(
+        shared, *judges, lineage=lineage or Lineage(), contract_id=baseline.contract_id
+    )
     claims = tuple((stream.tallies.get(c) or _Tally()).freeze(c) for c in shared)
     return PairedRuns(
         baseline=baseline,
@@ -226,8 +231,9 @@ def pair_runs(store: GapStore, baseline_id: str, candidate_id: str) -> PairedRun
         claims_only_in_baseline=tuple(c for c in claim_order if c not in candidate_claims),
         claims_only_in_candidate=tuple(c for c in candidate_claims if c not in claim_order),
         duplicate_rows={"baseline": baseline_duplicates, "candidate": stream.duplicates},
-        warnings=(*warnings, *judge_warnings(shared, *judges)),
+        warnings=(*warnings, *(w for c in changes for w in c.warnings(baseline_id, candidate_id))),
         tallies=tallies,
+        judge_changes=tuple(changes),
     )
 
 
@@ -238,7 +244,7 @@ Held = dict[tuple[str, str], list[Any]]
 def _hold_baseline(
     store: GapStore,
     run_id: str,
-    judges: dict[str, set[Triple]],
+    judges: JudgesSeen,
     tallies: dict[str, ClaimTally],
 ) -> tuple[Held, dict[str, None], int]:
     """The baseline's outcomes, its claims in order of appearance, and its duplicates."""
@@ -248,7 +254,7 @@ def _hold_baseline(
     for row in store.iter_rows(run_id):
         body = orjson.loads(row.body)
         case_id, claim_id, status, score = _outcome(body, tallies)
-        note_judge(judges, body, claim_id)
+        judges.note(body, claim_id)
         key = (case_id, claim_id)
         if key in held:
             duplicates += 1

@@ -22,6 +22,7 @@ import orjson
 
 from verifier.compare.analysis import RunComparison, compare_runs
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 from verifier.results import row_not_applicable
 
 __all__ = ["DiffCache", "Flip", "FlipDirection", "RunDiff", "find_flips"]
@@ -117,19 +118,27 @@ class DiffCache:
         self._entries: OrderedDict[tuple[object, ...], RunDiff] = OrderedDict()
         self._lock = Lock()
 
-    def diff(self, store: GapStore, baseline_id: str, candidate_id: str) -> RunDiff:
-        """The diff of two runs of ``store``, from the cache when still current.
+    def diff(
+        self, store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage
+    ) -> RunDiff:
+        """The diff of two runs of ``store``, from the cache when still current (and
+        the store's successions, ``lineage``, the same as when it was computed).
 
         Raises:
             CompareError: A run is unknown, or the runs cannot be compared.
         """
-        key = (store.location, _state(store, baseline_id), _state(store, candidate_id))
+        key = (
+            store.location,
+            _state(store, baseline_id),
+            _state(store, candidate_id),
+            tuple(r.succession_id for r in lineage.rows),
+        )
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        comparison = compare_runs(store, baseline_id, candidate_id)
+        comparison = compare_runs(store, baseline_id, candidate_id, lineage=lineage)
         made = RunDiff(comparison, tuple(find_flips(store, baseline_id, candidate_id)))
         if "running" in (comparison.paired.baseline.status, comparison.paired.candidate.status):
             return made

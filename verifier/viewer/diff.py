@@ -24,6 +24,7 @@ from verifier.analyses.browse import ResultRow
 from verifier.compare.report import as_json, summary_line
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, resolve_run_id
+from verifier.gaps.successions import Lineage
 from verifier.report._case_content import ContentReader, FieldView, field_views
 from verifier.report._spans import deciding_spans
 from verifier.viewer._flips import DiffCache, Flip, RunDiff
@@ -96,6 +97,7 @@ def diff_context(
     claim: str | None = None,
     direction: str | None = None,
     page: int = 1,
+    lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """What ``diff.html.j2`` shows for runs ``baseline_id`` (A) and ``candidate_id`` (B).
 
@@ -106,11 +108,13 @@ def diff_context(
         claim: Show only this claim's flips.
         direction: ``regressed`` or ``fixed``: show only those flips.
         page: Which page of the selected flips (from 1).
+        lineage: The store's judge successions, which the comparison names when the
+            runs' judges differ by one.
 
     Raises:
         CompareError: A run is unknown, or the runs cannot be compared.
     """
-    diff = CACHE.diff(store, baseline_id, candidate_id)
+    diff = CACHE.diff(store, baseline_id, candidate_id, lineage=lineage or Lineage())
     comparison = diff.comparison
     selected = diff.select(claim, direction)
     pages = max(1, -(-len(selected) // FLIPS_PER_PAGE))
@@ -149,7 +153,13 @@ def register(router: APIRouter, viewer: Viewer) -> None:
             try:
                 run_a, run_b = resolve_run_id(store, a), resolve_run_id(store, b)
                 context = diff_context(
-                    store, run_a, run_b, claim=claim or None, direction=direction, page=page
+                    store,
+                    run_a,
+                    run_b,
+                    claim=claim or None,
+                    direction=direction,
+                    page=page,
+                    lineage=Lineage.read(viewer.store_target),
                 )
             except VerifierError as exc:
                 return viewer.problem(404, str(exc).splitlines()[0])
