@@ -2,7 +2,9 @@
 
 One pass over the rows feeds the integrity checks and both analyses (see
 ``RowObserver``). Integrity problems fail the audit; drift and trends are findings;
-degradation alerts fail it only when the caller asks (``--fail-on-alert``).
+degradation alerts fail it only when the caller asks (``--fail-on-alert``). A change
+of judge triple that a recorded succession explains is set apart from drift and named
+(``verifier.analyses.lineage``).
 
 With a ``run_id``, the row-level integrity checks, the drift changes and the alerts
 are those of that run, judged against the whole history before it; the trends always
@@ -17,6 +19,7 @@ from typing import Any
 from verifier.analyses._audit_report import JudgeNoiseObserver
 from verifier.analyses.audit import AuditReport, audit_store
 from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
+from verifier.analyses.lineage import explain_drift
 from verifier.analyses.trends import (
     DEFAULT_WINDOW,
     MIN_PRIOR_RUNS,
@@ -25,6 +28,7 @@ from verifier.analyses.trends import (
     PassRateTrends,
 )
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage
 
 __all__ = ["HistoryAudit", "audit_history"]
 
@@ -41,6 +45,8 @@ class HistoryAudit:
         window: The rolling window the alerts used, in runs.
         mismatches: Judges served by another model than the contract asked for (of
             ``run_id`` only, when given).
+        successions: Changes of judge triple a recorded succession explains, each
+            with its ``succession`` line (of ``run_id`` only, when given): not drift.
     """
 
     integrity: AuditReport
@@ -49,6 +55,7 @@ class HistoryAudit:
     alerts: tuple[DegradationAlert, ...]
     window: int
     mismatches: tuple[ServedMismatch, ...] = ()
+    successions: tuple[DriftChange, ...] = ()
 
     @property
     def run_id(self) -> str | None:
@@ -59,11 +66,13 @@ class HistoryAudit:
         return not self.integrity.ok or (fail_on_alert and bool(self.alerts))
 
     def as_dict(self) -> dict[str, Any]:
-        """The integrity report's keys, plus ``window``, ``drift``, ``alerts``, ``trends``."""
+        """The integrity report's keys, plus ``window``, ``drift``, ``successions``,
+        ``alerts``, ``trends``."""
         return {
             **self.integrity.as_dict(),
             "window": self.window,
             "drift": [change.as_dict() for change in self.drift],
+            "successions": [change.as_dict() for change in self.successions],
             "served_mismatches": [m.as_dict() for m in self.mismatches],
             "alerts": [alert.as_dict() for alert in self.alerts],
             "trends": self.trends.as_dict(),
@@ -104,12 +113,26 @@ def audit_history(
             expect_head=expect_head,
         )
         records = store.runs()
+        lineage = _lineage(store)
     integrity.judge_noise = noise.noise
     trends = rates.trends(records)
-    drift = judges.changes([ref.run_id for ref in trends.runs])
+    changes = judges.changes([ref.run_id for ref in trends.runs])
     alerts = trends.alerts(window)
     if run_id is not None:
-        drift = [change for change in drift if change.run_id == run_id]
+        changes = [change for change in changes if change.run_id == run_id]
         alerts = [alert for alert in alerts if alert.run_id == run_id]
+    drift, successions = explain_drift(changes, lineage)
     mismatches = tuple(judges.mismatches(run_id))
-    return HistoryAudit(integrity, tuple(drift), trends, tuple(alerts), window, mismatches)
+    return HistoryAudit(
+        integrity, tuple(drift), trends, tuple(alerts), window, mismatches, tuple(successions)
+    )
+
+
+def _lineage(store: GapStore) -> Lineage:
+    """The store's sealed successions, read in the audit's snapshot (none for a store
+    that keeps no tables beside its rows)."""
+    select = getattr(store, "select", None)
+    columns_of = getattr(store, "table_columns", None)
+    if select is None or columns_of is None:
+        return Lineage()
+    return Lineage.from_select(select, columns_of)
