@@ -4,7 +4,7 @@ A contract is a hand-written file: its comments, key order, quoting and line end
 are its author's. So the model is not changed by loading the YAML and dumping it
 again, which would lose all of that, but by replacing the characters of the one
 scalar where the YAML parser found it (``judges: NAME: model:``), in its own quoting.
-A model given through an anchor or an alias, or as a block scalar, is refused: the
+A model given through an anchor, an alias or a tag, or as a block scalar, is refused: the
 same characters would change another value too, or could not be replaced alone.
 The file is written whole or not at all, and must then load with the judge's new
 model; if it does not, the file is put back as it was.
@@ -73,10 +73,12 @@ def plan_judge_model(path: Path, judge: str, model: str) -> JudgeModelEdit:
         raise JudgeModelError(f"{path}: cannot read it as YAML: {_first_line(exc)}") from None
     key, value = _model_node(path, root, judge)
     between = text[key.end_mark.index : value.start_mark.index]
-    if value.start_mark.index < key.end_mark.index or between.strip() != ":":
+    # A node's span starts at its anchor or tag: either would be lost with the scalar.
+    marked = text[value.start_mark.index : value.start_mark.index + 1] in ("&", "!")
+    if value.start_mark.index < key.end_mark.index or between.strip() != ":" or marked:
         raise JudgeModelError(
             f"{path}:{key.start_mark.line + 1}: judge {judge}'s model is given through an "
-            "anchor or alias: change it by hand"
+            "anchor, alias or tag: change it by hand"
         )
     if not isinstance(value, ScalarNode) or value.style not in (None, "'", '"'):
         raise JudgeModelError(
