@@ -81,6 +81,25 @@ def test_a_switch_writes_the_model_and_the_next_run_audits_as_a_succession(
         "careful",
         "factual",
     }
+    judges = cli("judges", "--store", switching.target, "--format", "json")
+    successors = {j["model"]: j["successor"] for j in json.loads(judges.stdout)}
+    old_triple, new_triple = row.old_triples[0], row.new_triples[0]
+    assert successors == {
+        OLD_MODEL: {
+            "succession_id": row.succession_id,
+            "model": NEW_MODEL,
+            "prompt_sha": new_triple[1],
+            "sampling_sha": new_triple[2],
+            "trial_id": trial_id,
+            "outcome": "pass",
+        },
+        NEW_MODEL: None,
+    }
+    assert old_triple[0] == OLD_MODEL
+    table = cli("judges", "--store", switching.target).stdout.splitlines()
+    assert table[0].split()[-1] == "SUCCESSOR"
+    assert table[1].endswith(f"{NEW_MODEL} ({row.succession_id[:8]})")
+    assert table[2].endswith(" -")
 
 
 def test_without_the_succession_the_change_is_drift_and_an_edited_record_fails_the_audit(
