@@ -116,10 +116,14 @@ def test_without_the_succession_the_change_is_drift_and_an_edited_record_fails_t
     assert "judge successions" not in drifted.stdout
     assert len(document["drift"]) == 3 and document["successions"] == []
 
-    recorded = switch(switching.target, "--trial", trial_id)
+    recorded = switch(switching.target, "--trial", trial_id, "--format", "json")
     assert recorded.exit_code == 0, recorded.output
     (row,) = Lineage.read(switching.target).rows
     assert row.written == ""
+    printed = json.loads(recorded.stdout)
+    assert printed["summary"] == row.summary() and printed["written"] is None
+    assert printed["succession"]["succession_id"] == row.succession_id
+    assert printed["succession"]["old_triples"] == row.old_triples
     explained, document = audit(switching.target)
     assert explained.exit_code == 0, explained.output
     assert "judge drift: none" in explained.stdout and row.summary() in explained.stdout
