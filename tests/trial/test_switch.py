@@ -73,6 +73,10 @@ def test_a_switch_writes_the_model_and_the_next_run_audits_as_a_succession(
     assert "judge trialled/strict (binary verdicts) at run " in text.stdout
     assert f"(claims careful, factual): {row.summary()}" in text.stdout
     assert document["drift"] == []
+    markdown = cli("audit", "--store", switching.target, "--format", "markdown").stdout
+    assert "### judge drift: none" in markdown
+    assert "### judge successions (recorded, not drift): 3 change(s)" in markdown
+    assert "(claims `careful`, `factual`) at run " in markdown and row.summary() in markdown
     judged = [c for c in document["successions"] if c["scope"] == "judge"]
     assert [c["succession"] for c in judged] == [row.summary()]
     assert judged[0]["before"]["model_id"] == OLD_MODEL

@@ -1,4 +1,5 @@
-"""``verifier judge trial``: does a successor model judge like a pinned judge's model?"""
+"""``verifier judge trial``: does a successor model judge like a pinned judge's model?
+``verifier judge switch``: record that the judge moves to it."""
 
 from __future__ import annotations
 
@@ -127,13 +128,19 @@ def _print(report: TrialReport, fmt: str) -> None:
 
 @judge_group.command("switch")
 @click.argument("judge")
-@click.option("--trial", "trial_id", required=True, help="The trial that measured the successor.")
+@click.option(
+    "--trial",
+    "trial_id",
+    required=True,
+    metavar="TRIAL",
+    help="The id of the trial that measured the successor (`verifier judge trial` prints it).",
+)
 @click.option(
     "--write",
     "contract",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     default=None,
-    help="Also set the judge's model: in this contract file to the trial's candidate "
+    help="Also set the judge's `model:` in this contract file to the trial's candidate "
     "(nothing else in the file changes).",
 )
 @click.option(
