@@ -67,3 +67,20 @@ def test_the_lineage_names_a_direct_succession_and_a_chain() -> None:
         "claude-opus-4-5-20251101 (trial t1, pass: agreement 0.950, kappa 0.900 "
         "[+0.800, +1.000], pass-rate shift +0.010 [-0.020, +0.040])"
     )
+
+
+def test_an_open_store_reads_the_same_lineage_in_its_snapshot(store_backend: Backend) -> None:
+    with store_backend.open() as store:
+        assert not Lineage.from_select(store.select, store.table_columns)  # type: ignore[attr-defined]
+    with SuccessionStore(store_backend.target) as successions:
+        successions.save(SWITCH)
+    with store_backend.open() as store, store.snapshot():
+        read = Lineage.from_select(store.select, store.table_columns)  # type: ignore[attr-defined]
+    assert read == Lineage.read(store_backend.target) == Lineage((SWITCH,))
+    assert read.of_contract("any").rows == (SWITCH,)
+    other = dataclasses.replace(SWITCH, succession_id="s9", contract_id="other")
+    assert Lineage((SWITCH, other)).of_contract("mine").rows == (SWITCH,)
+    assert Lineage((SWITCH, other)).of_contract("other").rows == (SWITCH, other)
+    store_backend.tamper(("UPDATE successions SET judge = 'lenient'", ()))
+    with store_backend.open() as store:
+        assert not Lineage.from_select(store.select, store.table_columns)  # type: ignore[attr-defined]

@@ -44,6 +44,9 @@ claims:
     scale: {min: 1, max: 5, pass_at: 4}
 """
 
+BINARY_CONTRACT = CONTRACT.split("  - id: tone")[0]
+"""The contract without its scale claim: every verdict of its judge can be trialled."""
+
 OUTPUTS = {
     "c01": "All is known.",
     "c02": "All is known.",
@@ -60,10 +63,10 @@ OUTPUTS = {
 }
 
 
-def write_contract(folder: Path) -> tuple[Path, Path]:
-    """The contract and its cases, written in ``folder``."""
+def write_contract(folder: Path, text: str = CONTRACT) -> tuple[Path, Path]:
+    """The contract (``text``) and its cases, written in ``folder``."""
     contract = folder / "trialled.yaml"
-    contract.write_text(CONTRACT, encoding="utf-8")
+    contract.write_text(text, encoding="utf-8")
     cases = folder / "trialled.cases.jsonl"
     lines = [json.dumps({"id": k, "input": "Brief.", "output": v}) for k, v in OUTPUTS.items()]
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")

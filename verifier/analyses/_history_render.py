@@ -1,7 +1,8 @@
 """``verifier audit`` for a terminal and in Markdown (a PR comment or CI step summary).
 
-Both show the integrity verdict first, then degradation alerts, judge drift and a
-short view of each claim's trend (the JSON output has every point). A claim change
+Both show the integrity verdict first, then degradation alerts, judge drift (and the
+judge changes a recorded succession explains, apart from it) and a short view of each
+claim's trend (the JSON output has every point). A claim change
 that a judge change explains (same contract, run and triples, the claim judged by
 that judge) is folded into the judge's line rather than repeated. An alert whose
 window spans a judge succession says so in its line, and the trends list where the
@@ -44,6 +45,11 @@ def render_console(audit: HistoryAudit) -> str:
     for change, claims in _folded(audit.drift):
         also = f" (claims {', '.join(claims)})" if claims else ""
         lines.append(f"  {_where(change)}: {change.describe()}{also}")
+    if audit.successions:
+        lines.append(_successions_heading(audit.successions))
+        for change, claims in _folded(audit.successions):
+            also = f" (claims {', '.join(claims)})" if claims else ""
+            lines.append(f"  {_where(change)}{also}: {change.succession}")
     lines += [f"  SERVED {m.describe()}" for m in audit.mismatches]
     lines.append(_trends_heading(audit))
     shown = audit.window + 1
@@ -106,6 +112,14 @@ def render_markdown(audit: HistoryAudit) -> str:
                 f"| {subject} | {_code(change.run_id)} | {change.seq} at "
                 f"{_code(change.recorded_at)} | {_code(change.describe())} |"
             )
+    if audit.successions:
+        lines += ["", f"### {_successions_heading(audit.successions)}", ""]
+        for change, claims in _folded(audit.successions):
+            also = " (claims " + ", ".join(_code(c) for c in claims) + ")" if claims else ""
+            subject = f"{change.scope} {_code(f'{change.contract_id}/{change.subject}')}"
+            lines.append(
+                f"- {subject}{also} at run {_code(change.run_id)}: {_code(change.succession or '')}"
+            )
     if audit.mismatches:
         lines += ["", "Judges served by another model than the contract asked for:", ""]
         lines += [f"- {_code(m.describe())}" for m in audit.mismatches]
@@ -163,6 +177,10 @@ def _alerts_heading(audit: HistoryAudit) -> str:
 
 def _drift_heading(drift: Sequence[DriftChange]) -> str:
     return f"judge drift: {len(drift) or 'none'}" + (" change(s)" if drift else "")
+
+
+def _successions_heading(changes: Sequence[DriftChange]) -> str:
+    return f"judge successions (recorded, not drift): {len(changes)} change(s)"
 
 
 def _trends_heading(audit: HistoryAudit) -> str:

@@ -20,6 +20,10 @@ run, each distinct triple with its first row: memory grows with runs x subjects 
 rare triples a run mixes), never with rows. Only rows with a complete triple count:
 a row missing part of it proves nothing about who judged (the audit reports it).
 
+A change a recorded succession explains (``verifier judge switch``: a trial measured
+the new triple against the old and the judge was moved) is no drift:
+``verifier.analyses.lineage`` sets it apart, and the audit names it a succession.
+
 It also notes every judge whose served model is not the model the contract asked for
 (``ServedMismatch``): an alias the provider resolved, a local server serving another
 model under the name, or a provider swapping models. Such verdicts are honest about
@@ -101,6 +105,8 @@ class DriftChange:
             mixed triples).
         verdict_kind: For a judge, the kind of verdict (``binary``, ``scale``,
             ``pairwise``) whose triple changed, when the rows tell it.
+        succession: The recorded successions that explain the change, one line
+            (``Lineage.explains``); ``None``: nothing explains it, it is drift.
     """
 
     scope: DriftScope
@@ -113,6 +119,7 @@ class DriftChange:
     before: JudgeSetup
     after: JudgeSetup
     verdict_kind: str | None = None
+    succession: str | None = None
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -168,6 +175,7 @@ class DriftChange:
             "changed": list(self.changed),
             "before": self.before.as_dict(),
             "after": self.after.as_dict(),
+            "succession": self.succession,
         }
 
 

@@ -2,7 +2,9 @@
 
 One pass over the rows feeds the integrity checks and both analyses (see
 ``RowObserver``). Integrity problems fail the audit; drift and trends are findings;
-degradation alerts fail it only when the caller asks (``--fail-on-alert``).
+degradation alerts fail it only when the caller asks (``--fail-on-alert``). A change
+of judge triple that a recorded succession explains is set apart from drift and named
+(``verifier.analyses.lineage``).
 
 With a ``run_id``, the row-level integrity checks, the drift changes and the alerts
 are those of that run, judged against the whole history before it; the trends always
@@ -22,6 +24,7 @@ from verifier.analyses._audit_report import JudgeNoiseObserver
 from verifier.analyses.audit import AuditReport, audit_store
 from verifier.analyses.crossings import succession_crossings
 from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
+from verifier.analyses.lineage import explain_drift
 from verifier.analyses.trends import (
     DEFAULT_WINDOW,
     MIN_PRIOR_RUNS,
@@ -48,6 +51,8 @@ class HistoryAudit:
         window: The rolling window the alerts used, in runs.
         mismatches: Judges served by another model than the contract asked for (of
             ``run_id`` only, when given).
+        successions: Changes of judge triple a recorded succession explains, each
+            with its ``succession`` line (of ``run_id`` only, when given): not drift.
     """
 
     integrity: AuditReport
@@ -56,6 +61,7 @@ class HistoryAudit:
     alerts: tuple[DegradationAlert, ...]
     window: int
     mismatches: tuple[ServedMismatch, ...] = ()
+    successions: tuple[DriftChange, ...] = ()
 
     @property
     def run_id(self) -> str | None:
@@ -66,11 +72,13 @@ class HistoryAudit:
         return not self.integrity.ok or (fail_on_alert and bool(self.alerts))
 
     def as_dict(self) -> dict[str, Any]:
-        """The integrity report's keys, plus ``window``, ``drift``, ``alerts``, ``trends``."""
+        """The integrity report's keys, plus ``window``, ``drift``, ``successions``,
+        ``alerts``, ``trends``."""
         return {
             **self.integrity.as_dict(),
             "window": self.window,
             "drift": [change.as_dict() for change in self.drift],
+            "successions": [change.as_dict() for change in self.successions],
             "served_mismatches": [m.as_dict() for m in self.mismatches],
             "alerts": [alert.as_dict() for alert in self.alerts],
             "trends": self.trends.as_dict(),
@@ -94,8 +102,9 @@ def audit_history(
         window: How many earlier runs a run's pass rate is compared with.
         max_problems: How many integrity problems to keep.
         expect_head: A head published earlier, which the seal chain must still hold.
-        lineage: The store's judge successions (``Lineage.read``): the trends mark
-            where claims cross them, and alerts whose window spans one name it.
+        lineage: Judge successions (default: the store's, read in the audit's
+            snapshot): the trends mark where claims cross them, alerts whose window
+            spans one name it, and a judge change one explains is not drift.
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
@@ -114,14 +123,19 @@ def audit_history(
             expect_head=expect_head,
         )
         records = store.runs()
+        if lineage is None:
+            lineage = Lineage.of_store(store)
     integrity.judge_noise = noise.noise
     trends = rates.trends(records)
-    drift = judges.changes([ref.run_id for ref in trends.runs])
+    changes = judges.changes([ref.run_id for ref in trends.runs])
     if lineage:
-        trends = replace(trends, crossings=succession_crossings(drift, lineage))
+        trends = replace(trends, crossings=succession_crossings(changes, lineage))
     alerts = trends.alerts(window)
     if run_id is not None:
-        drift = [change for change in drift if change.run_id == run_id]
+        changes = [change for change in changes if change.run_id == run_id]
         alerts = [alert for alert in alerts if alert.run_id == run_id]
+    drift, successions = explain_drift(changes, lineage)
     mismatches = tuple(judges.mismatches(run_id))
-    return HistoryAudit(integrity, tuple(drift), trends, tuple(alerts), window, mismatches)
+    return HistoryAudit(
+        integrity, tuple(drift), trends, tuple(alerts), window, mismatches, tuple(successions)
+    )

@@ -11,7 +11,9 @@ The triples are read from the judged rows' evidence as ``verifier.analyses.drift
 reads them (``judged_row``, ``judge_setup``), in one streaming pass over the rows:
 memory grows with the distinct triples (and the runs, for their start times), never
 with the rows. Calibrations live in a side table of a layer above this one; they are
-looked up through ``CalibrationSource``, which ``CalibrationStore`` satisfies.
+looked up through ``CalibrationSource``, which ``CalibrationStore`` satisfies. A
+triple a recorded succession moved its judge off names its successor (the store's
+``Lineage``).
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ import orjson
 from verifier.analyses.drift import JudgeSetup, judge_setup, judged_row
 from verifier.gaps.resamples import ResampleStore
 from verifier.gaps.store import GapStore
+from verifier.gaps.successions import Lineage, SuccessionRow, Triple
 from verifier.llm.providers.retirement import retirement_date
 
 __all__ = [
     "CalibrationSource",
     "JudgeCalibration",
+    "JudgeSuccessor",
     "ResampleAgreement",
     "StoredCalibrationLike",
     "StoredJudge",
@@ -103,6 +107,39 @@ class ResampleAgreement:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeSuccessor:
+    """The triple a recorded succession moved a judge to (``verifier judge switch``)."""
+
+    succession_id: str
+    model: str
+    prompt_sha: str
+    sampling_sha: str
+    trial_id: str
+    outcome: str
+
+    @classmethod
+    def of(cls, row: SuccessionRow, old: Triple) -> JudgeSuccessor:
+        """What ``row`` moved triple ``old`` to: of its new triples, the one with the
+        same template and sampling, else the same template, else the first."""
+        new = sorted(row.new)
+        chosen = next(
+            (t for t in new if t[1:] == old[1:]),
+            next((t for t in new if t[1] == old[1]), new[0]),
+        )
+        return cls(row.succession_id, *chosen, row.trial_id, row.outcome)
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "succession_id": self.succession_id,
+            "model": self.model,
+            "prompt_sha": self.prompt_sha,
+            "sampling_sha": self.sampling_sha,
+            "trial_id": self.trial_id,
+            "outcome": self.outcome,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class StoredJudge:
     """One judge under one triple, as the store's verdicts show it.
 
@@ -118,7 +155,7 @@ class StoredJudge:
         resample_agreement: Its test-retest agreement over its claims, if measured.
         retires_on: When its model retires, where the provider's table says.
         days_left: Days from today to ``retires_on`` (negative once retired).
-        successor: The judge that took over from it: judge successions will fill it.
+        successor: The triple the newest recorded succession moved it to, if any.
     """
 
     judge: str | None
@@ -135,7 +172,7 @@ class StoredJudge:
     resample_agreement: ResampleAgreement | None
     retires_on: dt.date | None
     days_left: int | None
-    successor: str | None = None
+    successor: JudgeSuccessor | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The judge as ``verifier judges --format json`` lists it."""
@@ -156,7 +193,7 @@ class StoredJudge:
             ),
             "retires_on": self.retires_on.isoformat() if self.retires_on else None,
             "days_left": self.days_left,
-            "successor": self.successor,  # judge successions will fill it
+            "successor": self.successor.as_dict() if self.successor else None,
         }
 
 
@@ -185,6 +222,7 @@ def store_judges(
     contract_id: str | None = None,
     calibrations: CalibrationSource | None = None,
     resamples: ResampleStore | None = None,
+    lineage: Lineage | None = None,
     today: dt.date | None = None,
 ) -> list[StoredJudge]:
     """Every judge triple ``store`` holds verdicts from, ordered by contract, judge and
@@ -200,14 +238,17 @@ def store_judges(
             calibration to, is not known here). ``None``: none are looked up.
         resamples: The store's resamples; a judge's agreement sums those of its claims
             re-asked under its triple, when every one of them is sealed.
+        lineage: The successions (default: the store's); a judge's successor is the triple the
+            newest succession of its contract (or of any contract) moved it to.
         today: The day ``days_left`` counts from (default: today, UTC).
     """
     started = {run.run_id: run.started_at for run in store.runs()}
     tallies = _tally(store, started, contract_id)
     agreements = _agreements(resamples, tallies)
     today = today or dt.datetime.now(dt.UTC).date()
+    lineage = Lineage.of_store(store) if lineage is None else lineage
     found = [
-        _judge(key, tally, calibrations, agreements.get(key), today)
+        _judge(key, tally, calibrations, agreements.get(key), today, lineage)
         for key, tally in tallies.items()
     ]
     found.sort(key=lambda j: (j.contract, j.judge or "", j.first_used, j.model, j.prompt_sha))
@@ -302,8 +343,11 @@ def _judge(
     calibrations: CalibrationSource | None,
     agreement: ResampleAgreement | None,
     today: dt.date,
+    lineage: Lineage,
 ) -> StoredJudge:
     contract, name, model, prompt_sha, sampling_sha = key
+    triple = (model, prompt_sha, sampling_sha)
+    moved = lineage.of_contract(contract).successor(name, triple) if name else None
     retires = retirement_date(model) or (
         retirement_date(tally.asked_model) if tally.asked_model else None
     )
@@ -325,6 +369,7 @@ def _judge(
         resample_agreement=agreement,
         retires_on=retires,
         days_left=(retires - today).days if retires else None,
+        successor=JudgeSuccessor.of(moved, triple) if moved else None,
     )
 
 

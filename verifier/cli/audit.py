@@ -96,7 +96,6 @@ def audit(
     from verifier.analyses.history import audit_history
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
-    from verifier.gaps.successions import Lineage
 
     if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
         fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
@@ -121,7 +120,6 @@ def audit(
                 run_id=run_id,
                 window=window,
                 expect_head=expect_head,
-                lineage=Lineage.read(target),
             )
             if witnessed is not None:
                 from verifier.cli._witness import check_witnessed

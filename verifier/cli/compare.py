@@ -37,14 +37,12 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str, gate_path: Path
     from verifier.compare.report import write_report
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
-    from verifier.gaps.successions import Lineage
 
     target = existing_store(store)
     run_a, run_b = resolve_run(target, run_a), resolve_run(target, run_b)
     try:
         with open_store(target) as gap_store:
-            lineage = Lineage.read(target)
-            comparison = compare_runs(gap_store, run_a, run_b, lineage=lineage)
+            comparison = compare_runs(gap_store, run_a, run_b)
     except VerifierError as exc:
         fail(str(exc))
     for warning in comparison.paired.warnings:
@@ -64,7 +62,6 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
     from verifier.compare.report import as_json, render_markdown, write_report
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
-    from verifier.gaps.successions import Lineage
 
     target = existing_store(store)
     run_a, run_b = resolve_run(target, run_a), resolve_run(target, run_b)
@@ -76,8 +73,7 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                 record = gap_store.run(run_id)
                 if record is not None:  # else compare_runs names the unknown run
                     refuse_other_run(gate, record)
-            lineage = Lineage.read(target)
-            comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha, lineage=lineage)
+            comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
             decision = decide_comparison(gate, comparison)
     except VerifierError as exc:
         fail(str(exc))

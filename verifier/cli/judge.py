@@ -1,4 +1,5 @@
-"""``verifier judge trial``: does a successor model judge like a pinned judge's model?"""
+"""``verifier judge trial``: does a successor model judge like a pinned judge's model?
+``verifier judge switch``: record that the judge moves to it."""
 
 from __future__ import annotations
 
@@ -123,3 +124,64 @@ def _print(report: TrialReport, fmt: str) -> None:
     else:
         click.echo("")
         click.echo("\n".join(report.lines()))
+
+
+@judge_group.command("switch")
+@click.argument("judge")
+@click.option(
+    "--trial",
+    "trial_id",
+    required=True,
+    metavar="TRIAL",
+    help="The id of the trial that measured the successor (`verifier judge trial` prints it).",
+)
+@click.option(
+    "--write",
+    "contract",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Also set the judge's `model:` in this contract file to the trial's candidate "
+    "(nothing else in the file changes).",
+)
+@click.option(
+    "--accept-failed",
+    metavar="REASON",
+    default=None,
+    help="Record the succession although the trial did not pass, with this reason.",
+)
+@STORE_OPTION
+@format_option("table", "json")
+def switch(
+    judge: str,
+    trial_id: str,
+    contract: Path | None,
+    accept_failed: str | None,
+    store: str | None,
+    fmt: str,
+) -> None:
+    """Record that judge JUDGE moves to the model trial --trial measured: a sealed
+    succession (old triples -> new triples, the trial, its rule, outcome and figures)
+    that `verifier audit` names instead of judge drift and `verifier judges` shows as
+    the successor. A trial that did not pass is refused unless --accept-failed gives a
+    reason. Exit 0: recorded; 2: refused (nothing recorded, the file unchanged)."""
+    from verifier.errors import VerifierError
+    from verifier.trial import switch_judge
+
+    target = existing_store(store)
+    try:
+        done = switch_judge(target, judge, trial_id, accept_failed=accept_failed, write=contract)
+    except VerifierError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        import dataclasses
+
+        import orjson
+
+        document = {
+            "succession": dataclasses.asdict(done.row),
+            "summary": done.row.summary(),
+            "written": str(done.edit.path) if done.edit is not None else None,
+        }
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo("\n".join(done.lines()))

@@ -26,6 +26,7 @@ _HEADERS = (
     "CALIBRATION",
     "RESAMPLES",
     "RETIRES",
+    "SUCCESSOR",  # shown once a store records a succession
 )
 
 
@@ -39,8 +40,9 @@ def judges_command(store: str | None, contract_id: str | None, fmt: str) -> None
     """List every judge the store holds verdicts from, one line per judge and triple
     (served model, prompt sha, sampling sha): the claims it answered, its verdicts,
     the runs it was first and last used in, its calibration against human labels and
-    test-retest agreement if measured, and when its model retires where the provider
-    publishes a date."""
+    test-retest agreement if measured, when its model retires where the provider
+    publishes a date, and the model a recorded succession moved it to
+    (`verifier judge switch`), with the succession's id."""
     import orjson
 
     from verifier.errors import VerifierError
@@ -102,10 +104,14 @@ def _table(found: list[StoredJudge]) -> str:
             _calibration(judge),
             _agreement(judge),
             _retires(judge),
+            _successor(judge),
         )
         for judge in found
     ]
-    return aligned(_HEADERS, rows)
+    if any(judge.successor for judge in found):
+        return aligned(_HEADERS, rows)
+    # No succession recorded: the table stays as narrow as it can.
+    return aligned(_HEADERS[:-1], [row[:-1] for row in rows])
 
 
 def _model(judge: StoredJudge) -> str:
@@ -133,3 +139,13 @@ def _retires(judge: StoredJudge) -> str:
     days = judge.days_left
     left = f"{days} days left" if days >= 0 else f"retired {-days} days ago"
     return f"{judge.retires_on.isoformat()} ({left})"
+
+
+def _successor(judge: StoredJudge) -> str:
+    """The successor's model and the succession's id, short: the full triple is in JSON."""
+    from verifier._internal.terminal import printable_line
+
+    found = judge.successor
+    if found is None:
+        return "-"
+    return printable_line(f"{found.model} ({found.succession_id[:8]})")

@@ -81,7 +81,6 @@ def _write_run_report(target: str, path: Path, run_id: str | None) -> str:
 def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> str:
     """Writes the trends page and says what it holds."""
     from verifier.gaps.store import open_store
-    from verifier.gaps.successions import Lineage
     from verifier.report.html_trend import write_trend_html
 
     with open_store(target) as gap_store:
@@ -89,8 +88,7 @@ def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> st
             fail(f"{gap_store.location}: no runs stored")
         if run_id and gap_store.run(run_id) is None:
             fail(f"run {run_id} is not in {gap_store.location}")
-        lineage = Lineage.read(target)
-        history = write_trend_html(gap_store, path, run_id=run_id, window=window, lineage=lineage)
+        history = write_trend_html(gap_store, path, run_id=run_id, window=window)
     return (
         f"wrote the trends of {len(history.trends.claims)} claim(s) over "
         f"{len(history.trends.runs)} run(s) to {path}: {len(history.alerts)} alert(s)"

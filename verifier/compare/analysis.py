@@ -245,7 +245,7 @@ def compare_runs(
         candidate_id: Run B, the run under test; differences are B minus A.
         alpha: Family-wise significance level of the verdicts.
         power: Power the ``cases_needed`` figure is computed for.
-        lineage: The store's judge successions (``Lineage.read(target)``): a judge that
+        lineage: The judge successions (default: the store's): a judge that
             differs between the runs by a recorded succession is named so, with the
             trial's agreement and shift; without it, only that the judges differ.
 

@@ -184,7 +184,7 @@ def pair_runs(
 ) -> PairedRuns:
     """Pairs the rows of two runs of one contract by ``(case_id, claim_id)``.
 
-    ``lineage`` is the store's judge successions (``Lineage.read``): a judge that
+    ``lineage`` is the judge successions (default: the store's): a judge that
     differs between the runs by a recorded succession is named so, with its trial.
 
     Raises:
@@ -217,7 +217,10 @@ def pair_runs(
         )
     shared = [c for c in claim_order if c in candidate_claims]
     changes = judge_changes(
-        shared, *judges, lineage=lineage or Lineage(), contract_id=baseline.contract_id
+        shared,
+        *judges,
+        lineage=Lineage.of_store(store) if lineage is None else lineage,
+        contract_id=baseline.contract_id,
     )
     claims = tuple((stream.tallies.get(c) or _Tally()).freeze(c) for c in shared)
     return PairedRuns(

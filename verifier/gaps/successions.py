@@ -15,7 +15,7 @@ from one triple to another (directly or through a chain of successions).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass
 from typing import Any, Final
 
@@ -23,6 +23,8 @@ import orjson
 
 from verifier._internal.closing import Closing
 from verifier.errors import VerifierError
+from verifier.gaps.record_seals import RECORD_SEALS_QUERY, SealedRecords, record_sha256
+from verifier.gaps.seals import StoredSeal
 from verifier.gaps.side_tables import SideTables, TableSpec
 
 __all__ = [
@@ -35,6 +37,9 @@ __all__ = [
 
 Triple = tuple[str, str, str]
 """A judge's stability triple: model id, prompt sha, sampling sha."""
+
+Select = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+"""An open store's read query (``SqlStore.select``): inside its snapshot, the snapshot's."""
 
 _COLUMNS: Final = (
     "created_at",
@@ -186,8 +191,44 @@ class Lineage:
         with SuccessionStore(target, read_only=True) as store:
             return store.lineage()
 
+    @classmethod
+    def from_select(cls, select: Select, table_columns: Callable[[str], Sequence[str]]) -> Lineage:
+        """The sealed successions read through an open store (``select`` and
+        ``table_columns`` of ``SqlStore``), so a reader inside the store's snapshot (the
+        audit) sees the successions of that snapshot.
+        """
+        if not table_columns(_TABLE.name):
+            return cls()
+        found = [
+            dict(zip(_COLUMNS, values, strict=True))
+            for values in select(f"SELECT {', '.join(_COLUMNS)} FROM {_TABLE.name} ORDER BY id", ())
+        ]
+        seals = (
+            [StoredSeal(*row) for row in select(RECORD_SEALS_QUERY, ())]
+            if table_columns("seals")
+            else []
+        )
+        sealed = SealedRecords.of(_TABLE.name, seals)
+        return cls(tuple(_row(v) for v in found if sealed.holds(record_sha256(v), v)))
+
+    @classmethod
+    def of_store(cls, store: object) -> Lineage:
+        """The sealed successions of an open store, read through it (inside its
+        snapshot, when one is open); none for a store that keeps no tables beside its
+        rows. Every reader that holds the store asks here."""
+        select = getattr(store, "select", None)
+        columns_of = getattr(store, "table_columns", None)
+        if select is None or columns_of is None:
+            return cls()
+        return cls.from_select(select, columns_of)
+
     def __bool__(self) -> bool:
         return bool(self.rows)
+
+    def of_contract(self, contract_id: str) -> Lineage:
+        """The successions that hold for the judges of ``contract_id``: those of its
+        trials and those of trials not limited to one contract."""
+        return Lineage(tuple(r for r in self.rows if r.contract_id in ("", contract_id)))
 
     def of_judge(self, judge: str) -> list[SuccessionRow]:
         return [r for r in self.rows if r.judge == judge]

@@ -17,7 +17,6 @@ from verifier.compare.calibration_check import CalibrationCheck
 from verifier.contract.load import check_contract, load_contract
 from verifier.errors import ContractError, Diagnostic
 from verifier.gaps.store import open_store, resolve_run_id
-from verifier.gaps.successions import Lineage
 from verifier.gaps.target import sqlite_path
 from verifier.judge.phase import JudgeMode
 from verifier.mcp_server.inputs import (
@@ -177,5 +176,5 @@ def audit_tool(settings: Settings, arguments: AuditInput) -> dict[str, Any]:
         raise ToolError(f"no store at {settings.root.shown(path)} yet: run a contract first")
     with open_store(settings.store) as gap_store:
         run_id = arguments.run and resolve_run_id(gap_store, arguments.run)
-        report = audit_history(gap_store, run_id=run_id, lineage=Lineage.read(settings.store))
+        report = audit_history(gap_store, run_id=run_id)
     return report.as_dict()

@@ -196,7 +196,7 @@ def write_trend_html(
         path: The file to write; replaced whole, never left half written.
         run_id: List only this run's alerts and drift (the plots still show every run).
         window: How many earlier runs a run's pass rate is compared with.
-        lineage: The store's judge successions, marked where claims cross them.
+        lineage: Judge successions (default: the store's), marked where claims cross them.
 
     Returns:
         The audit the page shows.

@@ -108,13 +108,18 @@ def diff_context(
         claim: Show only this claim's flips.
         direction: ``regressed`` or ``fixed``: show only those flips.
         page: Which page of the selected flips (from 1).
-        lineage: The store's judge successions, which the comparison names when the
-            runs' judges differ by one.
+        lineage: Judge successions (default: the store's), which the comparison
+            names when the runs' judges differ by one.
 
     Raises:
         CompareError: A run is unknown, or the runs cannot be compared.
     """
-    diff = CACHE.diff(store, baseline_id, candidate_id, lineage=lineage or Lineage())
+    diff = CACHE.diff(
+        store,
+        baseline_id,
+        candidate_id,
+        lineage=Lineage.of_store(store) if lineage is None else lineage,
+    )
     comparison = diff.comparison
     selected = diff.select(claim, direction)
     pages = max(1, -(-len(selected) // FLIPS_PER_PAGE))
@@ -159,7 +164,6 @@ def register(router: APIRouter, viewer: Viewer) -> None:
                     claim=claim or None,
                     direction=direction,
                     page=page,
-                    lineage=Lineage.read(viewer.store_target),
                 )
             except VerifierError as exc:
                 return viewer.problem(404, str(exc).splitlines()[0])

@@ -73,10 +73,12 @@ def trends_context(
         store: The store.
         contract_id: The contract whose claims are shown.
         window: How many earlier runs a run's pass rate is compared with.
-        lineage: The store's judge successions (counted, not placed).
+        lineage: Judge successions, counted, not placed (default: the store's).
     """
     records = store.runs()
     trends = summary_trends(records, contract_id, window=window)
+    if lineage is None:
+        lineage = Lineage.of_store(store)
     head = store.head()
     return {
         "contract_id": contract_id,
@@ -90,7 +92,7 @@ def trends_context(
             r.run_id for r in records if r.contract_id == contract_id and r.status == "running"
         ],
         "known": any(r.contract_id == contract_id for r in records),
-        "successions": len(lineage.rows) if lineage else 0,
+        "successions": len(lineage.rows),
     }
 
 
@@ -150,8 +152,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
                 )
             try:
                 make = audit_context if audit == "full" else trends_context
-                lineage = Lineage.read(viewer.store_target)
-                context = make(store, contract, window=window, lineage=lineage)
+                context = make(store, contract, window=window)
             except VerifierError as exc:
                 return viewer.problem(503, str(exc).splitlines()[0])
         return viewer.page("trends.html.j2", f"trends of {contract}", context)
