@@ -66,12 +66,12 @@ def test_every_stored_verdict_is_asked_once_with_the_candidate_and_measured(
     assert (a, b, c, d) == (10, 4, 2, 8)
     kappa, low, high = fce_kappa(a, b, c, d)
     assert overall["kappa"] == pytest.approx(kappa, abs=1e-6)
-    assert overall["kappa_ci95"] == pytest.approx([low, high], abs=1e-6)
+    assert overall["kappa_ci"] == pytest.approx([low, high], abs=1e-6)
     assert overall["agreement"] == pytest.approx((a + d) / 24, abs=1e-6)
     assert overall["pass_rate_before"] == pytest.approx(14 / 24, abs=1e-6)
     assert overall["pass_rate_after"] == pytest.approx(12 / 24, abs=1e-6)
     assert overall["difference"] == pytest.approx((c - b) / 24, abs=1e-6)
-    diff_low, diff_high = overall["difference_ci95"]
+    diff_low, diff_high = overall["difference_ci"]
     assert diff_low < (c - b) / 24 < diff_high
     assert overall["mcnemar_p"] == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, abs=1e-6)
     assert overall["stricter"] == 4 and overall["laxer"] == 2
@@ -80,7 +80,7 @@ def test_every_stored_verdict_is_asked_once_with_the_candidate_and_measured(
         figures = report.as_dict()["claims"][claim]
         k, lo, hi = fce_kappa(*cells(mine))
         assert figures["kappa"] == pytest.approx(k, abs=1e-6)
-        assert figures["kappa_ci95"] == pytest.approx([lo, hi], abs=1e-6)
+        assert figures["kappa_ci"] == pytest.approx([lo, hi], abs=1e-6)
     flipped = {(f["case_id"], f["claim_id"]): f for f in report.as_dict()["flipped"]}
     assert set(flipped) == {key for key, (old, new) in expected.items() if old != new}
     assert flipped[("c09", "factual")]["old"] == "fail"
@@ -100,9 +100,9 @@ def test_the_decision_follows_the_rule(store: str, server: MessagesServer) -> No
             gap_store, Candidate("strict", NEW_MODEL, base_url=server.base_url), sample=100
         )
     overall = report.overall()
-    assert overall.kappa_ci95 is not None
-    low = overall.kappa_ci95[0]
-    below, above = overall.difference_ci95
+    assert overall.kappa_ci is not None
+    low = overall.kappa_ci[0]
+    below, above = overall.difference_ci
     loose = TrialRule(min_kappa=round(low - 0.01, 3), max_shift=max(-below, above) + 0.01)
     assert loose.decide(overall)[0] == "pass"
     strict_kappa = TrialRule(min_kappa=round(low + 0.01, 3), max_shift=1.0)
