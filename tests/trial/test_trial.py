@@ -241,3 +241,25 @@ def test_a_redacting_run_keeps_no_candidate_reason_and_a_redacted_judged_field_i
     assert len(report.not_asked) == 24
     assert all("the claim reads output, which the store withheld" in n for n in report.not_asked)
     assert report.decision() == ("undecided", "no verdict was re-asked")
+
+
+def test_a_candidate_agreeing_on_every_verdict_is_bounded_and_decided(
+    store: str, server: MessagesServer
+) -> None:
+    # The judge's own model as the candidate: the same 24 verdicts, 14 passes.
+    with open_store(store) as gap_store:
+        report = trial_judge(
+            gap_store, Candidate("strict", OLD_MODEL, base_url=server.base_url), sample=100
+        )
+    assert len(server.model_calls()) == 24 and report.flipped() == []
+    overall = report.as_dict()["overall"]
+    pe = (14 / 24) ** 2 + (10 / 24) ** 2
+    bound = (0.025 ** (1 / 24) - pe) / (1 - pe)
+    assert bound == pytest.approx(0.706911, abs=1e-6)
+    assert overall["kappa_ci"] == pytest.approx([bound, 1.0], abs=1e-6)
+    assert overall["kappa_ci_method"] == "zero-disagreement bound"
+    # Kappa's bound clears 0.6, but 24 verdicts leave the difference's interval wide.
+    low, high = overall["difference_ci"]
+    outcome, why = report.decision()
+    assert outcome == "fail" and "kappa" not in why
+    assert why == (f"the pass-rate difference's interval [{low:+.3f}, {high:+.3f}] leaves ±0.05")
