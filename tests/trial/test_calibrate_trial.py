@@ -35,7 +35,7 @@ def judged(tmp_path: Path, server: MessagesServer, monkeypatch: pytest.MonkeyPat
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
     judges = Judges(mode="live", base_url=server.base_url, recordings_beside_contract=False)
     run_contract(contract, cases, store=str(tmp_path / "gaps.db"), judges=judges)
-    labels = [
+    labels: list[dict[str, object]] = [
         {"case_id": k, "claim_id": "factual", "label": "fail" if "guess" in v else "pass"}
         for k, v in OUTPUTS.items()
     ]
@@ -109,3 +109,38 @@ def test_a_trial_not_in_the_store_or_with_a_run_is_refused(judged: Path) -> None
     assert missing.stderr.strip() == f"error: trial nosuchtrial is not in {store}"
     both = cli("calibrate", "--labels", labels, "--trial", "x", "--run", "last", "--store", store)
     assert both.exit_code == 2 and "give one" in both.stderr
+
+
+def test_a_trials_scores_are_calibrated_on_the_scale(judged: Path) -> None:
+    from verifier.compare.calibration_trial import calibrate_trial
+    from verifier.compare.labels import read_labels
+    from verifier.gaps.store import open_store
+    from verifier.gaps.trials import TrialRow
+
+    def kept(case: str, new: int) -> dict[str, object]:
+        return {
+            "case_id": case, "claim_id": "tone", "contract_id": "trialled",
+            "new": "pass" if new >= 4 else "fail", "new_score": new, "new_reason": "scored",
+            "scale": {"min": 1, "max": 5, "pass_at": 4},
+            "new_triple": {"model_id": NEW_MODEL, "prompt_sha": "p", "sampling_sha": "s"},
+        }  # fmt: skip
+
+    trial = TrialRow(
+        "2026-11-28T00:00:00Z", "t1", "scorer", NEW_MODEL, "", "", 0, 4, {}, "fail",
+        {"eligible": 24}, [kept("c01", 5), kept("c02", 4), kept("c03", 2), kept("c04", 1)],
+    )  # fmt: skip
+    people = {"c01": 5, "c02": 3, "c03": 2, "c04": 2}
+    path = judged / "scores.jsonl"
+    path.write_text("".join(json.dumps({"case_id": c, "claim_id": "tone", "label": s}) + "\n"
+                            for c, s in people.items()))  # fmt: skip
+    with open_store(str(judged / "gaps.db")) as gap_store:
+        calibrated = calibrate_trial(gap_store, trial, read_labels(path))
+    (tone,) = calibrated.report.claims
+    assert calibrated.coverage() is None and tone.model_id == NEW_MODEL
+    # People 5, 3, 2, 2 against the candidate's 5, 4, 2, 1: pass at 4 on both sides,
+    # one disagreement (c02: people fail, candidate pass).
+    assert tone.confusion.human_fail_judge_pass == 1 and tone.n == 4
+    h, j = [5, 3, 2, 2], [5, 4, 2, 1]
+    observed = sum((a - b) ** 2 for a, b in zip(h, j, strict=True)) / 4
+    expected = sum((a - b) ** 2 for a in h for b in j) / 16
+    assert tone.weighted_kappa == pytest.approx(1 - observed / expected)

@@ -119,3 +119,14 @@ def test_a_judge_of_both_kinds_is_measured_on_shares_of_each_scale() -> None:
     # Only the scale verdicts shift: 0, +0.5, 0.
     assert figures.mean_shift == pytest.approx(float(Fraction(1, 2) / 3))
     assert figures.table.baseline_only == 1 and figures.table.candidate_only == 1
+
+
+def test_a_scale_sample_is_stratified_by_pass_at(store: str, server: MessagesServer) -> None:
+    # tone: 7 stored passes (5 >= 4) and 5 fails (2). A sample of 4: one of each, then
+    # 1.2 and 0.8 of the other 2, the larger remainder first: two of each.
+    with open_store(store) as gap_store:
+        report = trial_judge(
+            gap_store, Candidate("scorer", NEW_MODEL, base_url=server.base_url), sample=4, seed=2
+        )
+    assert len(server.model_calls()) == 4
+    assert sorted(v.old for v in report.verdicts) == [False, False, True, True]
