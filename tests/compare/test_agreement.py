@@ -19,7 +19,7 @@ from verifier.compare.agreement import (
     labels_for_kappa_margin,
     weighted_kappa,
 )
-from verifier.compare.calibrate import Confusion
+from verifier.compare.calibrate import Confusion, confusion_of
 
 TABLE = Confusion(both_pass=11, human_pass_judge_fail=2, human_fail_judge_pass=1, both_fail=10)
 Z95 = 1.959963984540054
@@ -121,3 +121,28 @@ def test_fail_detection_without_fails() -> None:
     # The judge failed two cases the people passed: precision 0, recall undefined.
     found = fail_detection(Confusion(both_pass=4, human_pass_judge_fail=2))
     assert (found.precision, found.recall, found.f1) == (0.0, None, 0.0)
+
+
+def test_weighted_kappas_interval_on_pass_fail_is_cohens() -> None:
+    from verifier.compare.agreement import weighted_kappa_interval
+
+    # On scores 0 and 1 quadratic weighted kappa is Cohen's kappa, and its delta-method
+    # standard error is Fleiss, Cohen & Everitt's for kappa.
+    pairs = [(1, 1)] * 10 + [(1, 0)] * 4 + [(0, 1)] * 2 + [(0, 0)] * 8
+    table = confusion_of([(bool(h), bool(j)) for h, j in pairs])
+    weighted = weighted_kappa_interval([h for h, _ in pairs], [j for _, j in pairs])
+    assert weighted == pytest.approx(kappa_interval(table))
+    assert weighted_kappa_interval([1, 2, 3], [1, 2, 3]) is None  # no disagreement
+    assert weighted_kappa_interval([2, 2], [2, 2]) is None  # undefined
+
+
+def test_the_perfect_agreement_floor_is_clopper_pearsons_bound_through_kappa() -> None:
+    from verifier.compare.agreement import perfect_agreement_floor
+
+    # 10 of 10 agree with p_e 0.5: p_o >= 0.025**(1/10), kappa >= (p_o - 0.5) / 0.5.
+    assert perfect_agreement_floor(10, 0.5) == pytest.approx((0.025**0.1 - 0.5) / 0.5)
+    # A disagreement on a 1-5 scale may be 16 squared points wide: far lower.
+    assert perfect_agreement_floor(10, 2.0, 16.0) == -1.0
+    assert perfect_agreement_floor(1000, 0.5) > perfect_agreement_floor(100, 0.5)
+    with pytest.raises(ValueError, match="a floor needs pairs"):
+        perfect_agreement_floor(0, 0.5)

@@ -84,8 +84,8 @@ def test_a_succeeded_judge_is_told_to_recalibrate_with_the_trial_as_the_reason(
         f"{CONTRACT}:15:5: warning: claim 'no_guessing': judge 'strict' ({SERVED}, prompt "
         f"{BINARY_PROMPT[:12]}) succeeded {OLD_MODEL} (succession s1, trial t1: agreement "
         f"0.950, kappa 0.900 [0.800, 1.000]); its calibration (run run-old) is of {OLD_MODEL}: "
-        f"re-calibrate (`verifier calibrate --labels FILE` on a run {SERVED} judged); the "
-        "trial's agreement is a reason to re-calibrate, not a calibration",
+        f"re-calibrate (`verifier calibrate --labels FILE --trial t1`, or on a run {SERVED} "
+        "judged); the trial's agreement is a reason to re-calibrate, not a calibration",
         # No calibration of formal_tone by either model: said as without a succession.
         f"{CONTRACT}:19:5: warning: claim 'formal_tone': judge 'strict' ({SERVED}, prompt "
         f"{SCALE_PROMPT[:12]}) {NO_CALIBRATION}",

@@ -1,16 +1,19 @@
 """A small judged contract, a store of its verdicts, and a candidate that flips known ones.
 
 The judge ``strict`` (the test brain: an output with ``guess`` fails, any other
-passes) decides two binary claims and one scale. The candidate model answers as the
-brain does except where a case's output says ``flip-CLAIM``: there it turns that
-claim's verdict round. So every stored and every re-asked verdict is known from the
-cases alone (``expected_pairs``).
+passes) decides two binary claims; the judge ``scorer`` (the same brain: 2 for an
+output with ``guess``, else 5) one claim on a scale of 1 to 5 passing at 4. The
+candidate model answers as the brain does except where a case's output says
+``flip-CLAIM`` (it turns that claim's verdict round) or ``tone-N`` (it scores N). So
+every stored and every re-asked verdict is known from the cases alone
+(``expected_pairs``, ``expected_scores``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,10 @@ judges:
     provider: anthropic
     model: claude-haiku-4-5-20251001
     sampling: {max_tokens: 256}
+  scorer:
+    provider: anthropic
+    model: claude-haiku-4-5-20251001
+    sampling: {max_tokens: 256}
 claims:
   - id: factual
     judge: strict
@@ -39,7 +46,7 @@ claims:
     judge: strict
     instruction: The output says what it does not know
   - id: tone
-    judge: strict
+    judge: scorer
     instruction: Formal tone
     scale: {min: 1, max: 5, pass_at: 4}
 """
@@ -49,15 +56,15 @@ BINARY_CONTRACT = CONTRACT.split("  - id: tone")[0]
 
 OUTPUTS = {
     "c01": "All is known.",
-    "c02": "All is known.",
+    "c02": "All is known. tone-4",
     "c03": "All is known. flip-factual",
     "c04": "All is known. flip-factual flip-careful",
-    "c05": "All is known.",
+    "c05": "All is known. tone-3",
     "c06": "All is known.",
     "c07": "I guess so.",
-    "c08": "I guess so.",
+    "c08": "I guess so. tone-4",
     "c09": "I guess so. flip-factual",
-    "c10": "I guess so.",
+    "c10": "I guess so. tone-1",
     "c11": "I guess so. flip-careful",
     "c12": "All is known. flip-careful",
 }
@@ -83,6 +90,16 @@ def expected_pairs() -> dict[tuple[str, str], tuple[bool, bool]]:
     return pairs
 
 
+def expected_scores() -> dict[str, tuple[int, int]]:
+    """Case to (stored tone score, candidate tone score), from the rule above."""
+    scores = {}
+    for case_id, output in OUTPUTS.items():
+        old = 2 if "guess" in output else 5
+        told = re.search(r"tone-(\d)", output)
+        scores[case_id] = (old, int(told.group(1)) if told else old)
+    return scores
+
+
 def per_model(request: dict[str, Any]) -> Behaviour:
     """The brain for the judge's model; the flipping candidate for ``NEW_MODEL``."""
     said = brain(request)
@@ -91,6 +108,10 @@ def per_model(request: dict[str, Any]) -> Behaviour:
     output = _output_block(_user_text(request))
     answer = json.loads(json.dumps(said.tool_input))
     for result in answer["results"]:
+        told = re.search(rf"{result['id']}-(\d)", output)
+        if "score" in result and told:
+            result["score"] = int(told.group(1))
+            result["reasoning"] = f"the candidate scored {result['id']} {told.group(1)}"
         if "pass" in result and f"flip-{result['id']}" in output:
             result["pass"] = not result["pass"]
             result["reasoning"] = f"the candidate turned {result['id']} round"

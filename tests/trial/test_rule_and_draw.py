@@ -1,4 +1,5 @@
-"""The rule's edges (an undefined kappa is undecided, not a fail) and the stratified draw."""
+"""The rule's edges (an undefined kappa is undecided, not a fail; perfect agreement is
+bounded, not undecided) and the stratified draw."""
 
 from __future__ import annotations
 
@@ -41,14 +42,54 @@ def test_a_draw_is_stratified_deterministic_and_in_store_order() -> None:
     assert stratified(rows, 100, seed=3) == rows
 
 
-def test_perfect_agreement_or_one_verdict_throughout_leaves_the_rule_undecided() -> None:
+def test_one_verdict_throughout_or_nothing_asked_leaves_the_rule_undecided() -> None:
     rule = TrialRule()
-    same = figures_of([(True, True)] * 5 + [(False, False)] * 5)
-    assert same.kappa == 1.0 and same.kappa_ci95 is None
-    assert rule.decide(same) == ("undecided", "kappa's interval is undefined (no disagreement)")
     one = figures_of([(True, True)] * 4)
-    assert rule.decide(one)[1] == "kappa's interval is undefined (one verdict throughout)"
-    assert rule.decide(figures_of([]))[0] == "undecided"
+    assert one.kappa is None and one.kappa_ci is None
+    assert rule.decide(one) == ("undecided", "kappa is undefined (one verdict throughout)")
+    assert rule.decide(figures_of([])) == ("undecided", "no verdict was re-asked")
+
+
+def test_perfect_agreement_on_few_verdicts_fails_by_the_zero_disagreement_bound() -> None:
+    # 5 of 5 agree, 3 passes and 2 fails on both sides: p_e = 0.6**2 + 0.4**2 = 0.52.
+    # Clopper-Pearson's lower bound of p_o with none disagreeing: 0.025**(1/5).
+    same = figures_of([(True, True)] * 3 + [(False, False)] * 2)
+    bound = (0.025 ** (1 / 5) - 0.52) / (1 - 0.52)
+    assert bound == pytest.approx(-0.087133, abs=1e-6)
+    assert same.kappa == 1.0 and same.kappa_ci == pytest.approx((bound, 1.0))
+    assert same.kappa_ci_method == "zero-disagreement bound"
+    assert same.as_dict()["agreement"] == 1.0 and same.flipped == 0
+    outcome, why = TrialRule().decide(same)
+    assert outcome == "fail"
+    assert why.startswith("kappa's lower bound -0.087 is below 0.6")
+
+
+def test_perfect_agreement_on_many_verdicts_passes() -> None:
+    # 200 of 200 agree, half passes: p_e = 0.5, p_o's bound 0.025**(1/200).
+    same = figures_of([(True, True)] * 100 + [(False, False)] * 100)
+    bound = (0.025 ** (1 / 200) - 0.5) / 0.5
+    assert bound == pytest.approx(0.963449, abs=1e-6)
+    assert same.kappa_ci == pytest.approx((bound, 1.0))
+    outcome, why = TrialRule().decide(same)
+    assert outcome == "pass", why
+    assert why.startswith("kappa's lower bound 0.963 >= 0.6")
+
+
+def test_a_perfect_scale_is_bounded_by_its_widest_disagreement() -> None:
+    from fractions import Fraction
+
+    from verifier.trial.figures import Scores
+
+    # Scores 1..5 (widest squared distance 16), 12 pairs all agreeing: 6 at 5, 6 at 2.
+    # D_e = mean over all 144 pairings of (h - j)**2: 72 of them differ by 3, so 4.5.
+    points = [(Fraction(5), Fraction(5))] * 6 + [(Fraction(2), Fraction(2))] * 6
+    passes = [(True, True)] * 6 + [(False, False)] * 6
+    same = figures_of(passes, Scores(points, 16.0, [Fraction(0)] * 12, "points"))
+    bound = 1 - (1 - 0.025 ** (1 / 12)) * 16 / 4.5
+    assert same.kind == "scale" and same.kappa == 1.0
+    assert same.kappa_ci == pytest.approx((bound, 1.0))
+    assert same.mean_shift == 0.0 and same.wilcoxon_p == 1.0
+    assert TrialRule().decide(same)[0] == "fail"
 
 
 def test_the_rule_passes_a_close_candidate_on_many_verdicts() -> None:

@@ -66,12 +66,12 @@ def test_every_stored_verdict_is_asked_once_with_the_candidate_and_measured(
     assert (a, b, c, d) == (10, 4, 2, 8)
     kappa, low, high = fce_kappa(a, b, c, d)
     assert overall["kappa"] == pytest.approx(kappa, abs=1e-6)
-    assert overall["kappa_ci95"] == pytest.approx([low, high], abs=1e-6)
+    assert overall["kappa_ci"] == pytest.approx([low, high], abs=1e-6)
     assert overall["agreement"] == pytest.approx((a + d) / 24, abs=1e-6)
     assert overall["pass_rate_before"] == pytest.approx(14 / 24, abs=1e-6)
     assert overall["pass_rate_after"] == pytest.approx(12 / 24, abs=1e-6)
     assert overall["difference"] == pytest.approx((c - b) / 24, abs=1e-6)
-    diff_low, diff_high = overall["difference_ci95"]
+    diff_low, diff_high = overall["difference_ci"]
     assert diff_low < (c - b) / 24 < diff_high
     assert overall["mcnemar_p"] == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, abs=1e-6)
     assert overall["stricter"] == 4 and overall["laxer"] == 2
@@ -80,7 +80,7 @@ def test_every_stored_verdict_is_asked_once_with_the_candidate_and_measured(
         figures = report.as_dict()["claims"][claim]
         k, lo, hi = fce_kappa(*cells(mine))
         assert figures["kappa"] == pytest.approx(k, abs=1e-6)
-        assert figures["kappa_ci95"] == pytest.approx([lo, hi], abs=1e-6)
+        assert figures["kappa_ci"] == pytest.approx([lo, hi], abs=1e-6)
     flipped = {(f["case_id"], f["claim_id"]): f for f in report.as_dict()["flipped"]}
     assert set(flipped) == {key for key, (old, new) in expected.items() if old != new}
     assert flipped[("c09", "factual")]["old"] == "fail"
@@ -100,9 +100,9 @@ def test_the_decision_follows_the_rule(store: str, server: MessagesServer) -> No
             gap_store, Candidate("strict", NEW_MODEL, base_url=server.base_url), sample=100
         )
     overall = report.overall()
-    assert overall.kappa_ci95 is not None
-    low = overall.kappa_ci95[0]
-    below, above = overall.difference_ci95
+    assert overall.kappa_ci is not None
+    low = overall.kappa_ci[0]
+    below, above = overall.difference_ci
     loose = TrialRule(min_kappa=round(low - 0.01, 3), max_shift=max(-below, above) + 0.01)
     assert loose.decide(overall)[0] == "pass"
     strict_kappa = TrialRule(min_kappa=round(low + 0.01, 3), max_shift=1.0)
@@ -241,3 +241,25 @@ def test_a_redacting_run_keeps_no_candidate_reason_and_a_redacted_judged_field_i
     assert len(report.not_asked) == 24
     assert all("the claim reads output, which the store withheld" in n for n in report.not_asked)
     assert report.decision() == ("undecided", "no verdict was re-asked")
+
+
+def test_a_candidate_agreeing_on_every_verdict_is_bounded_and_decided(
+    store: str, server: MessagesServer
+) -> None:
+    # The judge's own model as the candidate: the same 24 verdicts, 14 passes.
+    with open_store(store) as gap_store:
+        report = trial_judge(
+            gap_store, Candidate("strict", OLD_MODEL, base_url=server.base_url), sample=100
+        )
+    assert len(server.model_calls()) == 24 and report.flipped() == []
+    overall = report.as_dict()["overall"]
+    pe = (14 / 24) ** 2 + (10 / 24) ** 2
+    bound = (0.025 ** (1 / 24) - pe) / (1 - pe)
+    assert bound == pytest.approx(0.706911, abs=1e-6)
+    assert overall["kappa_ci"] == pytest.approx([bound, 1.0], abs=1e-6)
+    assert overall["kappa_ci_method"] == "zero-disagreement bound"
+    # Kappa's bound clears 0.6, but 24 verdicts leave the difference's interval wide.
+    low, high = overall["difference_ci"]
+    outcome, why = report.decision()
+    assert outcome == "fail" and "kappa" not in why
+    assert why == (f"the pass-rate difference's interval [{low:+.3f}, {high:+.3f}] leaves ±0.05")

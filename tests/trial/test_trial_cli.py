@@ -11,6 +11,12 @@ from tests._cli import cli
 from tests.judge.messages_server import MessagesServer
 from tests.trial._support import KEY, NEW_MODEL
 from verifier.gaps.trials import TrialStore
+from verifier.trial import figures_of
+
+
+def report_figures(verdicts: list[dict[str, object]]) -> dict[str, object]:
+    """The figures of kept verdicts, computed again from their pass/fail pairs."""
+    return figures_of((v["old"] == "pass", v["new"] == "pass") for v in verdicts).as_dict()
 
 
 def trial(store: str, server: MessagesServer, *extra: str, key: str | None = KEY):  # type: ignore[no-untyped-def]
@@ -42,6 +48,12 @@ def test_the_rule_comes_first_and_the_outcome_decides_the_exit_code(
     assert passed.stderr.startswith("rule: pass when")
     document = json.loads(passed.stdout)
     assert document["outcome"] == "pass"
+    assert document["decision"] == {"outcome": "pass", "why": document["why"]}
+    named = {"kind", "agreement", "kappa", "kappa_ci", "pass_rate_before", "pass_rate_after"}
+    named |= {"difference_ci", "mcnemar_p", "flipped", "mean_shift", "wilcoxon_p"}
+    for figures in (document["overall"], *document["claims"].values()):
+        assert named <= set(figures) and figures["kind"] == "binary"
+    assert document["overall"]["flipped"] == 6
     assert document["rule"]["min_kappa"] == -1.0 and document["rule"]["max_shift"] == 1.0
     assert len(document["flipped"]) == 6
 
@@ -59,6 +71,8 @@ def test_the_trial_is_sealed_and_an_edited_trial_fails_the_audit(
     assert kept.outcome == "fail" and kept.seed == 5 and kept.requested == 8
     assert kept.rule["min_kappa"] == 0.6 and kept.rule["statement"].startswith("pass when")
     assert len(kept.verdicts) == 8
+    assert kept.figures["overall"]["kappa_ci"] == report_figures(kept.verdicts)["kappa_ci"]
+    assert "kappa_ci95" not in kept.figures["overall"]
     assert {v["new_triple"]["model_id"] for v in kept.verdicts} == {NEW_MODEL}
     audit = cli("audit", "--store", store)
     assert audit.exit_code == 0, audit.output

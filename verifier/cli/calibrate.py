@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,11 @@ from verifier.cli._options import (
 )
 from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
 
+if TYPE_CHECKING:
+    from verifier.compare.calibration_report import CalibrationReport
+    from verifier.compare.labels import LabelSet
+    from verifier.gaps.store import GapStore
+
 
 @click.command("calibrate")
 @click.option(
@@ -32,6 +38,13 @@ from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
     "--run", "run_id", type=RUN_ID, default=None, help="The run to calibrate.  [default: last]"
 )
 @click.option(
+    "--trial",
+    "trial_id",
+    default=None,
+    help="Calibrate the candidate of this judge trial (`last`: the newest): its re-asked "
+    "verdicts, stored under the candidate's triple.",
+)
+@click.option(
     "--kappa-margin",
     type=click.FloatRange(0.0, 1.0, min_open=True),
     default=DEFAULT_KAPPA_MARGIN,
@@ -41,23 +54,33 @@ from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
 @STORE_OPTION
 @format_option("console", "json", "markdown")
 def calibrate(
-    labels_path: Path, run_id: str | None, kappa_margin: float, store: str | None, fmt: str
+    labels_path: Path,
+    run_id: str | None,
+    trial_id: str | None,
+    kappa_margin: float,
+    store: str | None,
+    fmt: str,
 ) -> None:
     """Measure how far a run's judge verdicts agree with human labels, and store the result
-    under each judge's stability triple (`verifier check` warns about judges without one)."""
-    from verifier.compare.calibration import calibrate_run
+    under each judge's stability triple (`verifier check` warns about judges without one).
+    With --trial, the verdicts are a judge trial's candidate's, stored under its triple."""
     from verifier.compare.calibration_markdown import render_markdown
     from verifier.compare.calibration_store import CalibrationStore
     from verifier.compare.labels import LabelsError, read_labels
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
 
+    if run_id and trial_id:
+        fail("--run and --trial name two sets of verdicts: give one")
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)
+    coverage: str | None = None
     try:
         labels = read_labels(labels_path)
         with open_store(target) as gap_store:
-            report = calibrate_run(gap_store, labels, run_id, kappa_margin=kappa_margin)
+            report, coverage = _calibrated(
+                gap_store, target, labels, run_id, trial_id, kappa_margin
+            )
             location = gap_store.location
         stored = 0
         if report.claims:
@@ -77,6 +100,29 @@ def calibrate(
         click.echo(render_markdown(report), nl=False)
     else:
         click.echo(report.render_text())
+    if coverage:
+        click.echo(coverage, err=True)
     if not report.claims:
-        fail(f"no label matched a judge verdict of run {report.run_id}")
+        what = f"trial {report.trial_id}" if report.trial_id else f"run {report.run_id}"
+        fail(f"no label matched a judge verdict of {what}")
     click.echo(f"stored {stored} calibration{'s' if stored != 1 else ''} in {location}", err=True)
+
+
+def _calibrated(
+    gap_store: GapStore,
+    target: str,
+    labels: LabelSet,
+    run_id: str | None,
+    trial_id: str | None,
+    kappa_margin: float,
+) -> tuple[CalibrationReport, str | None]:
+    """The calibration of a run, or of a trial's candidate with how far the trial
+    covered the labels."""
+    from verifier.compare.calibration import calibrate_run
+    from verifier.compare.calibration_trial import calibrate_trial, find_trial
+
+    if trial_id is None:
+        return calibrate_run(gap_store, labels, run_id, kappa_margin=kappa_margin), None
+    trial = find_trial(target, trial_id)
+    calibrated = calibrate_trial(gap_store, trial, labels, kappa_margin=kappa_margin)
+    return calibrated.report, calibrated.coverage()

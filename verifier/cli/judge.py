@@ -54,7 +54,8 @@ def judge_group() -> None:
     type=FiniteFloatRange(-1, 1),
     default=0.6,
     show_default=True,
-    help="Pass only when the lower bound of kappa's 95% interval is at least this.",
+    help="Pass only when the lower bound of kappa's 95% interval (weighted kappa's, for "
+    "scores) is at least this.",
 )
 @click.option(
     "--max-shift",
@@ -80,12 +81,13 @@ def trial(
     store: str | None,
     fmt: str,
 ) -> NoReturn:
-    """Re-ask a sample of judge JUDGE's stored pass/fail verdicts with model --to and
-    report how alike it judges: agreement, Cohen's kappa, the pass rates before and
-    after, McNemar's exact test and the flipped verdicts. The decision rule is printed
-    first; the trial is sealed into the store. Exit 0: the rule passed; 1: it failed
-    or could not be applied; 2: nothing to trial, or the candidate's API key is unset.
-    Scales are not trialled yet."""
+    """Re-ask a sample of judge JUDGE's stored pass/fail verdicts and scores on a scale
+    with model --to and report how alike it judges: agreement, Cohen's kappa (weighted
+    kappa and the mean shift with Wilcoxon's test, for scores), the pass rates before
+    and after, McNemar's exact test and the flipped verdicts. The decision rule is
+    printed first; the trial is sealed into the store. Exit 0: the rule passed; 1: it
+    failed or could not be applied; 2: nothing to trial, or the candidate's API key is
+    unset."""
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
     from verifier.gaps.trials import TrialStore

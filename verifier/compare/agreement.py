@@ -21,7 +21,9 @@ __all__ = [
     "kappa_interval",
     "kappa_standard_error",
     "labels_for_kappa_margin",
+    "perfect_agreement_floor",
     "weighted_kappa",
+    "weighted_kappa_interval",
 ]
 
 DEFAULT_KAPPA_MARGIN = 0.1
@@ -156,6 +158,77 @@ def weighted_kappa(human: Sequence[float], judge: Sequence[float]) -> float | No
         return None
     observed = sum((h - j) ** 2 for h, j in zip(human, judge, strict=True)) / n
     return 1.0 - observed / expected
+
+
+def weighted_kappa_interval(
+    human: Sequence[float], judge: Sequence[float], *, confidence: float = 0.95
+) -> tuple[float, float] | None:
+    """Wald interval of quadratic weighted kappa (``weighted_kappa``), clipped to [-1, 1].
+
+    The standard error is Fleiss, Cohen & Everitt's (1969) large-sample one for
+    weighted kappa, the delta method over the table of paired scores: with ``D_o`` the
+    mean squared difference of the pairs, ``D_e`` the one expected at random, and for a
+    pair ``(h, j)`` ``g = (d(h, j) D_e - D_o (mean_j' d(h, j') + mean_h' d(h', j))) /
+    D_e**2`` (``d`` the squared distance, the means over the observed scores),
+    ``var = (mean(g**2) - mean(g)**2) / n``. On scores 0 and 1 quadratic weighted kappa
+    is Cohen's kappa and this is ``kappa_interval``'s standard error.
+
+    Returns:
+        The interval, or ``None`` when weighted kappa is undefined or no pair disagrees
+        (the standard error is then 0: see ``perfect_agreement_floor``).
+    """
+    kappa = weighted_kappa(human, judge)
+    if kappa is None:
+        return None
+    n = len(human)
+    mean_h, mean_j = sum(human) / n, sum(judge) / n
+    spread_h = sum((h - mean_h) ** 2 for h in human) / n
+    spread_j = sum((j - mean_j) ** 2 for j in judge) / n
+    observed = sum((h - j) ** 2 for h, j in zip(human, judge, strict=True)) / n
+    expected = spread_h + spread_j + (mean_h - mean_j) ** 2
+    # mean_j' d(h, j') is (h - mean_j)**2 + spread_j; likewise for a judge score.
+    gradients = [
+        (
+            (h - j) ** 2 * expected
+            - observed * ((h - mean_j) ** 2 + spread_j + (j - mean_h) ** 2 + spread_h)
+        )
+        / (expected * expected)
+        for h, j in zip(human, judge, strict=True)
+    ]
+    mean = sum(gradients) / n
+    variance = max(0.0, sum(g * g for g in gradients) / n - mean * mean) / n
+    if variance == 0.0:
+        return None
+    half = _z(confidence) * math.sqrt(variance)
+    return max(-1.0, kappa - half), min(1.0, kappa + half)
+
+
+def perfect_agreement_floor(
+    n: int, expected: float, widest: float = 1.0, *, confidence: float = 0.95
+) -> float:
+    """The lower end of a kappa interval when ``n`` pairs agreed every one.
+
+    The large-sample interval has width 0 then, as if a perfect record on five cases
+    proved perfect agreement. Instead the share of pairs that disagree is bounded by
+    its exact Clopper-Pearson upper bound with none observed, ``1 - (alpha/2)**(1/n)``
+    (the upper end of the two-sided interval at the ``confidence`` level), each such
+    pair is taken to disagree by ``widest`` (the largest squared distance its scores
+    allow: 1 for pass/fail), and the result is mapped through kappa with the observed
+    marginals, ``1 - bound * widest / expected``, where ``expected`` is the disagreement
+    chance would give (``1 - p_e`` for Cohen's kappa, ``D_e`` for weighted kappa).
+    For pass/fail verdicts this is ``(p_o_low - p_e) / (1 - p_e)`` with ``p_o_low =
+    (alpha/2)**(1/n)``. It is conservative: every disagreement it allows for is the
+    widest one.
+
+    Raises:
+        ValueError: ``n`` or ``expected`` is not positive.
+    """
+    if n < 1 or expected <= 0.0:
+        raise ValueError(f"a floor needs pairs and a chance disagreement, not {n}, {expected}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, not {confidence}")
+    disagreeing = 1.0 - math.pow((1.0 - confidence) / 2.0, 1.0 / n)
+    return max(-1.0, 1.0 - disagreeing * widest / expected)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ agree with one another, and how far they agree when the judge is counted as one 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -47,7 +47,14 @@ from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, StoredRow
 from verifier.llm.triple import missing_parts
 
-__all__ = ["CalibrationError", "JudgeVerdict", "calibrate_run", "judge_verdict"]
+__all__ = [
+    "CalibrationError",
+    "JudgeVerdict",
+    "Scale",
+    "calibrate_run",
+    "calibrate_verdicts",
+    "judge_verdict",
+]
 
 # contract, claim, model, prompt_sha, sampling_sha, the claim's wording ("": not known)
 _GroupKey = tuple[str, str, str, str, str, str]
@@ -213,11 +220,40 @@ def calibrate_run(
             verdict = judge_verdict(stored)
             wording = wordings.text(verdict.contract_sha256, verdict.claim_id)
             rows[(stored.case_id, stored.claim_id)] = replace(verdict, wording=wording)
+    return calibrate_verdicts(
+        run,
+        labels,
+        rows,
+        lambda label, row: _why_unmatched(label, row, run, cases, claims),
+        kappa_margin=kappa_margin,
+    )
+
+
+def calibrate_verdicts(
+    run_id: str,
+    labels: LabelSet,
+    rows: dict[tuple[str, str], JudgeVerdict],
+    why_unmatched: Callable[[HumanLabel, JudgeVerdict | None], str | None],
+    *,
+    kappa_margin: float = DEFAULT_KAPPA_MARGIN,
+    trial_id: str | None = None,
+) -> CalibrationReport:
+    """Joins ``labels`` with judge verdicts by (case, claim) and measures them, per
+    claim and per triple.
+
+    Args:
+        run_id: What the verdicts are of, as the calibrations keep it.
+        labels: The human labels.
+        rows: The verdict of each (case, claim).
+        why_unmatched: Why a label has no usable verdict (``None``: it has one).
+        kappa_margin: Half-width of kappa's 95% interval to plan the labels for.
+        trial_id: The trial whose re-asked verdicts these are, if they are.
+    """
     unmatched: list[Unmatched] = []
     by_item: dict[tuple[str, str], list[HumanLabel]] = defaultdict(list)
     for label in labels.labels:
         row = rows.get((label.case_id, label.claim_id))
-        why = _why_unmatched(label, row, run, cases, claims)
+        why = why_unmatched(label, row)
         if why is not None:
             unmatched.append(Unmatched(label.line, label.case_id, label.claim_id, label.rater, why))
         else:
@@ -235,12 +271,13 @@ def calibrate_run(
         for key, items in sorted(groups.items())
     ]
     return CalibrationReport(
-        run_id=run,
+        run_id=run_id,
         labels_path=str(labels.path),
         labels_sha256=labels.sha256,
         labels=len(labels.labels),
         claims=tuple(results),
         unmatched=tuple(unmatched),
+        trial_id=trial_id,
     )
 
 

@@ -96,7 +96,6 @@ class CalibrationCheck:
             return []
         # Deferred: see the module's docstring.
         from verifier.compare.calibration_store import CalibrationStore, CalibrationStoreError
-        from verifier.compare.succession_check import contract_lineage
         from verifier.gaps.resamples import ResampleStore, ResampleStoreError
         from verifier.gaps.successions import Lineage, SuccessionStoreError
 
@@ -106,7 +105,7 @@ class CalibrationCheck:
                 CalibrationStore(self.target, read_only=True) as store,
                 ResampleStore(self.target, read_only=True) as resamples,
             ):
-                lineage = contract_lineage(Lineage.read(self.target), loaded.contract.contract)
+                lineage = Lineage.read(self.target).of_contract(loaded.contract.contract)
                 for index, claim in claims:
                     problem = self._problem(loaded, claim, store, resamples, lineage)
                     if problem is not None:

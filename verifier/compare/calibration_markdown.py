@@ -46,8 +46,11 @@ def render_markdown(report: CalibrationReport) -> str:
         The Markdown text, ending in a newline.
     """
     margin = report.claims[0].kappa_margin if report.claims else DEFAULT_KAPPA_MARGIN
+    what = f"trial {code_span(report.trial_id)}" if report.trial_id else "run"
+    if not report.trial_id:
+        what += f" {code_span(report.run_id)}"
     lines = [
-        f"## verifier calibrate: run {code_span(report.run_id)}",
+        f"## verifier calibrate: {what}",
         "",
         f"Against {code_span(report.labels_path)} ({report.labels} labels, sha256 "
         f"{code_span(report.labels_sha256[:12])}).",

@@ -188,10 +188,13 @@ class CalibrationReport:
     labels: int
     claims: tuple[ClaimCalibration, ...]
     unmatched: tuple[Unmatched, ...]
+    trial_id: str | None = None
+    """The judge trial whose re-asked verdicts were calibrated (``None``: a run's)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
+            **({"trial_id": self.trial_id} if self.trial_id else {}),
             "labels": {
                 "path": self.labels_path,
                 "sha256": self.labels_sha256,
@@ -202,8 +205,9 @@ class CalibrationReport:
         }
 
     def render_text(self) -> str:
+        what = f"trial {self.trial_id}" if self.trial_id else f"run {self.run_id}"
         lines = [
-            f"calibration of run {self.run_id} against {self.labels_path} "
+            f"calibration of {what} against {self.labels_path} "
             f"({self.labels} labels, sha256 {self.labels_sha256[:12]})"
         ]
         for claim in self.claims:

@@ -31,7 +31,7 @@ from typing import Any, Final
 import orjson
 
 from verifier._internal.closing import Closing
-from verifier.compare.calibration_report import CalibrationReport
+from verifier.compare.calibration_report import CalibrationReport, ClaimCalibration
 from verifier.errors import VerifierError
 from verifier.gaps.side_tables import SideTables, TableSpec
 
@@ -157,7 +157,7 @@ class CalibrationStore(Closing):
                 c.n,
                 _number(c.kappa),
                 _number(c.agreement),
-                orjson.dumps(c.statistics()).decode(),
+                orjson.dumps(_statistics(report, c)).decode(),
                 c.claim_sha,
                 c.claim_wording,
             )
@@ -218,6 +218,14 @@ class CalibrationStore(Closing):
             values["statistics"] = orjson.loads(values["statistics"])
             found.append(StoredCalibration(**values, sealed=sealed))
         return found
+
+
+def _statistics(report: CalibrationReport, claim: ClaimCalibration) -> dict[str, Any]:
+    """A claim's figures as stored, with the trial they were measured in, if any."""
+    statistics = claim.statistics()
+    if report.trial_id:
+        statistics["trial_id"] = report.trial_id
+    return statistics
 
 
 def _number(value: float | None) -> float | None:

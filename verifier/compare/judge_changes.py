@@ -129,7 +129,7 @@ def judge_changes(
     """The judge changes of the shared ``claims``, one per judge and pair of triple
     sets, each with the successions of ``lineage`` (those of ``contract_id`` or of any
     contract) that explain it."""
-    own = Lineage(tuple(r for r in lineage.rows if r.contract_id in ("", contract_id)))
+    own = lineage.of_contract(contract_id)
     grouped: dict[tuple[str | None, frozenset[Triple], frozenset[Triple]], list[str]] = {}
     for claim in claims:
         before, after = baseline.triples.get(claim), candidate.triples.get(claim)

@@ -22,12 +22,7 @@ if TYPE_CHECKING:
     from verifier.compare.calibration_store import CalibrationStore, StoredCalibration
     from verifier.contract.models import JudgeClaim
 
-__all__ = ["contract_lineage", "succeeded_calibration", "successions_off"]
-
-
-def contract_lineage(lineage: Lineage, contract_id: str) -> Lineage:
-    """The successions of ``contract_id`` or of any contract."""
-    return Lineage(tuple(r for r in lineage.rows if r.contract_id in ("", contract_id)))
+__all__ = ["succeeded_calibration", "successions_off"]
 
 
 def succeeded_calibration(
@@ -41,8 +36,9 @@ def succeeded_calibration(
         return (
             f"succeeded {old} (succession {row.succession_id}, trial {row.trial_id}: "
             f"{_figures(row.figures)}); its calibration (run {calibration.run_id}) is of "
-            f"{old}: re-calibrate (`verifier calibrate --labels FILE` on a run {model} "
-            "judged); the trial's agreement is a reason to re-calibrate, not a calibration"
+            f"{old}: re-calibrate (`verifier calibrate --labels FILE --trial {row.trial_id}`, "
+            f"or on a run {model} judged); the trial's agreement is a reason to re-calibrate, "
+            "not a calibration"
         )
     return None
 

@@ -1,7 +1,7 @@
 """Judge trials: does a successor model judge like a pinned judge's (ADR 0073)?
 
-``trial_judge`` asks a stratified sample of a judge's stored binary verdicts again
-with a candidate model, reusing how a resample re-asks stored verdicts
+``trial_judge`` asks a stratified sample of a judge's stored pass/fail verdicts and
+scores on a scale again with a candidate model, reusing how a resample re-asks stored verdicts
 (``verifier.recheck``), and measures the agreement with the statistics ``calibrate``
 and ``compare`` use (``verifier.compare``); the decision rule is stated before the
 calls and kept with the outcome in the store's sealed ``trials`` table.

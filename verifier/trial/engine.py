@@ -1,12 +1,13 @@
 """Asking a judge's stored verdicts again with a candidate model (``verifier judge trial``).
 
-The judge's binary pass/fail verdicts (scales, critiques and pairwise comparisons are
-not trialled yet) are found through the stored contracts, a stratified sample is drawn
-(``verifier.trial.draw``), and each drawn verdict is asked again exactly as a resample
-asks it (``verifier.recheck``: the stored contract planned anew, the case rebuilt from
-its stored content) with one change: the judge's model is the candidate (and its
-template the one given, if any). The phase that asks is the resample's, in ``record``
-mode with no cache and no recordings: every answer is a fresh call, none is kept.
+The judge's pass/fail verdicts and its scores on a scale (critiques, compliance and
+pairwise comparisons are not trialled) are found through the stored contracts, a
+stratified sample is drawn (``verifier.trial.draw``), and each drawn verdict is asked
+again exactly as a resample asks it (``verifier.recheck``: the stored contract planned
+anew, the case rebuilt from its stored content) with one change: the judge's model is
+the candidate (and its template the one given, if any). The phase that asks is the
+resample's, in ``record`` mode with no cache and no recordings: every answer is a fresh
+call, none is kept.
 Each drawn verdict is asked alone (its claim's gates passed when it was stored), so
 the trial makes one call per drawn verdict and sample of the judge.
 """
@@ -19,10 +20,11 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from verifier.compare.signed_rank import exact_score
 from verifier.contract.load import LoadedContract
-from verifier.contract.models import JudgeClaim
+from verifier.contract.models import JudgeClaim, Scale
 from verifier.engine.plan import Plan
 from verifier.errors import VerifierError
 from verifier.files import FileScope
@@ -45,7 +47,7 @@ __all__ = ["Candidate", "NoJudgeKey", "NoVerdicts", "trial_judge"]
 
 
 class NoVerdicts(VerifierError):
-    """The store holds no binary verdict of the judge to trial."""
+    """The store holds no pass/fail or scale verdict of the judge to trial."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +109,8 @@ def trial_judge(
         announce: Told the rule and the sample before the first call.
 
     Raises:
-        NoVerdicts: The store holds no binary verdict of the judge (for the filters).
+        NoVerdicts: The store holds no pass/fail or scale verdict of the judge (for the
+            filters).
         NoJudgeKey: The candidate's API key is not set (raised before any call).
     """
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -154,8 +157,8 @@ def _eligible(
     contract_id: str | None,
     run_id: str | None,
 ) -> tuple[list[_Eligible], set[str]]:
-    """The judge's binary pass/fail verdicts with a complete triple, and its providers
-    (one per contract that names it, which may differ)."""
+    """The judge's pass/fail and scale verdicts with a complete triple, and its
+    providers (one per contract that names it, which may differ)."""
     found: list[_Eligible] = []
     providers: set[str] = set()
     for row in store.iter_rows(run_id):
@@ -169,7 +172,7 @@ def _eligible(
             continue
         planned = plan.claims.get(row.claim_id)
         claim = planned.claim if planned is not None else None
-        if _binary_of(claim, judge):
+        if _kind_of(claim, judge) is not None:
             found.append(_Eligible(row.seq, row.claim_id, row.status))
             providers.add(plan.loaded.contract.judges[judge].provider)
     return found, providers
@@ -183,15 +186,17 @@ def _nothing_to_trial(judge: str, contract_id: str | None, run_id: str | None) -
     )
     return (
         f"no stored pass/fail verdict of judge {judge!r}{where} to trial "
-        "(verdicts on a scale are not trialled yet)"
+        "(nor a score on a scale; critiques, compliance and pairwise comparisons are "
+        "not trialled)"
     )
 
 
-def _binary_of(claim: Any, judge: str) -> bool:
-    """Whether ``claim`` asks ``judge`` for a binary verdict."""
+def _kind_of(claim: Any, judge: str) -> Literal["binary", "scale"] | None:
+    """The kind of verdict ``claim`` asks ``judge`` for, when a trial asks it again."""
     if not isinstance(claim, JudgeClaim) or claim.judge != judge:
-        return False
-    return verdict_kind(claim) == "binary"
+        return None
+    kind = verdict_kind(claim)
+    return kind if kind in ("binary", "scale") else None
 
 
 def _ask(
@@ -251,6 +256,8 @@ def _ask_one(
     if result.status not in ("pass", "fail"):
         return f"{where}: the candidate gave no verdict: {result.reason}"
     old = _triple(body) or {}
+    claim = plan.claims[row.claim_id].claim
+    scale = claim.scale if isinstance(claim, JudgeClaim) else None
     return TrialVerdict(
         seq=row.seq,
         run_id=row.run_id,
@@ -263,7 +270,20 @@ def _ask_one(
         old_triple=old,
         new_triple=_triple({"evidence": result.evidence}) or {},
         reason_kept=not content.withheld and recorded_policy(options[row.run_id]).keeps_replies,
+        contract_id=plan.loaded.contract.contract,
+        contract_sha256=str(body.get("contract_sha256") or ""),
+        scale=None if scale is None else (scale.min, scale.max, scale.pass_at),
+        old_score=_points(row.score, scale),
+        new_score=_points(result.score, scale),
     )
+
+
+def _points(score: float | None, scale: Scale | None) -> float | None:
+    """A stored 0-1 score on ``scale``'s points (``None`` for a pass/fail verdict),
+    read as the fraction it stands for (a mean of samples may be a third)."""
+    if scale is None or score is None:
+        return None
+    return float(scale.min + exact_score(score) * (scale.max - scale.min))
 
 
 def _candidate_phase(

@@ -4,10 +4,10 @@ the outcome of the rule; as JSON, as a table, and as the ``trials`` row that kee
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from verifier.gaps.trials import TrialRow
-from verifier.trial.figures import Figures, figures_of
+from verifier.trial.figures import Figures, measured
 from verifier.trial.rule import Outcome, TrialRule
 
 __all__ = ["WITHHELD_REASON", "TrialReport", "TrialVerdict"]
@@ -22,6 +22,9 @@ class TrialVerdict:
     Attributes:
         old_triple, new_triple: ``model_id``, ``prompt_sha`` and ``sampling_sha`` the
             stored verdict and the candidate's were given under.
+        contract_id, contract_sha256: The stored contract the verdict was asked under.
+        scale: ``(min, max, pass_at)`` of the claim's scale (``None``: pass/fail).
+        old_score, new_score: The two scores on that scale (``None``: pass/fail).
     """
 
     seq: int
@@ -35,6 +38,20 @@ class TrialVerdict:
     old_triple: dict[str, str]
     new_triple: dict[str, str]
     reason_kept: bool = True
+    contract_id: str = ""
+    contract_sha256: str = ""
+    scale: tuple[int, int, int] | None = None
+    old_score: float | None = None
+    new_score: float | None = None
+
+    @property
+    def kind(self) -> Literal["binary", "scale"]:
+        return "binary" if self.scale is None else "scale"
+
+    @property
+    def changed(self) -> bool:
+        """Whether the candidate's verdict differs: the other verdict, or another score."""
+        return self.old != self.new or self.old_score != self.new_score
 
     def recorded(self) -> dict[str, Any]:
         """The verdict as the store keeps it: the candidate's reason left out when the
@@ -45,8 +62,19 @@ class TrialVerdict:
         return kept
 
     def as_dict(self) -> dict[str, Any]:
+        scored = {}
+        if self.scale is not None:
+            low, high, pass_at = self.scale
+            scored = {
+                "scale": {"min": low, "max": high, "pass_at": pass_at},
+                "old_score": self.old_score,
+                "new_score": self.new_score,
+            }
         return {
             "seq": self.seq,
+            "kind": self.kind,
+            "contract_id": self.contract_id,
+            "contract_sha256": self.contract_sha256,
             "run_id": self.run_id,
             "case_id": self.case_id,
             "claim_id": self.claim_id,
@@ -56,6 +84,7 @@ class TrialVerdict:
             "new_reason": self.new_reason,
             "old_triple": self.old_triple,
             "new_triple": self.new_triple,
+            **scored,
         }
 
 
@@ -64,7 +93,7 @@ class TrialReport:
     """A trial of judge ``judge`` with the candidate model ``model``.
 
     Attributes:
-        eligible: The judge's binary pass/fail verdicts the sample was drawn from.
+        eligible: The judge's pass/fail and scale verdicts the sample was drawn from.
         verdicts: The re-asked verdicts the candidate answered, in store order.
         not_asked: Drawn verdicts the candidate gave no verdict for, one line each.
     """
@@ -83,19 +112,18 @@ class TrialReport:
     not_asked: list[str] = field(default_factory=list)
 
     def overall(self) -> Figures:
-        return figures_of((v.old, v.new) for v in self.verdicts)
+        return measured(self.verdicts)
 
     def per_claim(self) -> dict[str, Figures]:
         claims = sorted({v.claim_id for v in self.verdicts})
-        return {
-            c: figures_of((v.old, v.new) for v in self.verdicts if v.claim_id == c) for c in claims
-        }
+        return {c: measured([v for v in self.verdicts if v.claim_id == c]) for c in claims}
 
     def decision(self) -> tuple[Outcome, str]:
         return self.rule.decide(self.overall())
 
     def flipped(self) -> list[TrialVerdict]:
-        return [v for v in self.verdicts if v.old != v.new]
+        """The verdicts the candidate changed (for a score: any other score)."""
+        return [v for v in self.verdicts if v.changed]
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -117,6 +145,7 @@ class TrialReport:
             "rule": self.rule.as_dict(),
             "outcome": outcome,
             "why": why,
+            "decision": {"outcome": outcome, "why": why},
             **self.figures(),
             "flipped": [v.as_dict() for v in self.flipped()],
             "not_asked": self.not_asked,
@@ -158,7 +187,8 @@ class TrialReport:
         if flipped:
             out += ["", f"flipped ({len(flipped)}):"]
             out += [
-                f"  {v.case_id} / {v.claim_id}: {_verdict(v.old)} -> {_verdict(v.new)}"
+                f"  {v.case_id} / {v.claim_id}: {_shown(v.old, v.old_score)} -> "
+                f"{_shown(v.new, v.new_score)}"
                 f"\n    then: {v.old_reason}\n    now:  {v.new_reason}"
                 for v in flipped
             ]
@@ -171,16 +201,24 @@ def _table_line(name: str, figures: Figures) -> str:
     d = figures.as_dict()
     agree = "-" if d["agreement"] is None else f"{d['agreement']:.1%}"
     kappa = "-" if d["kappa"] is None else f"{d['kappa']:.3f}"
-    if d["kappa_ci95"] is not None:
-        kappa += f" [{d['kappa_ci95'][0]:.3f}, {d['kappa_ci95'][1]:.3f}]"
+    if d["kappa_ci"] is not None:
+        kappa += f" [{d['kappa_ci'][0]:.3f}, {d['kappa_ci'][1]:.3f}]"
     before = "-" if d["pass_rate_before"] is None else f"{d['pass_rate_before']:.1%}"
     after = "-" if d["pass_rate_after"] is None else f"{d['pass_rate_after']:.1%}"
-    low, high = d["difference_ci95"]
+    low, high = d["difference_ci"]
     diff = f"{d['difference']:+.3f} [{low:+.3f}, {high:+.3f}]"
-    return (
+    line = (
         f"{name:<24} {d['n']:>4} {agree:>7} {kappa:>24} {before:>11} {after:>7} {diff:>26} "
         f"{d['mcnemar_p']:>9.4g} {d['stricter']:>8} {d['laxer']:>5}"
     )
+    if d["mean_shift"] is not None:
+        unit = "points" if d["shift_unit"] == "points" else "of the range"
+        line += f"  shift {d['mean_shift']:+.3f} {unit} (Wilcoxon p {d['wilcoxon_p']:.4g})"
+    return line
+
+
+def _shown(passed: bool, score: float | None) -> str:
+    return _verdict(passed) if score is None else f"{_verdict(passed)} ({score:g})"
 
 
 def _verdict(passed: bool) -> str:

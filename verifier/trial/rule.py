@@ -1,11 +1,14 @@
 """The decision rule of a trial, stated before any call and recorded with its outcome.
 
 A candidate passes when it agrees with the judge beyond chance, surely enough (the
-lower bound of kappa's 95% interval at least ``min_kappa``), and does not move the
-pass rate (the 95% interval of the paired difference inside ``±max_shift``). The
-rule cannot be applied, and the outcome is ``undecided`` rather than ``fail``, when
-nothing was re-asked or kappa's interval is undefined (one verdict throughout, or no
-disagreement at all: the large-sample interval then says nothing).
+lower bound of kappa's 95% interval at least ``min_kappa``: Cohen's kappa for pass/fail
+verdicts, quadratic weighted kappa for scores on a scale), and does not move the pass
+rate (the 95% interval of the paired difference inside ``±max_shift``; a score passes
+at its claim's ``pass_at``). With no disagreement at all kappa's lower bound is the
+zero-disagreement bound (``verifier.trial.figures``), so a perfect record on many
+verdicts can pass and one on a few cannot. The rule cannot be applied, and the outcome
+is ``undecided`` rather than ``fail``, when nothing was re-asked or kappa is undefined
+(one verdict throughout on both sides).
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ class TrialRule:
     def statement(self) -> str:
         """The rule in one sentence, as it is printed before the calls."""
         return (
-            f"pass when the lower bound of Cohen's kappa's 95% interval is at least "
+            f"pass when the lower bound of Cohen's kappa's 95% interval (quadratic weighted "
+            f"kappa's, for scores) is at least "
             f"{self.min_kappa:g} and the 95% interval of the pass-rate difference "
             f"(candidate minus judge) lies within ±{self.max_shift:g}"
         )
@@ -54,11 +58,12 @@ class TrialRule:
         """The outcome over ``figures``, with why."""
         if figures.n == 0:
             return "undecided", "no verdict was re-asked"
-        if figures.kappa_ci95 is None:
-            why = "one verdict throughout" if figures.kappa is None else "no disagreement"
-            return "undecided", f"kappa's interval is undefined ({why})"
-        low = figures.kappa_ci95[0]
-        below, above = figures.difference_ci95
+        if figures.kappa is None:
+            return "undecided", "kappa is undefined (one verdict throughout)"
+        if figures.kappa_ci is None:
+            return "undecided", "kappa's interval is undefined"
+        low = figures.kappa_ci[0]
+        below, above = figures.difference_ci
         reasons = []
         if low < self.min_kappa:
             reasons.append(f"kappa's lower bound {low:.3f} is below {self.min_kappa:g}")
