@@ -51,8 +51,13 @@ claims:
     scale: {min: 1, max: 5, pass_at: 4}
 """
 
-BINARY_CONTRACT = CONTRACT.split("  - id: tone")[0]
-"""The contract without its scale claim: every verdict of its judge can be trialled."""
+BINARY_CONTRACT = CONTRACT.split("  - id: tone")[0].replace(
+    "  scorer:\n    provider: anthropic\n    model: claude-haiku-4-5-20251001\n"
+    "    sampling: {max_tokens: 256}\n",
+    "",
+)
+"""The contract without its scale claim and its judge: every verdict of its one judge
+can be trialled."""
 
 OUTPUTS = {
     "c01": "All is known.",
