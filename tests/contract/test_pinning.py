@@ -107,6 +107,25 @@ def test_an_unpinned_prompt_system_is_a_warning(write_contract) -> None:
     assert any("sut prompt: model 'gpt-4o' is not a pinned snapshot" in w for w in warnings)
 
 
+def test_an_azure_prompt_system_needs_an_endpoint_and_warns_of_its_deployment(
+    write_contract, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    text = HEADER + "sut:\n  prompt:\n    provider: azure-openai\n    model: writer\n"
+    text += "    template: 'Answer {{input}}'\n"
+    text += "claims:\n  - id: a\n    rubric: present\n    field: output\n"
+    path = write_contract(text)
+    loaded, errors, _ = _found(path)
+    assert errors == [
+        f"{path}:5:15: sut prompt: provider azure-openai needs base_url: the resource "
+        "endpoint, https://NAME.openai.azure.com (or set AZURE_OPENAI_ENDPOINT)"
+    ]
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://contoso.openai.azure.com")
+    loaded, errors, warnings = _found(path)
+    assert loaded and not errors, errors
+    assert any("model 'writer' is an Azure OpenAI deployment name" in w for w in warnings)
+
+
 def test_thinking_on_a_judge_is_refused_at_check(write_contract) -> None:
     extra = "    sampling: {max_tokens: 4096, thinking: {type: enabled, budget_tokens: 2048}}\n"
     path = write_contract(_judge("anthropic", "claude-haiku-4-5-20251001", extra))

@@ -2,7 +2,9 @@
 
 It serves what the 2.x SDK calls, ``POST /v1/messages`` and the Message Batches routes
 (create, retrieve, results as chunked JSONL), plus ``POST /v1/chat/completions`` of an
-OpenAI-compatible server. Answers come from a queue of scripted behaviours, then from a
+OpenAI-compatible server and Azure OpenAI's ``POST /openai/deployments/{deployment}/
+chat/completions?api-version=...`` (``deployments`` maps each deployment to the model
+it serves, which the answer names). Answers come from a queue of scripted behaviours, then from a
 default responder; every request is recorded (headers and JSON body) and the highest
 number of calls in flight at once is tracked::
 
@@ -20,14 +22,16 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qs
 
 from tests.judge._local_http import LocalServer, send, start, stop
 from tests.judge.behaviours import (
@@ -98,6 +102,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    query: dict[str, list[str]] = field(default_factory=dict)
 
 
 class MessagesServer:
@@ -108,6 +113,11 @@ class MessagesServer:
         latency: Seconds from a model call's arrival to its answer (benchmarks): the
             server's own work on the call is inside it, not added to it.
         batch_polls: Retrievals of a batch before it reports ``ended``.
+
+    Attributes:
+        deployments: Azure OpenAI deployment -> the model it serves (change it between
+            runs to move a deployment to another model); an unknown one is a 404.
+        azure_key: The ``api-key`` (or bearer token) Azure calls must carry.
     """
 
     def __init__(
@@ -121,6 +131,8 @@ class MessagesServer:
         self.latency = latency
         self.batch_polls = batch_polls
         self.requests: list[RecordedRequest] = []
+        self.deployments: dict[str, str] = {}
+        self.azure_key = AZURE_TEST_KEY
         self.max_in_flight = 0
         self._in_flight = 0
         self._queue: deque[Behaviour] = deque()
@@ -144,6 +156,11 @@ class MessagesServer:
         """``http://127.0.0.1:PORT/v1``, an OpenAI-compatible ``base_url``."""
         return f"{self.base_url}/v1"
 
+    @property
+    def azure_endpoint(self) -> str:
+        """``http://127.0.0.1:PORT``, an Azure OpenAI resource endpoint."""
+        return self.base_url
+
     def script(self, *behaviours: Behaviour) -> None:
         """Queues answers for the next calls (batch items take from the same queue)."""
         with self._lock:
@@ -152,7 +169,7 @@ class MessagesServer:
     def model_calls(self) -> list[RecordedRequest]:
         """The recorded ``POST /v1/messages`` and chat completions requests."""
         with self._lock:
-            return [r for r in self.requests if r.method == "POST" and r.path in _MODEL_PATHS]
+            return [r for r in self.requests if r.method == "POST" and _is_model_path(r.path)]
 
     def __enter__(self) -> MessagesServer:
         server = self
@@ -180,9 +197,10 @@ class MessagesServer:
                 return self._queue.popleft()
         return self.default(request)
 
-    def _record(self, method: str, path: str, headers: dict[str, str], body: Any) -> None:
+    def _record(self, method: str, target: str, headers: dict[str, str], body: Any) -> None:
+        path, _, query = target.partition("?")
         with self._lock:
-            self.requests.append(RecordedRequest(method, path, headers, body))
+            self.requests.append(RecordedRequest(method, path, headers, body, parse_qs(query)))
 
     def _enter_call(self) -> None:
         with self._lock:
@@ -229,8 +247,14 @@ class MessagesServer:
         return batch.polls >= self.batch_polls
 
 
+AZURE_TEST_KEY = "azure-test-key"
 _MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
+_AZURE_PATH = re.compile(r"/openai/deployments/(?P<deployment>[^/]+)/chat/completions")
 _BATCHES = "/v1/messages/batches"
+
+
+def _is_model_path(path: str) -> bool:
+    return path in _MODEL_PATHS or _AZURE_PATH.fullmatch(path) is not None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -252,17 +276,19 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
-        self.owner._record("POST", path, _headers(self), body)
+        self.owner._record("POST", self.path, _headers(self), body)
         if path == _BATCHES:
             self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
         elif path in _MODEL_PATHS:
             self._model_call(path, body, arrived)
+        elif azure := _AZURE_PATH.fullmatch(path):
+            self._azure_call(azure["deployment"], body, arrived)
         else:
             self._send_error(http_error(404, f"no route {path}"))
 
     def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
-        self.owner._record("GET", path, _headers(self), None)
+        self.owner._record("GET", self.path, _headers(self), None)
         parts = path.removeprefix(_BATCHES + "/").split("/")
         if not path.startswith(_BATCHES + "/") or len(parts) > 2:
             self._send_error(http_error(404, f"no route {path}"))
@@ -294,6 +320,21 @@ class _Handler(BaseHTTPRequestHandler):
             # at once, and that call must not be counted beside this one.
             owner._leave_call()
         self._send(status, headers, payload)
+
+    def _azure_call(self, deployment: str, body: dict[str, Any], arrived: float) -> None:
+        """Answers as Azure OpenAI does: 401 without the key, 404 without an
+        ``api-version`` or for an unknown deployment, else a chat completion naming
+        the model the deployment serves."""
+        headers = _headers(self)
+        bearer = headers.get("authorization", "").removeprefix("Bearer ")
+        query = parse_qs(self.path.partition("?")[2])
+        served = self.owner.deployments.get(deployment)
+        if self.owner.azure_key not in (headers.get("api-key"), bearer):
+            self._send_error(http_error(401, "Access denied due to invalid subscription key."))
+        elif not query.get("api-version") or served is None:
+            self._send_error(http_error(404, "Resource not found"))
+        else:
+            self._model_call("/v1/chat/completions", {**body, "model": served}, arrived)
 
     def _stream_results(self, batch_id: str) -> None:
         with self.owner._lock:

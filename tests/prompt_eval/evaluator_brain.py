@@ -46,8 +46,15 @@ _BLOCK = re.compile(r"<([a-z0-9._-]+)-([0-9a-f]{16})>\n.*?\n</\1-\2>", re.S)
 
 
 def _user(request: dict[str, Any]) -> str:
-    content = request["messages"][0]["content"]
+    # A chat completion's messages may open with the system prompt; the user's is last.
+    content = request["messages"][-1]["content"]
     return content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+
+
+def _tool(request: dict[str, Any]) -> str:
+    """The forced tool's name, as the Messages API or chat completions name it."""
+    choice = request["tool_choice"]
+    return str(choice["function"]["name"] if "function" in choice else choice["name"])
 
 
 def _block(text: str, tag: str) -> str:
@@ -61,12 +68,12 @@ def _ids(text: str) -> list[str]:
 
 
 def brain(request: dict[str, Any]) -> Behaviour:
-    """Answers one Messages API request as the rules above say."""
+    """Answers one Messages API or chat completions request as the rules above say."""
     text = _user(request)
     if "tool_choice" not in request:
         answer = REVERSE_ANSWER if "reverse" in text.lower() else f"I guess: {text}"
         return text_only(answer)
-    tool = request["tool_choice"]["name"]
+    tool = _tool(request)
     output = _block(text, "output")
     formatted = "Format:" in output
     ids = _ids(text)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.judge.behaviours import malformed
-from tests.judge.messages_server import MessagesServer
+from tests.judge.messages_server import AZURE_TEST_KEY, MessagesServer
 from tests.prompt_eval.evaluator_brain import REVERSE_ANSWER, brain
 from verifier.gaps.store import open_store
 from verifier.prompt_eval.models import EvaluateRequest
@@ -278,3 +278,25 @@ def test_a_model_that_is_not_pinned_is_refused_before_any_call(
     assert "claude-sonnet-4-0" in str(raised.value)
     assert "\n" not in str(raised.value)
     assert server.model_calls() == []
+
+
+def test_an_azure_deployment_evaluates_as_the_seeds_example_with_its_served_model(
+    tmp_path: Path, server: MessagesServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openai", reason="the azure extra (openai SDK) is not installed")
+    served = "gpt-4o-mini-2024-07-18"
+    server.deployments["gpt-4o-mini"] = served
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", AZURE_TEST_KEY)
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", server.azure_endpoint)
+    store = tmp_path / "gaps.db"
+
+    evaluation = evaluate_prompt(
+        seed_request(model="azure/gpt-4o-mini"), store=store, judges=Judges(mode="live")
+    )
+
+    assert (evaluation.response.score, evaluation.errors) == (0.53, ())
+    paths = {call.path for call in server.model_calls()}
+    assert paths == {"/openai/deployments/gpt-4o-mini/chat/completions"}
+    found = rows(store, evaluation.run_id)
+    judged = [row["evidence"]["judge"] for row in found.values() if "judge" in row["evidence"]]
+    assert len(judged) > 10 and {triple["model_id"] for triple in judged} == {served}

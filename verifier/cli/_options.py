@@ -200,7 +200,12 @@ def single_judge_options(modes: tuple[str, ...]) -> Callable[[Any], Any]:
             default=None,
             help="Judge provider (with --model).",
         ),
-        click.option("--model", default=None, help="The judge's exact, pinned model id."),
+        click.option(
+            "--model",
+            default=None,
+            help="The judge's exact, pinned model id; without --provider, a prefix names the "
+            "provider (azure/DEPLOYMENT, openai/ID; none: anthropic).",
+        ),
         click.option(
             "--base-url", default=None, help="Judge endpoint (OpenAI-compatible servers)."
         ),

@@ -17,7 +17,7 @@ from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope
 from verifier.llm.pinning import is_local_endpoint
 from verifier.llm.providers.openai_responses import refused_settings
-from verifier.llm.providers.registry import ProviderEntry, find_provider
+from verifier.llm.providers.registry import ProviderEntry, find_provider, missing_endpoint
 from verifier.llm.providers.retirement import parse_retirement
 
 WARN_WITHIN_DAYS = 90
@@ -72,6 +72,9 @@ def lint_judges(
             continue
         # An unknown provider is the model validation's to report.
         entry = find_provider(spec.get("provider"))
+        endpoint = missing_endpoint(spec.get("provider"), spec.get("base_url"))
+        if endpoint:
+            report(("judges", name, "provider"), f"judge {name!r}: {endpoint}")
         _lint_pinning(name, spec, report)
         _lint_stored_prompt(name, spec, report)
         sampling = spec.get("sampling", {})
@@ -182,8 +185,9 @@ def _lint_pinning(name: str, spec: dict[str, Any], report: Report) -> None:
     if not isinstance(model, str):
         return
     base_url = spec.get("base_url")
+    entry = find_provider(spec.get("provider"))
     problem = moving_alias(model, spec.get("provider")) or unpinned_form(
-        model, find_provider(spec.get("provider")), base_url if isinstance(base_url, str) else None
+        model, entry, base_url if isinstance(base_url, str) else None
     )
     if problem is None:
         return
@@ -196,9 +200,12 @@ def _lint_pinning(name: str, spec: dict[str, Any], report: Report) -> None:
             severity="warning",
         )
         return
+    # A provider none of whose ids is pinned has no pinned id to suggest instead.
+    never = entry is not None and entry.pinned_form is not None and entry.pinned_form.never_pinned
+    joint = "; set" if never else ", or set"
     report(
         ("judges", name, "model"),
-        f"judge {name!r}: {problem}, or set `pinned: false` on the judge to accept it",
+        f"judge {name!r}: {problem}{joint} `pinned: false` on the judge to accept it",
     )
 
 

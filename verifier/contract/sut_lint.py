@@ -24,7 +24,7 @@ from verifier.contract.models import Sampling
 from verifier.contract.prompt_template import PromptTemplate
 from verifier.errors import SutError
 from verifier.files import WITHHELD, FileRefused, FileScope
-from verifier.llm.providers.registry import find_provider
+from verifier.llm.providers.registry import find_provider, missing_endpoint
 
 
 def lint_sut(data: dict[str, Any], files: FileScope, report: Report) -> None:
@@ -65,6 +65,9 @@ def _lint_exec(spec: dict[str, Any], files: FileScope, report: Report) -> None:
 def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None:
     provider, model = spec.get("provider"), spec.get("model")
     entry = find_provider(provider)
+    endpoint = missing_endpoint(provider, spec.get("base_url"))
+    if endpoint:
+        report(("sut", "prompt", "provider"), f"sut prompt: {endpoint}")
     if isinstance(model, str):
         alias = moving_alias(model, provider)
         if alias:

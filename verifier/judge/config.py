@@ -18,6 +18,7 @@ from verifier.contract.lint import lint_document
 from verifier.contract.load import validation_diagnostics
 from verifier.contract.models import JudgeSpec
 from verifier.errors import Diagnostic, VerifierError
+from verifier.llm.providers.registry import route_model
 
 OPTIONS_JUDGE: Final = "judge"
 """The name of a judge given by command-line options."""
@@ -162,6 +163,9 @@ def choose_judge(
 ) -> JudgeChoice:
     """The judge that command-line options name: ``provider`` and ``model``, or a file.
 
+    Without ``provider``, ``model`` names it by a prefix (``azure/NAME``,
+    ``openai/ID``; none: Anthropic), as ``route_model`` reads it.
+
     Raises:
         JudgeConfigError: The options name no judge, or both kinds at once.
     """
@@ -173,6 +177,11 @@ def choose_judge(
         return judge_from_config(config, name)
     if name is not None:
         raise JudgeConfigError(["--judge picks a judge of --config FILE; pass --config too"])
+    if model and not provider:
+        try:  # a provider-prefixed id names its provider, as an evaluation request's does
+            provider, model = route_model(model)
+        except ValueError as exc:
+            raise JudgeConfigError([f"--model: {exc}"]) from None
     if not provider or not model:
         raise JudgeConfigError(
             ["name a judge: --provider and --model, or --config FILE [--judge NAME]"]

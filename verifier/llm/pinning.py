@@ -23,7 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-__all__ = ["ANTHROPIC_FORM", "OPENAI_FORM", "DatedForm", "PinnedForm", "is_local_endpoint"]
+__all__ = [
+    "ANTHROPIC_FORM",
+    "DEPLOYMENT_FORM",
+    "OPENAI_FORM",
+    "DatedForm",
+    "PinnedForm",
+    "is_local_endpoint",
+]
 
 # A month and day without a year (openai's -MMDD) are checked against a leap year,
 # so 0229 counts as a date.
@@ -68,10 +75,14 @@ class PinnedForm:
         forms: The dated forms, tried in order; the first that matches decides.
         undated_pinned: Ids that are fixed snapshots although undated (a provider
             that stopped dating its newest models); by default none.
+        never_pinned: Why no id of the provider names a fixed model, with ``{model}``
+            (an Azure OpenAI deployment name: the deployment picks the model version);
+            every id is then refused with it, and only ``pinned: false`` accepts one.
     """
 
     forms: tuple[DatedForm, ...]
     undated_pinned: Callable[[str], bool] = field(default=_never)
+    never_pinned: str | None = None
 
     @property
     def shape(self) -> str:
@@ -80,6 +91,8 @@ class PinnedForm:
 
     def unpinned(self, model: str, provider: str) -> str | None:
         """Why ``model`` names no fixed snapshot of ``provider``, or ``None``."""
+        if self.never_pinned is not None:
+            return self.never_pinned.format(model=repr(model))
         if self.undated_pinned(model):
             return None
         for form in self.forms:
@@ -127,6 +140,18 @@ OPENAI_FORM = PinnedForm(
             "-MMDD for gpt-4 and gpt-3.5-turbo",
         ),
     )
+)
+
+# The model version of an Azure OpenAI deployment is set on the deployment (and moved
+# by its upgrade policy), not by the name a judge calls; the response names the model
+# that served, which the triple records and audit compares across runs (ADR 0076).
+DEPLOYMENT_FORM = PinnedForm(
+    (),
+    never_pinned=(
+        "model {model} is an Azure OpenAI deployment name, not a pinned model: the "
+        "deployment picks the model version and may change it (each row records the "
+        "model the response names, and audit reports a change as judge drift)"
+    ),
 )
 
 _LOCAL_NAMES = ("localhost", "host.docker.internal")

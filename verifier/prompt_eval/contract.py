@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import yaml
 
-from verifier.llm.providers.registry import provider_names
+from verifier.llm.providers.registry import provider_entry, route_model
 from verifier.prompt_eval.models import EvaluateRequest, NegativeExample, TrainingExample
 
 __all__ = [
@@ -80,12 +80,22 @@ UNDERSTANDING: Final = "prompt_understanding"
 
 
 def split_model(model: str) -> tuple[str, str]:
-    """``provider/model`` as a provider name and a model id; an id without a known
-    provider prefix is Anthropic's (``claude-haiku-4-5-20251001``)."""
-    provider, slash, rest = model.partition("/")
-    if slash and provider in provider_names():
-        return provider, rest
-    return "anthropic", model
+    """``provider/model`` as a provider name and a model id (``azure/NAME`` is the
+    ``azure-openai`` provider); an id without a prefix is Anthropic's
+    (``claude-haiku-4-5-20251001``). See ``verifier.llm.providers.registry.route_model``.
+
+    Raises:
+        ValueError: The prefix names no provider.
+    """
+    return route_model(model)
+
+
+def _accepted_unpinned(provider: str) -> dict[str, bool]:
+    """``pinned: false`` for a provider none of whose ids is pinned (an Azure OpenAI
+    deployment's name): a request cannot pin more, and the rows record the model
+    each response names (ADR 0076)."""
+    form = provider_entry(provider).pinned_form
+    return {"pinned": False} if form is not None and form.never_pinned else {}
 
 
 def example_case_id(number: int) -> str:
@@ -152,6 +162,7 @@ def evaluation_contract(request: EvaluateRequest) -> bytes:
                 "model": judge_model,
                 "sampling": {"max_tokens": MAX_TOKENS},
                 "group": "case",
+                **_accepted_unpinned(judge_provider),
             }
         },
         "sut": {

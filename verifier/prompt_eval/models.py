@@ -14,8 +14,9 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from verifier.llm.providers.registry import route_model
 from verifier.prompt_eval.scoring import STRUCTURAL_CHECKS, Evaluation, Verdict, shown
 
 __all__ = [
@@ -78,6 +79,13 @@ class EvaluateRequest(_Strict):
     judge_model: str | None = Field(default=None, min_length=1)
     batch_size: int | None = Field(default=None, ge=1)
     seed: int = 0
+
+    @field_validator("model", "judge_model")
+    @classmethod
+    def _routed(cls, value: str | None) -> str | None:
+        if value is not None:
+            route_model(value)  # an unknown provider prefix is refused here, in one line
+        return value
 
     @model_validator(mode="after")
     def _has_an_example(self) -> EvaluateRequest:

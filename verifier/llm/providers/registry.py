@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from verifier.llm.pinning import ANTHROPIC_FORM, OPENAI_FORM, PinnedForm
+from verifier.llm.pinning import ANTHROPIC_FORM, DEPLOYMENT_FORM, OPENAI_FORM, PinnedForm
 from verifier.llm.providers._sdk_tables import dated_snapshot, retirement_dates, undated_snapshot
 from verifier.llm.sampling import (
     SamplingSettings,
@@ -66,6 +66,13 @@ class ProviderEntry:
             dated snapshot to pin instead; ``None`` for an id that is pinned.
         retirements: Model id -> the date it retires, as text ("November 30th, 2026").
         refusal: Why it cannot send a setting, with ``{provider}`` and ``{name}``.
+        other_keys: Variables that stand in for ``key_variable`` (a token instead
+            of a key); any one of them set is enough.
+        endpoint: What ``base_url`` must name when the provider has no address of its
+            own (``None``: it has one, and ``base_url`` is optional).
+        endpoint_variable: The variable that may name that address instead.
+        prefixes: Other names a provider-prefixed model id may use for it
+            (``azure/gpt-4o-mini``); its own name always works.
     """
 
     name: str
@@ -77,6 +84,10 @@ class ProviderEntry:
     dated_snapshot: Callable[[str], str | None] = _no_snapshots
     retirements: Callable[[], Mapping[str, str]] = _no_retirements
     refusal: str = "the {provider} provider cannot send {name}; remove it"
+    other_keys: tuple[str, ...] = ()
+    endpoint: str | None = None
+    endpoint_variable: str | None = None
+    prefixes: tuple[str, ...] = ()
 
     def unsupported(self, sampling: SamplingSettings) -> list[str]:
         """The settings ``sampling`` makes that this provider cannot send."""
@@ -129,9 +140,66 @@ def provider_entry(name: str) -> ProviderEntry:
 
 
 def unset_key(provider: str) -> str | None:
-    """The variable of ``provider``'s API key when it is needed and not set, else ``None``."""
-    variable = provider_entry(provider).key_variable
-    return variable if variable and not os.environ.get(variable) else None
+    """The variable of ``provider``'s API key when it is needed and not set, else ``None``
+    (``AZURE_OPENAI_API_KEY (or AZURE_OPENAI_AD_TOKEN)`` when others stand in for it)."""
+    entry = provider_entry(provider)
+    if entry.key_variable is None:
+        return None
+    variables = (entry.key_variable, *entry.other_keys)
+    if any(os.environ.get(variable) for variable in variables):
+        return None
+    others = " or ".join(entry.other_keys)
+    return f"{entry.key_variable} (or {others})" if others else entry.key_variable
+
+
+def missing_endpoint(provider: object, base_url: object) -> str | None:
+    """Why a judge or prompt system of ``provider`` needs a ``base_url`` it lacks, or
+    ``None`` (an unknown provider is the contract validation's to report)."""
+    entry = find_provider(provider)
+    if entry is None or entry.endpoint is None or (isinstance(base_url, str) and base_url):
+        return None
+    variable = entry.endpoint_variable
+    if variable and os.environ.get(variable):
+        return None
+    otherwise = f" (or set {variable})" if variable else ""
+    return f"provider {entry.name} needs base_url: {entry.endpoint}{otherwise}"
+
+
+DEFAULT_PROVIDER = "anthropic"
+"""The provider of a model id without a provider prefix (``claude-haiku-4-5-20251001``)."""
+
+
+def route_model(model: str) -> tuple[str, str]:
+    """The provider a model id names and the id that provider is asked for.
+
+    ``PROVIDER/ID`` (``openai/gpt-4o-mini-2024-07-18``, ``azure/my-deployment``,
+    ``bedrock/anthropic.claude-...``) names a registered provider, by its name or one
+    of its ``prefixes``, and loses the prefix; an id without a slash is Anthropic's.
+    Only the first slash splits, so ``openai/org/model`` asks ``openai`` for
+    ``org/model``.
+
+    Raises:
+        ValueError: The prefix names no registered provider (one line naming those
+            that are), or nothing follows it.
+    """
+    prefix, slash, rest = model.partition("/")
+    if not slash:
+        return DEFAULT_PROVIDER, model
+    entry = find_provider(prefix) or next(
+        (e for e in _PROVIDERS.values() if prefix in e.prefixes), None
+    )
+    if entry is None:
+        known = ", ".join(
+            f"{name} ({', '.join(e.prefixes)})" if e.prefixes else name
+            for name, e in _PROVIDERS.items()
+        )
+        raise ValueError(
+            f"model {model!r}: no provider {prefix!r}; a prefixed model id starts with one "
+            f"of {known}, then /"
+        )
+    if not rest:
+        raise ValueError(f"model {model!r}: no model id after {prefix}/")
+    return entry.name, rest
 
 
 def unsupported_sampling(provider: str, sampling: SamplingSettings) -> list[str]:
@@ -192,6 +260,14 @@ def _openai(
     return OpenAICompatProvider(base_url=base_url, max_retries=max_retries)
 
 
+def _azure_openai(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.azure_openai import AzureOpenAIProvider
+
+    return AzureOpenAIProvider(base_url=base_url, max_retries=max_retries)
+
+
 def _replay(
     spec: ProviderSpec, *, base_url: str | None, max_retries: int, **options: Any
 ) -> ModelProvider:
@@ -226,6 +302,23 @@ register(
         send=openai_params,
         factory=_openai,
         pinned_form=OPENAI_FORM,
+    )
+)
+register(
+    ProviderEntry(
+        name="azure-openai",
+        key_variable="AZURE_OPENAI_API_KEY",
+        # A Microsoft Entra ID token instead of a key.
+        other_keys=("AZURE_OPENAI_AD_TOKEN",),
+        # Chat completions, as the openai provider sends them.
+        accepts=frozenset({"max_tokens", "stop_sequences", "temperature", "top_p", "seed"}),
+        send=openai_params,
+        factory=_azure_openai,
+        # A model id here is a deployment's name; the response names the model.
+        pinned_form=DEPLOYMENT_FORM,
+        endpoint="the resource endpoint, https://NAME.openai.azure.com",
+        endpoint_variable="AZURE_OPENAI_ENDPOINT",
+        prefixes=("azure",),
     )
 )
 # It stands in for an anthropic judge, so it refuses and sends the same; it calls no
