@@ -2,7 +2,10 @@
 
 It serves what the 2.x SDK calls, ``POST /v1/messages`` and the Message Batches routes
 (create, retrieve, results as chunked JSONL), plus ``POST /v1/chat/completions`` of an
-OpenAI-compatible server. Answers come from a queue of scripted behaviours, then from a
+OpenAI-compatible server, and the Messages API as the SDK's platform clients reach it:
+Bedrock's ``POST /model/{model id}/invoke``, Vertex AI's ``POST .../publishers/anthropic/
+models/{model}:rawPredict`` (both name the model in the path, not the body, and answer
+with its Anthropic id, as the platforms do) and Foundry's ``POST /anthropic/v1/messages``. Answers come from a queue of scripted behaviours, then from a
 default responder; every request is recorded (headers and JSON body) and the highest
 number of calls in flight at once is tracked::
 
@@ -20,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,9 +155,14 @@ class MessagesServer:
             self._queue.extend(behaviours)
 
     def model_calls(self) -> list[RecordedRequest]:
-        """The recorded ``POST /v1/messages`` and chat completions requests."""
+        """The recorded Messages (platforms' included) and chat completions requests."""
         with self._lock:
-            return [r for r in self.requests if r.method == "POST" and r.path in _MODEL_PATHS]
+            return [
+                r
+                for r in self.requests
+                if r.method == "POST"
+                and (r.path in _MODEL_PATHS or platform_model(r.path) is not None)
+            ]
 
     def __enter__(self) -> MessagesServer:
         server = self
@@ -231,6 +241,26 @@ class MessagesServer:
 
 _MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
 _BATCHES = "/v1/messages/batches"
+_FOUNDRY = "/anthropic/v1/messages"
+_BEDROCK = re.compile(r"/model/(?P<model>[^/]+)/invoke")
+_BEDROCK_ID = re.compile(r"(?:[a-z-]+\.)?anthropic\.(?P<base>.+?)(?:-v[0-9]+(?::[0-9]+)?)?")
+_VERTEX = re.compile(
+    r"(?:/v1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):rawPredict"
+)
+
+
+def platform_model(path: str) -> str | None:
+    """The Anthropic id of the model a Bedrock or Vertex AI path names (what the platform
+    answers with), ``""`` for Foundry's path (the body names it), else ``None``."""
+    if path == _FOUNDRY:
+        return ""
+    if match := _BEDROCK.fullmatch(path):
+        model = urllib.parse.unquote(match["model"])
+        bedrock = _BEDROCK_ID.fullmatch(model)
+        return bedrock["base"] if bedrock else model
+    if match := _VERTEX.fullmatch(path):
+        return urllib.parse.unquote(match["model"]).replace("@", "-")
+    return None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -253,10 +283,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
         self.owner._record("POST", path, _headers(self), body)
+        platform = platform_model(path)
         if path == _BATCHES:
             self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
         elif path in _MODEL_PATHS:
             self._model_call(path, body, arrived)
+        elif platform is not None and isinstance(body, dict):
+            self._model_call(
+                "/v1/messages", {**body, "model": platform or body.get("model")}, arrived
+            )
         else:
             self._send_error(http_error(404, f"no route {path}"))
 

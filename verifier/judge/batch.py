@@ -43,6 +43,7 @@ from verifier.judge.claim_results import names_model
 from verifier.judge.phase import JudgePhase
 from verifier.judge.prompt import MissingFieldError
 from verifier.llm.cache import CachedReply, entry_for
+from verifier.llm.providers.registry import provider_entry
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 from verifier.logs import get_logger
 
@@ -120,14 +121,18 @@ async def run_batch_prepass(
         not be collected), by cache key.
 
     Raises:
-        BatchError: A judge is not an anthropic one, or a batch could not be submitted
+        BatchError: A judge's provider offers no batches, or a batch could not be submitted
             (those already submitted are kept for ``--resume``).
     """
     limits = limits or BatchLimits()
     judges = sorted(phase.providers)
     for name in judges:
-        if phase.contract.judges[name].provider != "anthropic":
-            raise BatchError(f"judge {name!r}: --batch needs an anthropic judge (Message Batches)")
+        provider_name = phase.contract.judges[name].provider
+        if not provider_entry(provider_name).batches:
+            raise BatchError(
+                f"judge {name!r}: --batch needs Message Batches, which the {provider_name} "
+                "provider does not offer; run it without --batch"
+            )
     recorded = {name: ledger.batches(run_id, name) for name in judges}
     pending = _pending(phase, cases, recorded)
     errors: dict[str, str] = {}

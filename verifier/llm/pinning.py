@@ -23,7 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-__all__ = ["ANTHROPIC_FORM", "OPENAI_FORM", "DatedForm", "PinnedForm", "is_local_endpoint"]
+__all__ = [
+    "ANTHROPIC_FORM",
+    "BEDROCK_FORM",
+    "OPENAI_FORM",
+    "VERTEX_FORM",
+    "DatedForm",
+    "PinnedForm",
+    "is_local_endpoint",
+]
 
 # A month and day without a year (openai's -MMDD) are checked against a leap year,
 # so 0229 counts as a date.
@@ -125,6 +133,33 @@ OPENAI_FORM = PinnedForm(
                 r"-(?P<date>(?P<month>[0-9]{2})(?P<day>[0-9]{2}))(?:-vision)?(?:-preview)?"
             ),
             "-MMDD for gpt-4 and gpt-3.5-turbo",
+        ),
+    )
+)
+
+BEDROCK_GEOGRAPHIES = "us|us-gov|eu|apac|jp|au|ca|global"
+"""The prefixes of Bedrock's cross-region inference profiles (``us.anthropic.claude-...``)."""
+
+# Bedrock names a Claude snapshot ``anthropic.<anthropic id>-v<N>[:<M>]``, an inference
+# profile putting its geography before it; Vertex AI puts the date after an ``@``.
+BEDROCK_FORM = PinnedForm(
+    (
+        DatedForm(
+            re.compile(
+                rf"(?:(?:{BEDROCK_GEOGRAPHIES})\.)?anthropic\..+"
+                r"-(?P<date>(?P<year>[0-9]{4})(?P<month>[0-9]{2})(?P<day>[0-9]{2}))"
+                r"-v[0-9]+(?::[0-9]+)?"
+            ),
+            "-YYYYMMDD-vN:M (anthropic.claude-sonnet-4-5-20250929-v1:0, or with an "
+            "inference profile's us., eu., apac. or global. before it)",
+        ),
+    )
+)
+VERTEX_FORM = PinnedForm(
+    (
+        DatedForm(
+            re.compile(r"[^@]+@(?P<date>(?P<year>[0-9]{4})(?P<month>[0-9]{2})(?P<day>[0-9]{2}))"),
+            "@YYYYMMDD (claude-sonnet-4-5@20250929)",
         ),
     )
 )

@@ -1,0 +1,230 @@
+"""Judges on Bedrock, Vertex AI and Foundry: `verifier run` through the anthropic SDK's
+own platform clients, against the local Messages API stand-in (its Bedrock ``invoke``,
+Vertex ``rawPredict`` and Foundry routes), with fake credentials that must never
+reach a row, a report or the output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests._cli import assert_no_traceback, verifier
+from tests.judge.judge_brain import brain
+from tests.judge.messages_server import MessagesServer
+from verifier.gaps.sqlite.store import SqliteStore
+
+AWS_SECRET = "aws-secret-canary-0123456789abcdefABCDEF"
+BEDROCK_TOKEN = "bedrock-bearer-canary-0123456789"
+GOOGLE_TOKEN = "ya29.google-token-canary-0123456789"
+FOUNDRY_KEY = "foundry-key-canary-0123456789"
+SECRETS = (AWS_SECRET, BEDROCK_TOKEN, GOOGLE_TOKEN, FOUNDRY_KEY)
+
+# Nothing of this machine's own cloud set-up may answer: no config files, no metadata
+# servers, no Google SDK configuration.
+CLEARED = ("AWS_", "ANTHROPIC_", "GOOGLE_", "CLOUD_ML_", "CLOUDSDK_", "AZURE_", "CI")
+
+CASES = [
+    {"id": "c1", "input": "Say hello.", "output": "Hello, how can I help?"},
+    {"id": "c2", "input": "Say goodbye.", "output": "Goodbye, I guess."},
+]
+
+
+def _isolated(tmp_path: Path) -> dict[str, str]:
+    return {
+        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "CLOUDSDK_CONFIG": str(tmp_path / "no-gcloud"),
+        "NO_GCE_CHECK": "True",
+    }
+
+
+@pytest.fixture
+def server() -> Iterator[MessagesServer]:
+    with MessagesServer(default=brain) as running:
+        yield running
+
+
+def _contract(tmp_path: Path, judge: str) -> Path:
+    path = tmp_path / "platform.yaml"
+    path.write_text(
+        "contract: platform\nversion: 1\njudges:\n  polite:\n"
+        + "".join(f"    {line}\n" for line in judge.strip().splitlines())
+        + "claims:\n  - id: polite\n    judge: polite\n    instruction: Is the output polite?\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "cases.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in CASES), encoding="utf-8"
+    )
+    return path
+
+
+def _run(
+    tmp_path: Path, contract: Path, env: dict[str, str], *extra: str
+) -> subprocess.CompletedProcess[str]:
+    return verifier(
+        "run",
+        str(contract),
+        "--cases",
+        str(tmp_path / "cases.jsonl"),
+        "--store",
+        str(tmp_path / "gaps.db"),
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "report.json"),
+        *extra,
+        cwd=tmp_path,
+        env={**_isolated(tmp_path), **env},
+        clear_prefixes=CLEARED,
+    )
+
+
+def _rows(tmp_path: Path) -> list[dict]:
+    with SqliteStore(tmp_path / "gaps.db") as store:
+        return [json.loads(row.body) for row in store.iter_rows()]
+
+
+def _assert_no_secret(tmp_path: Path, result: subprocess.CompletedProcess[str]) -> None:
+    seen = [result.stdout, result.stderr]
+    seen += [p.read_bytes().decode("utf-8", "replace") for p in tmp_path.iterdir() if p.is_file()]
+    for secret in SECRETS:
+        assert not any(secret in text for text in seen), f"{secret} leaked"
+
+
+def _judged(tmp_path: Path, result: subprocess.CompletedProcess[str], model: str) -> list[dict]:
+    assert result.returncode == 1, result.stderr  # the judge fails the case that guesses
+    assert_no_traceback(result)
+    rows = [r for r in _rows(tmp_path) if r["claim_id"] == "polite"]
+    assert {r["case_id"]: r["status"] for r in rows} == {"c1": "pass", "c2": "fail"}
+    for row in rows:
+        assert row["evidence"]["judge"]["model_id"] == model
+        assert row["evidence"]["provider"] in ("bedrock", "vertex", "foundry")
+        assert "served_mismatch" not in row["evidence"]
+    _assert_no_secret(tmp_path, result)
+    return rows
+
+
+BEDROCK_MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+def _bedrock_judge(server: MessagesServer) -> str:
+    return f"""
+provider: bedrock
+model: {BEDROCK_MODEL}
+region: us-east-1
+base_url: {server.base_url}
+"""
+
+
+def test_a_bedrock_judge_signs_its_calls_and_its_rows_name_the_bedrock_id(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    contract = _contract(tmp_path, _bedrock_judge(server))
+    env = {"AWS_ACCESS_KEY_ID": "AKIATESTKEY0000", "AWS_SECRET_ACCESS_KEY": AWS_SECRET}
+
+    result = _run(tmp_path, contract, env)
+
+    _judged(tmp_path, result, BEDROCK_MODEL)
+    calls = server.model_calls()
+    assert {call.path for call in calls} == {f"/model/{BEDROCK_MODEL}/invoke"}
+    for call in calls:
+        assert call.headers["authorization"].startswith(
+            "AWS4-HMAC-SHA256 Credential=AKIATESTKEY0000/"
+        )
+        assert "/us-east-1/bedrock/aws4_request" in call.headers["authorization"]
+        assert "model" not in call.body and "anthropic_version" in call.body
+        assert call.body["tool_choice"]["type"] == "tool"
+
+
+def test_a_bedrock_judge_sends_a_bearer_token_when_one_is_set(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    contract = _contract(tmp_path, _bedrock_judge(server))
+
+    result = _run(tmp_path, contract, {"AWS_BEARER_TOKEN_BEDROCK": BEDROCK_TOKEN})
+
+    _judged(tmp_path, result, BEDROCK_MODEL)
+    assert {c.headers["authorization"] for c in server.model_calls()} == {f"Bearer {BEDROCK_TOKEN}"}
+
+
+def test_a_vertex_judge_calls_raw_predict_and_its_rows_name_the_vertex_id(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    model = "claude-sonnet-4-5@20250929"
+    judge = f"provider: vertex\nmodel: {model}\nregion: us-east5\nproject: acme-evals\nbase_url: {server.base_url}"
+    contract = _contract(tmp_path, judge)
+
+    result = _run(tmp_path, contract, {"GOOGLE_OAUTH_ACCESS_TOKEN": GOOGLE_TOKEN})
+
+    _judged(tmp_path, result, model)
+    calls = server.model_calls()
+    path = f"/projects/acme-evals/locations/us-east5/publishers/anthropic/models/{model}:rawPredict"
+    assert {call.path for call in calls} == {path}
+    assert {c.headers["authorization"] for c in calls} == {f"Bearer {GOOGLE_TOKEN}"}
+    assert all("model" not in c.body and "anthropic_version" in c.body for c in calls)
+
+
+def test_a_foundry_judge_sends_its_key_and_its_rows_name_the_deployment(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    model = "claude-haiku-4-5-20251001"
+    judge = f"provider: foundry\nmodel: {model}\nbase_url: {server.base_url}/anthropic/"
+    contract = _contract(tmp_path, judge)
+
+    result = _run(tmp_path, contract, {"ANTHROPIC_FOUNDRY_API_KEY": FOUNDRY_KEY})
+
+    _judged(tmp_path, result, model)
+    calls = server.model_calls()
+    assert {call.path for call in calls} == {"/anthropic/v1/messages"}
+    assert {c.headers["api-key"] for c in calls} == {FOUNDRY_KEY}
+    assert all(c.body["model"] == model for c in calls)
+
+
+def test_a_bedrock_judge_without_aws_credentials_stops_the_run_in_one_line(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    contract = _contract(tmp_path, _bedrock_judge(server))
+
+    result = _run(tmp_path, contract, {})
+
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    lines = [line for line in result.stderr.splitlines() if "warning:" not in line]
+    assert len(lines) == 1 and "no AWS credentials found" in lines[0]
+    assert "AWS_BEARER_TOKEN_BEDROCK" in lines[0] and "AWS_PROFILE" in lines[0]
+    assert server.model_calls() == []
+
+
+def test_a_vertex_judge_without_google_credentials_stops_the_run_in_one_line(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    judge = f"provider: vertex\nmodel: claude-sonnet-4-5@20250929\nregion: us-east5\nproject: p\nbase_url: {server.base_url}"
+    contract = _contract(tmp_path, judge)
+
+    result = _run(tmp_path, contract, {})
+
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    lines = [line for line in result.stderr.splitlines() if "warning:" not in line]
+    assert len(lines) == 1 and "no Google credentials found" in lines[0]
+    assert "GOOGLE_OAUTH_ACCESS_TOKEN" in lines[0]
+    assert server.model_calls() == []
+
+
+def test_batch_refuses_a_platform_judge_in_one_line(tmp_path: Path, server: MessagesServer) -> None:
+    contract = _contract(tmp_path, _bedrock_judge(server))
+
+    result = _run(tmp_path, contract, {"AWS_BEARER_TOKEN_BEDROCK": BEDROCK_TOKEN}, "--batch")
+
+    assert result.returncode == 2
+    assert_no_traceback(result)
+    assert (
+        "--batch needs Message Batches, which the bedrock provider does not offer" in result.stderr
+    )
+    assert server.model_calls() == []
+    _assert_no_secret(tmp_path, result)
