@@ -35,6 +35,15 @@ _BEDROCK_ID = re.compile(
 )
 
 
+_DATED = re.compile(r".+-[0-9]{8}")
+
+
+def _undated_snapshot(model: str) -> bool:
+    """Whether ``model`` is an Anthropic id without a date that names a fixed snapshot
+    (an Anthropic id with its date is no platform id: the dated forms judge those)."""
+    return _DATED.fullmatch(model) is None and undated_snapshot(model)
+
+
 def bedrock_base(model: str) -> str:
     """The Anthropic id a Bedrock model id stands for (the id itself when it is no
     Bedrock Claude id)."""
@@ -46,7 +55,7 @@ def bedrock_undated_pinned(model: str) -> bool:
     """Whether ``model`` is a versioned Bedrock id of a Claude model the SDK lists
     undated with no dated sibling (``anthropic.claude-opus-4-6-v1``): a fixed snapshot."""
     match = _BEDROCK_ID.fullmatch(model)
-    return bool(match and match["version"] and undated_snapshot(match["base"]))
+    return bool(match and match["version"] and _undated_snapshot(match["base"]))
 
 
 def bedrock_snapshot(model: str) -> str | None:
@@ -66,7 +75,7 @@ def vertex_base(model: str) -> str:
 
 def vertex_undated_pinned(model: str) -> bool:
     """Whether ``model`` is an undated Claude id the SDK lists with no dated sibling."""
-    return "@" not in model and undated_snapshot(model)
+    return "@" not in model and _undated_snapshot(model)
 
 
 def vertex_snapshot(model: str) -> str | None:
