@@ -5,7 +5,8 @@ It serves what the 2.x SDK calls, ``POST /v1/messages`` and the Message Batches 
 OpenAI-compatible server, and the Messages API as the SDK's platform clients reach it:
 Bedrock's ``POST /model/{model id}/invoke``, Vertex AI's ``POST .../publishers/anthropic/
 models/{model}:rawPredict`` (both name the model in the path, not the body, and answer
-with its Anthropic id, as the platforms do) and Foundry's ``POST /anthropic/v1/messages``. Answers come from a queue of scripted behaviours, then from a
+with its Anthropic id, as the platforms do) and Foundry's ``POST /anthropic/v1/messages``;
+``POST /token`` grants Google access tokens, as a service account's token endpoint. Answers come from a queue of scripted behaviours, then from a
 default responder; every request is recorded (headers and JSON body) and the highest
 number of calls in flight at once is tracked::
 
@@ -239,6 +240,11 @@ class MessagesServer:
         return batch.polls >= self.batch_polls
 
 
+OAUTH_TOKEN_PATH = "/token"
+"""Where the server grants Google access tokens (a service account's ``token_uri``)."""
+GRANTED_TOKEN = "ya29.granted-by-the-stand-in"
+"""The access token it grants."""
+
 _MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
 _BATCHES = "/v1/messages/batches"
 _FOUNDRY = "/anthropic/v1/messages"
@@ -288,6 +294,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
         elif path in _MODEL_PATHS:
             self._model_call(path, body, arrived)
+        elif path == OAUTH_TOKEN_PATH:  # Google's token endpoint, for service account credentials
+            token = {"access_token": GRANTED_TOKEN, "expires_in": 3600, "token_type": "Bearer"}
+            self._send(200, {"content-type": "application/json"}, token)
         elif platform is not None and isinstance(body, dict):
             self._model_call(
                 "/v1/messages", {**body, "model": platform or body.get("model")}, arrived

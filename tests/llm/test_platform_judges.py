@@ -14,7 +14,7 @@ import pytest
 
 from tests._cli import assert_no_traceback, verifier
 from tests.judge.judge_brain import brain
-from tests.judge.messages_server import MessagesServer
+from tests.judge.messages_server import GRANTED_TOKEN, OAUTH_TOKEN_PATH, MessagesServer
 from verifier.gaps.sqlite.store import SqliteStore
 
 AWS_SECRET = "aws-secret-canary-0123456789abcdefABCDEF"
@@ -167,6 +167,55 @@ def test_a_vertex_judge_calls_raw_predict_and_its_rows_name_the_vertex_id(
     assert {call.path for call in calls} == {path}
     assert {c.headers["authorization"] for c in calls} == {f"Bearer {GOOGLE_TOKEN}"}
     assert all("model" not in c.body and "anthropic_version" in c.body for c in calls)
+
+
+def _service_account(folder: Path, token_uri: str) -> tuple[Path, str]:
+    """A service account key file whose tokens come from ``token_uri``, and its key."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    info = {
+        "type": "service_account",
+        "project_id": "acme-evals",
+        "private_key_id": "0123456789abcdef",
+        "private_key": pem,
+        "client_email": "judge@acme-evals.iam.gserviceaccount.com",
+        "client_id": "1234567890",
+        "token_uri": token_uri,
+    }
+    folder.mkdir()
+    path = folder / "service-account.json"
+    path.write_text(json.dumps(info), encoding="utf-8")
+    return path, pem.splitlines()[1]
+
+
+def test_a_vertex_judge_uses_application_default_credentials(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    model = "claude-sonnet-4-5@20250929"
+    judge = f"provider: vertex\nmodel: {model}\nregion: us-east5\nproject: acme-evals\nbase_url: {server.base_url}"
+    contract = _contract(tmp_path, judge)
+    account, key_line = _service_account(tmp_path / "gcloud", server.base_url + OAUTH_TOKEN_PATH)
+
+    result = _run(tmp_path, contract, {"GOOGLE_APPLICATION_CREDENTIALS": str(account)})
+
+    _judged(tmp_path, result, model)
+    # The SDK refreshes the credentials before its first calls (each may, concurrently).
+    assert OAUTH_TOKEN_PATH in {r.path for r in server.requests}
+    calls = server.model_calls()
+    assert calls and {c.headers["authorization"] for c in calls} == {f"Bearer {GRANTED_TOKEN}"}
+    for text in (
+        result.stdout,
+        result.stderr,
+        (tmp_path / "gaps.db").read_bytes().decode("latin-1"),
+    ):
+        assert GRANTED_TOKEN not in text and key_line not in text
 
 
 def test_a_foundry_judge_sends_its_key_and_its_rows_name_the_deployment(

@@ -153,3 +153,24 @@ def test_a_missing_package_names_the_extra_to_install() -> None:
         str(raised.value)
         == "bedrock: signing calls needs boto3: pip install 'verifier-llm[bedrock]'"
     )
+
+
+@pytest.mark.parametrize(
+    "judge",
+    [
+        BEDROCK + "anthropic.claude-haiku-4-5-20251001-v1:0",
+        VERTEX + "claude-haiku-4-5@20251001",
+        "provider: foundry\nbase_url: https://acme.services.ai.azure.com/anthropic/\n"
+        "model: claude-haiku-4-5-20251001",
+    ],
+)
+def test_a_platform_judge_refuses_the_sampling_the_messages_api_lacks(
+    tmp_path: Path, judge: str
+) -> None:
+    [error] = _errors(tmp_path, judge + "\nsampling: {max_tokens: 256, temperature: 0}")
+    provider = judge.split("\n", 1)[0].removeprefix("provider: ")
+    assert error == (
+        f"judge 'j': sampling.temperature: a {provider} judge is called through the Messages "
+        "API, which takes no temperature; remove it (judge determinism comes from a pinned "
+        "model, caching and samples)"
+    )

@@ -291,6 +291,10 @@ register(
         batches=False,
     )
 )
+_PLATFORM_REFUSAL = (
+    "a {provider} judge is called through the Messages API, which takes no {name}; "
+    "remove it (judge determinism comes from a pinned model, caching and samples)"
+)
 # Claude on a cloud platform, through the anthropic SDK's client for it: the same
 # Messages API, so the same settings are sent and refused. Credentials are the
 # platform's own (no single key variable: runs are live by default, and a judge made
@@ -305,6 +309,7 @@ register(
         dated_snapshot=bedrock_snapshot,
         base_model=bedrock_base,
         settings=frozenset({"region"}),
+        refusal=_PLATFORM_REFUSAL,
         batches=False,
     )
 )
@@ -318,9 +323,19 @@ register(
         dated_snapshot=vertex_snapshot,
         base_model=vertex_base,
         settings=frozenset({"region", "project"}),
+        refusal=_PLATFORM_REFUSAL,
         batches=False,
     )
 )
 # A Foundry model is named by its deployment: a deployment named after the dated
 # snapshot it serves is pinned as an anthropic id is; rows record the model it says served.
-register(replace(_ANTHROPIC, name="foundry", key_variable=None, factory=_foundry, batches=False))
+register(
+    replace(
+        _ANTHROPIC,
+        name="foundry",
+        key_variable=None,
+        factory=_foundry,
+        refusal=_PLATFORM_REFUSAL,
+        batches=False,
+    )
+)
