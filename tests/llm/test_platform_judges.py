@@ -152,18 +152,32 @@ def test_a_bedrock_judge_sends_a_bearer_token_when_one_is_set(
     assert {c.headers["authorization"] for c in server.model_calls()} == {f"Bearer {BEDROCK_TOKEN}"}
 
 
+VERTEX_MODEL = "claude-sonnet-4-5@20250929"
+
+
+def _vertex_judge(server: MessagesServer) -> str:
+    return f"""
+provider: vertex
+model: {VERTEX_MODEL}
+region: us-east5
+project: acme-evals
+base_url: {server.base_url}
+"""
+
+
 def test_a_vertex_judge_calls_raw_predict_and_its_rows_name_the_vertex_id(
     tmp_path: Path, server: MessagesServer
 ) -> None:
-    model = "claude-sonnet-4-5@20250929"
-    judge = f"provider: vertex\nmodel: {model}\nregion: us-east5\nproject: acme-evals\nbase_url: {server.base_url}"
-    contract = _contract(tmp_path, judge)
+    contract = _contract(tmp_path, _vertex_judge(server))
 
     result = _run(tmp_path, contract, {"GOOGLE_OAUTH_ACCESS_TOKEN": GOOGLE_TOKEN})
 
-    _judged(tmp_path, result, model)
+    _judged(tmp_path, result, VERTEX_MODEL)
     calls = server.model_calls()
-    path = f"/projects/acme-evals/locations/us-east5/publishers/anthropic/models/{model}:rawPredict"
+    path = (
+        "/projects/acme-evals/locations/us-east5/publishers/anthropic/models/"
+        f"{VERTEX_MODEL}:rawPredict"
+    )
     assert {call.path for call in calls} == {path}
     assert {c.headers["authorization"] for c in calls} == {f"Bearer {GOOGLE_TOKEN}"}
     assert all("model" not in c.body and "anthropic_version" in c.body for c in calls)
@@ -198,14 +212,12 @@ def _service_account(folder: Path, token_uri: str) -> tuple[Path, str]:
 def test_a_vertex_judge_uses_application_default_credentials(
     tmp_path: Path, server: MessagesServer
 ) -> None:
-    model = "claude-sonnet-4-5@20250929"
-    judge = f"provider: vertex\nmodel: {model}\nregion: us-east5\nproject: acme-evals\nbase_url: {server.base_url}"
-    contract = _contract(tmp_path, judge)
+    contract = _contract(tmp_path, _vertex_judge(server))
     account, key_line = _service_account(tmp_path / "gcloud", server.base_url + OAUTH_TOKEN_PATH)
 
     result = _run(tmp_path, contract, {"GOOGLE_APPLICATION_CREDENTIALS": str(account)})
 
-    _judged(tmp_path, result, model)
+    _judged(tmp_path, result, VERTEX_MODEL)
     # The SDK refreshes the credentials before its first calls (each may, concurrently).
     assert OAUTH_TOKEN_PATH in {r.path for r in server.requests}
     calls = server.model_calls()
@@ -252,8 +264,7 @@ def test_a_bedrock_judge_without_aws_credentials_stops_the_run_in_one_line(
 def test_a_vertex_judge_without_google_credentials_stops_the_run_in_one_line(
     tmp_path: Path, server: MessagesServer
 ) -> None:
-    judge = f"provider: vertex\nmodel: claude-sonnet-4-5@20250929\nregion: us-east5\nproject: p\nbase_url: {server.base_url}"
-    contract = _contract(tmp_path, judge)
+    contract = _contract(tmp_path, _vertex_judge(server))
 
     result = _run(tmp_path, contract, {})
 
