@@ -288,3 +288,53 @@ def test_batch_refuses_a_platform_judge_in_one_line(tmp_path: Path, server: Mess
     )
     assert server.model_calls() == []
     _assert_no_secret(tmp_path, result)
+
+
+def test_one_contract_with_a_judge_on_each_platform_runs_them_all(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    judges = {
+        "on_bedrock": _bedrock_judge(server),
+        "on_vertex": _vertex_judge(server),
+        "on_foundry": f"provider: foundry\nmodel: claude-haiku-4-5-20251001\n"
+        f"base_url: {server.base_url}/anthropic/",
+    }
+    contract = tmp_path / "platforms.yaml"
+    contract.write_text(
+        "contract: platforms\nversion: 1\njudges:\n"
+        + "".join(
+            f"  {name}:\n" + "".join(f"    {line}\n" for line in spec.strip().splitlines())
+            for name, spec in judges.items()
+        )
+        + "claims:\n"
+        + "".join(
+            f"  - id: polite_{name}\n    judge: {name}\n    instruction: Is the output polite?\n"
+            for name in judges
+        ),
+        encoding="utf-8",
+    )
+    _contract(tmp_path, _bedrock_judge(server))  # the cases
+    env = {
+        "AWS_BEARER_TOKEN_BEDROCK": BEDROCK_TOKEN,
+        "GOOGLE_OAUTH_ACCESS_TOKEN": GOOGLE_TOKEN,
+        "ANTHROPIC_FOUNDRY_API_KEY": FOUNDRY_KEY,
+    }
+
+    result = _run(tmp_path, contract, env)
+
+    assert result.returncode == 1, result.stderr
+    assert_no_traceback(result)
+    served = {
+        (r["claim_id"], r["case_id"]): r["evidence"]["judge"]["model_id"] for r in _rows(tmp_path)
+    }
+    assert served == {
+        (f"polite_{name}", case["id"]): model
+        for name, model in (
+            ("on_bedrock", BEDROCK_MODEL),
+            ("on_vertex", VERTEX_MODEL),
+            ("on_foundry", "claude-haiku-4-5-20251001"),
+        )
+        for case in CASES
+    }
+    assert len(server.model_calls()) == 3 * len(CASES)
+    _assert_no_secret(tmp_path, result)

@@ -3,12 +3,14 @@ form, what a judge lacks to reach its platform, and the extra a missing package 
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from verifier.contract.load import check_contract
 from verifier.llm.providers._platform import PlatformUnavailable, require
+from verifier.llm.providers.retirement import retirement_date
 
 PLATFORM_VARIABLES = (
     "AWS_REGION",
@@ -101,6 +103,19 @@ def test_a_retiring_model_is_warned_of_under_its_platform_id(tmp_path: Path) -> 
     ):
         warnings = [m for s, m in _problems(tmp_path, judge) if s == "warning"]
         assert len(warnings) == 1 and "2026-11-30" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "claude-sonnet-4-5-20250929",
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-5@20250929",
+    ],
+)
+def test_a_stored_platform_id_retires_with_its_anthropic_model(model: str) -> None:
+    assert retirement_date(model) == dt.date(2026, 11, 30)
 
 
 @pytest.mark.parametrize(
