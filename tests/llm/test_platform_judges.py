@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests._cli import assert_no_traceback, verifier
+from tests.conftest import ROOT
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import GRANTED_TOKEN, OAUTH_TOKEN_PATH, MessagesServer
 from verifier.gaps.sqlite.store import SqliteStore
@@ -64,7 +65,7 @@ def _contract(tmp_path: Path, judge: str) -> Path:
 
 
 def _run(
-    tmp_path: Path, contract: Path, env: dict[str, str], *extra: str
+    tmp_path: Path, contract: Path, env: dict[str, str], *extra: str, own_process: bool = False
 ) -> subprocess.CompletedProcess[str]:
     return verifier(
         "run",
@@ -81,7 +82,16 @@ def _run(
         cwd=tmp_path,
         env={**_isolated(tmp_path), **env},
         clear_prefixes=CLEARED,
+        own_process=own_process,
     )
+
+
+def _refusal(result: subprocess.CompletedProcess[str], server: MessagesServer) -> list[str]:
+    """The lines of a run stopped before any call (exit 2), warnings left out."""
+    assert result.returncode == 2, result.stderr
+    assert_no_traceback(result)
+    assert server.model_calls() == []
+    return [line for line in result.stderr.splitlines() if "warning:" not in line]
 
 
 def _rows(tmp_path: Path) -> list[dict]:
@@ -253,12 +263,10 @@ def test_a_bedrock_judge_without_aws_credentials_stops_the_run_in_one_line(
 
     result = _run(tmp_path, contract, {})
 
-    assert result.returncode == 2
-    assert_no_traceback(result)
-    lines = [line for line in result.stderr.splitlines() if "warning:" not in line]
-    assert len(lines) == 1 and "no AWS credentials found" in lines[0]
-    assert "AWS_BEARER_TOKEN_BEDROCK" in lines[0] and "AWS_PROFILE" in lines[0]
-    assert server.model_calls() == []
+    assert _refusal(result, server) == [
+        "error: bedrock: no AWS credentials found: set AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK"
+    ]
 
 
 def test_a_vertex_judge_without_google_credentials_stops_the_run_in_one_line(
@@ -268,12 +276,10 @@ def test_a_vertex_judge_without_google_credentials_stops_the_run_in_one_line(
 
     result = _run(tmp_path, contract, {})
 
-    assert result.returncode == 2
-    assert_no_traceback(result)
-    lines = [line for line in result.stderr.splitlines() if "warning:" not in line]
-    assert len(lines) == 1 and "no Google credentials found" in lines[0]
-    assert "GOOGLE_OAUTH_ACCESS_TOKEN" in lines[0]
-    assert server.model_calls() == []
+    assert _refusal(result, server) == [
+        "error: vertex: no Google credentials found: run `gcloud auth application-default "
+        "login`, or set GOOGLE_APPLICATION_CREDENTIALS, or GOOGLE_OAUTH_ACCESS_TOKEN"
+    ]
 
 
 def test_batch_refuses_a_platform_judge_in_one_line(tmp_path: Path, server: MessagesServer) -> None:
@@ -281,12 +287,10 @@ def test_batch_refuses_a_platform_judge_in_one_line(tmp_path: Path, server: Mess
 
     result = _run(tmp_path, contract, {"AWS_BEARER_TOKEN_BEDROCK": BEDROCK_TOKEN}, "--batch")
 
-    assert result.returncode == 2
-    assert_no_traceback(result)
-    assert (
-        "--batch needs Message Batches, which the bedrock provider does not offer" in result.stderr
-    )
-    assert server.model_calls() == []
+    assert _refusal(result, server) == [
+        "error: judge 'polite': --batch needs Message Batches, which the bedrock provider "
+        "does not offer; run it without --batch"
+    ]
     _assert_no_secret(tmp_path, result)
 
 
@@ -337,4 +341,43 @@ def test_one_contract_with_a_judge_on_each_platform_runs_them_all(
         for case in CASES
     }
     assert len(server.model_calls()) == 3 * len(CASES)
+    _assert_no_secret(tmp_path, result)
+
+
+HIDE_PACKAGES = """
+import importlib.abc
+import sys
+
+
+class _Hidden(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"boto3", "botocore"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Hidden())
+"""
+
+
+@pytest.mark.e2e
+def test_a_bedrock_judge_without_boto3_names_the_extra_to_install(
+    tmp_path: Path, server: MessagesServer
+) -> None:
+    hidden = tmp_path / "hide"
+    hidden.mkdir()
+    (hidden / "sitecustomize.py").write_text(HIDE_PACKAGES, encoding="utf-8")
+    contract = _contract(tmp_path, _bedrock_judge(server))
+    env = {
+        "AWS_ACCESS_KEY_ID": "AKIATESTKEY0000",
+        "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+        "PYTHONPATH": f"{hidden}:{ROOT}",
+    }
+
+    result = _run(tmp_path, contract, env, own_process=True)
+
+    assert _refusal(result, server) == [
+        "error: bedrock: signing calls with AWS credentials needs boto3: "
+        "pip install 'verifier-llm[bedrock]'"
+    ]
     _assert_no_secret(tmp_path, result)
