@@ -53,6 +53,7 @@ def test_a_bedrock_reply_naming_its_anthropic_id_is_served_as_the_bedrock_id(
 ) -> None:
     reply = run(_complete(bedrock, judge_request(provider="bedrock", model=BEDROCK_MODEL)))
 
+    assert bedrock.name == "bedrock"
     assert reply.served_model == BEDROCK_MODEL
     assert reply.raw["model"] == "claude-haiku-4-5-20251001"  # what Bedrock answered
     assert reply.tool_input == VERDICT
