@@ -325,7 +325,7 @@ def test_an_unknown_judge_provider_is_a_located_problem(write_contract) -> None:
     found = problems(path)
     assert found == [
         f"{path}:5:15: judge 'j': provider: input should be 'anthropic', 'openai', "
-        "'azure-openai' or 'replay' (got 'bogus')"
+        "'azure-openai', 'replay', 'bedrock', 'vertex' or 'foundry' (got 'bogus')"
     ]
 
 

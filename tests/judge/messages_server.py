@@ -4,7 +4,11 @@ It serves what the 2.x SDK calls, ``POST /v1/messages`` and the Message Batches 
 (create, retrieve, results as chunked JSONL), plus ``POST /v1/chat/completions`` of an
 OpenAI-compatible server and Azure OpenAI's ``POST /openai/deployments/{deployment}/
 chat/completions?api-version=...`` (``deployments`` maps each deployment to the model
-it serves, which the answer names). Answers come from a queue of scripted behaviours, then from a
+it serves, which the answer names), and the Messages API as the SDK's platform clients reach it:
+Bedrock's ``POST /model/{model id}/invoke``, Vertex AI's ``POST .../publishers/anthropic/
+models/{model}:rawPredict`` (both name the model in the path, not the body, and answer
+with its Anthropic id, as the platforms do) and Foundry's ``POST /anthropic/v1/messages``;
+``POST /token`` grants Google access tokens, as a service account's token endpoint. Answers come from a queue of scripted behaviours, then from a
 default responder; every request is recorded (headers and JSON body) and the highest
 number of calls in flight at once is tracked::
 
@@ -25,6 +29,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -167,7 +172,7 @@ class MessagesServer:
             self._queue.extend(behaviours)
 
     def model_calls(self) -> list[RecordedRequest]:
-        """The recorded ``POST /v1/messages`` and chat completions requests."""
+        """The recorded Messages (platforms' included) and chat completions requests."""
         with self._lock:
             return [r for r in self.requests if r.method == "POST" and _is_model_path(r.path)]
 
@@ -248,13 +253,42 @@ class MessagesServer:
 
 
 AZURE_TEST_KEY = "azure-test-key"
+OAUTH_TOKEN_PATH = "/token"
+"""Where the server grants Google access tokens (a service account's ``token_uri``)."""
+GRANTED_TOKEN = "ya29.granted-by-the-stand-in"
+"""The access token it grants."""
+
 _MODEL_PATHS = ("/v1/messages", "/v1/chat/completions")
 _AZURE_PATH = re.compile(r"/openai/deployments/(?P<deployment>[^/]+)/chat/completions")
 _BATCHES = "/v1/messages/batches"
+_FOUNDRY = "/anthropic/v1/messages"
+_BEDROCK = re.compile(r"/model/(?P<model>[^/]+)/invoke")
+_BEDROCK_ID = re.compile(r"(?:[a-z-]+\.)?anthropic\.(?P<base>.+?)(?:-v[0-9]+(?::[0-9]+)?)?")
+_VERTEX = re.compile(
+    r"(?:/v1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):rawPredict"
+)
+
+
+def platform_model(path: str) -> str | None:
+    """The Anthropic id of the model a Bedrock or Vertex AI path names (what the platform
+    answers with), ``""`` for Foundry's path (the body names it), else ``None``."""
+    if path == _FOUNDRY:
+        return ""
+    if match := _BEDROCK.fullmatch(path):
+        model = urllib.parse.unquote(match["model"])
+        bedrock = _BEDROCK_ID.fullmatch(model)
+        return bedrock["base"] if bedrock else model
+    if match := _VERTEX.fullmatch(path):
+        return urllib.parse.unquote(match["model"]).replace("@", "-")
+    return None
 
 
 def _is_model_path(path: str) -> bool:
-    return path in _MODEL_PATHS or _AZURE_PATH.fullmatch(path) is not None
+    return (
+        path in _MODEL_PATHS
+        or _AZURE_PATH.fullmatch(path) is not None
+        or platform_model(path) is not None
+    )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -277,12 +311,20 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
         self.owner._record("POST", self.path, _headers(self), body)
+        platform = platform_model(path)
         if path == _BATCHES:
             self._send(200, {"content-type": "application/json"}, self.owner._create_batch(body))
         elif path in _MODEL_PATHS:
             self._model_call(path, body, arrived)
         elif azure := _AZURE_PATH.fullmatch(path):
             self._azure_call(azure["deployment"], body, arrived)
+        elif path == OAUTH_TOKEN_PATH:  # Google's token endpoint, for service account credentials
+            token = {"access_token": GRANTED_TOKEN, "expires_in": 3600, "token_type": "Bearer"}
+            self._send(200, {"content-type": "application/json"}, token)
+        elif platform is not None and isinstance(body, dict):
+            self._model_call(
+                "/v1/messages", {**body, "model": platform or body.get("model")}, arrived
+            )
         else:
             self._send_error(http_error(404, f"no route {path}"))
 

@@ -87,4 +87,4 @@ def test_openai_temperature_zero_and_zero_point_zero_share_a_sampling_sha() -> N
 
 def test_unknown_provider_is_an_error() -> None:
     with pytest.raises(ValueError, match="unknown judge provider"):
-        unsupported_sampling("bedrock", Sampling())
+        unsupported_sampling("no-such-provider", Sampling())

@@ -199,8 +199,8 @@ def test_an_unregistered_provider_is_unknown_again(write_contract) -> None:
 
     [error] = messages(path, "error")
     assert error == (
-        "judge 'j': provider: input should be 'anthropic', 'openai', 'azure-openai' or "
-        "'replay' (got 'acme')"
+        "judge 'j': provider: input should be 'anthropic', 'openai', 'azure-openai', "
+        "'replay', 'bedrock', 'vertex' or 'foundry' (got 'acme')"
     )
     with pytest.raises(ValueError, match="unknown judge provider 'acme'"):
         sent_sampling("acme", Sampling())

@@ -16,6 +16,7 @@ from verifier.contract.judge_template import validate_template
 from verifier.contract.models import Sampling
 from verifier.files import FileRefused, FileScope
 from verifier.llm.pinning import is_local_endpoint
+from verifier.llm.providers._platform_ids import missing_setting
 from verifier.llm.providers.openai_responses import refused_settings
 from verifier.llm.providers.registry import ProviderEntry, find_provider, missing_endpoint
 from verifier.llm.providers.retirement import parse_retirement
@@ -25,9 +26,15 @@ WARN_WITHIN_DAYS = 90
 Report = Callable[..., None]
 
 
-def retirement_warning(model: str, *, today: dt.date, table: Mapping[str, str]) -> str | None:
-    """A warning when ``model`` is deprecated, naming when it retires, or ``None``."""
-    when = table.get(model)
+def retirement_warning(
+    model: str, *, today: dt.date, table: Mapping[str, str], listed_as: str | None = None
+) -> str | None:
+    """A warning when ``model`` is deprecated, naming when it retires, or ``None``.
+
+    ``listed_as`` is the id ``table`` lists it under when that is another (the
+    Anthropic id of a cloud platform's model id).
+    """
+    when = table.get(listed_as or model)
     if when is None:
         return None
     date = parse_retirement(when)
@@ -76,6 +83,8 @@ def lint_judges(
         if endpoint:
             report(("judges", name, "provider"), f"judge {name!r}: {endpoint}")
         _lint_pinning(name, spec, report)
+        if entry is not None:
+            _lint_platform(name, spec, entry, report)
         _lint_stored_prompt(name, spec, report)
         sampling = spec.get("sampling", {})
         if entry is not None and isinstance(sampling, dict):
@@ -97,7 +106,9 @@ def lint_judges(
                 )
         model = spec.get("model")
         if entry is not None and isinstance(model, str):
-            warning = retirement_warning(model, today=today, table=entry.retirements())
+            warning = retirement_warning(
+                model, today=today, table=entry.retirements(), listed_as=entry.base_model(model)
+            )
             if warning:
                 report(("judges", name, "model"), f"judge {name!r}: {warning}", severity="warning")
         prompt = spec.get("prompt")
@@ -178,6 +189,24 @@ def _lint_stored_prompt(name: str, spec: dict[str, Any], report: Report) -> None
             "prompt is called through, takes no such parameter; remove it",
             key=True,
         )
+
+
+_PLATFORM_KEYS = ("region", "project")
+
+
+def _lint_platform(name: str, spec: dict[str, Any], entry: ProviderEntry, report: Report) -> None:
+    """Reports a region or project on a provider that takes none, and what a judge on a
+    cloud platform lacks to reach it (read where its client would read it)."""
+    for key in _PLATFORM_KEYS:
+        if key in spec and key not in entry.settings:
+            report(
+                ("judges", name, key),
+                f"judge {name!r}: provider {entry.name} takes no `{key}:`; remove it",
+                key=True,
+            )
+    problem = missing_setting(entry.name, spec)
+    if problem:
+        report(("judges", name, "provider"), f"judge {name!r}: {problem}")
 
 
 def _lint_pinning(name: str, spec: dict[str, Any], report: Report) -> None:

@@ -139,7 +139,17 @@ class JudgeSpec(_Frozen):
         default="claim", description="One call per case and judge, or one per claim."
     )
     base_url: str | None = Field(
-        default=None, description="Endpoint for an OpenAI-compatible server."
+        default=None,
+        description="Endpoint: an OpenAI-compatible server's, or a Foundry resource's "
+        "(`https://RESOURCE.services.ai.azure.com/anthropic/`).",
+    )
+    region: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Where a `bedrock` or `vertex` judge is called (`us-east-1`, `us-east5`).",
+    )
+    project: str | None = Field(
+        default=None, min_length=1, description="The Google Cloud project of a `vertex` judge."
     )
     pinned: bool = Field(
         default=True,

@@ -84,7 +84,9 @@ def _lint_prompt(spec: dict[str, Any], files: FileScope, report: Report) -> None
             report(("sut", "prompt", "model"), f"sut prompt: {unpinned}", severity="warning")
         if entry is not None:
             today = dt.datetime.now(dt.UTC).date()
-            warning = retirement_warning(model, today=today, table=entry.retirements())
+            warning = retirement_warning(
+                model, today=today, table=entry.retirements(), listed_as=entry.base_model(model)
+            )
             if warning:
                 report(("sut", "prompt", "model"), f"sut prompt: {warning}", severity="warning")
     sampling = spec.get("sampling", {})

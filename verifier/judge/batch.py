@@ -29,7 +29,7 @@ import orjson
 
 from verifier.cases import CaseLine
 from verifier.contract.json_fields import JsonFields
-from verifier.contract.models import JudgeClaim
+from verifier.contract.models import Contract, JudgeClaim
 from verifier.engine.claim_checks import check_rubric, skipped_result
 from verifier.judge.batch_ledger import BatchError, BatchLedger, BatchRecord
 from verifier.judge.batch_split import (
@@ -43,6 +43,7 @@ from verifier.judge.claim_results import names_model
 from verifier.judge.phase import JudgePhase
 from verifier.judge.prompt import MissingFieldError
 from verifier.llm.cache import CachedReply, entry_for
+from verifier.llm.providers.registry import provider_entry
 from verifier.llm.types import ModelReply, ModelRequest, ProviderError
 from verifier.logs import get_logger
 
@@ -53,6 +54,7 @@ __all__ = [
     "BatchLedger",
     "BatchLimits",
     "BatchRecord",
+    "check_batchable",
     "run_batch_prepass",
     "split_batches",
 ]
@@ -85,6 +87,22 @@ def _requests_for(
             continue  # the run's own pass records the missing field
         out += [(str(group[0].claim.judge), request) for request in requests]
     return out
+
+
+def check_batchable(contract: Contract, judges: Iterable[str]) -> None:
+    """Refuses ``--batch`` when one of ``judges`` is on a provider without Message
+    Batches (asked before a run is recorded, and again by its pre-pass).
+
+    Raises:
+        BatchError: One line naming the first such judge.
+    """
+    for name in sorted(judges):
+        provider = contract.judges[name].provider
+        if not provider_entry(provider).batches:
+            raise BatchError(
+                f"judge {name!r}: --batch needs Message Batches, which the {provider} "
+                "provider does not offer; run it without --batch"
+            )
 
 
 async def run_batch_prepass(
@@ -120,14 +138,12 @@ async def run_batch_prepass(
         not be collected), by cache key.
 
     Raises:
-        BatchError: A judge is not an anthropic one, or a batch could not be submitted
+        BatchError: A judge's provider offers no batches, or a batch could not be submitted
             (those already submitted are kept for ``--resume``).
     """
     limits = limits or BatchLimits()
     judges = sorted(phase.providers)
-    for name in judges:
-        if phase.contract.judges[name].provider != "anthropic":
-            raise BatchError(f"judge {name!r}: --batch needs an anthropic judge (Message Batches)")
+    check_batchable(phase.contract, judges)
     recorded = {name: ledger.batches(run_id, name) for name in judges}
     pending = _pending(phase, cases, recorded)
     errors: dict[str, str] = {}

@@ -17,7 +17,7 @@ CACHE_KEY_VERSION: Final = 1
 """Bumped whenever the parts or their encoding change, so old entries stop matching."""
 
 CACHE_KEY_PARTS: Final = (
-    "provider",  # anthropic, openai, replay: different services answer differently
+    "provider",  # anthropic, bedrock, openai, replay...: different services answer differently
     "model",  # the requested (pinned) model id from the contract
     "base_url",  # an OpenAI-compatible endpoint: another server is another judge
     "prompt_sha",  # the template as committed

@@ -25,8 +25,10 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "ANTHROPIC_FORM",
+    "BEDROCK_FORM",
     "DEPLOYMENT_FORM",
     "OPENAI_FORM",
+    "VERTEX_FORM",
     "DatedForm",
     "PinnedForm",
     "is_local_endpoint",
@@ -152,6 +154,33 @@ DEPLOYMENT_FORM = PinnedForm(
         "deployment picks the model version and may change it (each row records the "
         "model the response names, and audit reports a change as judge drift)"
     ),
+)
+
+BEDROCK_GEOGRAPHIES = "us|us-gov|eu|apac|jp|au|ca|global"
+"""The prefixes of Bedrock's cross-region inference profiles (``us.anthropic.claude-...``)."""
+
+# Bedrock names a Claude snapshot ``anthropic.<anthropic id>-v<N>[:<M>]``, an inference
+# profile putting its geography before it; Vertex AI puts the date after an ``@``.
+BEDROCK_FORM = PinnedForm(
+    (
+        DatedForm(
+            re.compile(
+                rf"(?:(?:{BEDROCK_GEOGRAPHIES})\.)?anthropic\..+"
+                r"-(?P<date>(?P<year>[0-9]{4})(?P<month>[0-9]{2})(?P<day>[0-9]{2}))"
+                r"-v[0-9]+(?::[0-9]+)?"
+            ),
+            "-YYYYMMDD-vN:M (anthropic.claude-sonnet-4-5-20250929-v1:0, or with an "
+            "inference profile's us., eu., apac. or global. before it)",
+        ),
+    )
+)
+VERTEX_FORM = PinnedForm(
+    (
+        DatedForm(
+            re.compile(r"[^@]+@(?P<date>(?P<year>[0-9]{4})(?P<month>[0-9]{2})(?P<day>[0-9]{2}))"),
+            "@YYYYMMDD (claude-sonnet-4-5@20250929)",
+        ),
+    )
 )
 
 _LOCAL_NAMES = ("localhost", "host.docker.internal")

@@ -164,6 +164,11 @@ def prepare_run(
     for system in systems:
         chosen = check_run(loaded, judges, sut=system, claims=claims)
     _check_together(judges, one, two, batch=batch, baseline=baseline, resume=resume)
+    if batch is not None:
+        from verifier.judge.batch import check_batchable
+        from verifier.judge.setup import judges_used
+
+        check_batchable(chosen.contract, judges_used(chosen))
     cases_path = Path(cases) if isinstance(cases, str | os.PathLike) else None
     given: Iterable[Any] = ()
     if cases_path is not None:

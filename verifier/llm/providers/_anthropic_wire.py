@@ -146,57 +146,60 @@ def _tokens(usage: object, name: str) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
-def error_from_exception(exc: Exception, *, timeout: float, secret: str | None) -> ProviderError:
+def error_from_exception(
+    exc: Exception, *, timeout: float, secret: str | None, provider: str = "anthropic"
+) -> ProviderError:
     """Maps what a call raised to a ``ProviderError`` (one line, key masked).
 
     Statuses 408, 409, 429 and 5xx (529 overloaded included), timeouts and
     connection errors are retryable (the client has already retried them
     ``max_retries`` times); other statuses are not, unless ``x-should-retry`` says
     so. A 200 whose body is not JSON is retryable too: the body was damaged on the
-    way, not refused. The SDK's exceptions (batches) map the same way.
+    way, not refused. The SDK's exceptions (batches, the platform clients) map the
+    same way; ``provider`` begins the message (``bedrock: timed out after 30s``).
     """
     if isinstance(exc, ProviderError):
         return exc
     if isinstance(exc, MessagesTimeout):
-        return ProviderError(f"anthropic: timed out after {timeout:g}s", retryable=True)
+        return ProviderError(f"{provider}: timed out after {timeout:g}s", retryable=True)
     if isinstance(exc, MessagesConnectionError):
-        return _connection_error(exc, secret)
+        return _connection_error(exc, secret, provider)
     if isinstance(exc, MessagesStatusError):
-        return _status_error(exc, exc.status, exc.headers, secret)
+        return _status_error(exc, exc.status, exc.headers, secret, provider)
     if isinstance(exc, json.JSONDecodeError):
         return ProviderError(
-            one_line(f"anthropic: malformed JSON in the response body: {exc}", secret=secret),
+            one_line(f"{provider}: malformed JSON in the response body: {exc}", secret=secret),
             retryable=True,
         )
     sdk = sys.modules.get("anthropic")  # an SDK exception means the SDK is imported already
     if sdk is not None:
         if isinstance(exc, sdk.APITimeoutError):
-            return ProviderError(f"anthropic: timed out after {timeout:g}s", retryable=True)
+            return ProviderError(f"{provider}: timed out after {timeout:g}s", retryable=True)
         if isinstance(exc, sdk.APIConnectionError):
-            return _connection_error(exc, secret)
+            return _connection_error(exc, secret, provider)
         if isinstance(exc, sdk.APIStatusError):
             headers = dict(exc.response.headers.items())
-            return _status_error(exc, exc.status_code, headers, secret)
+            return _status_error(exc, exc.status_code, headers, secret, provider)
     return ProviderError(
-        one_line(f"anthropic: {type(exc).__name__}: {exc}", secret=secret), retryable=False
+        one_line(f"{provider}: {type(exc).__name__}: {exc}", secret=secret), retryable=False
     )
 
 
-def _connection_error(exc: Exception, secret: str | None) -> ProviderError:
+def _connection_error(exc: Exception, secret: str | None, provider: str) -> ProviderError:
     return ProviderError(
-        one_line(f"anthropic: connection error: {exc.__cause__ or exc}", secret=secret),
+        one_line(f"{provider}: connection error: {exc.__cause__ or exc}", secret=secret),
         retryable=True,
     )
 
 
 def _status_error(
-    exc: Any, status: int, headers: Mapping[str, str], secret: str | None
+    exc: Any, status: int, headers: Mapping[str, str], secret: str | None, provider: str
 ) -> ProviderError:
     """``exc`` has the SDK's ``type``, ``api_message``, ``message`` and ``request_id``."""
     detail = f"{exc.type or 'error'}: {exc.api_message or exc.message}"
     if exc.request_id:
         detail += f" (request {exc.request_id})"
-    return status_error("anthropic", status, detail, headers, secret=secret)
+    return status_error(provider, status, detail, headers, secret=secret)
 
 
 def error_from_batch_result(error: ErrorResponse | None, result_type: str) -> ProviderError:

@@ -12,14 +12,20 @@ Like the SDK, the client sleeps as long as ``retry-after`` asks, with no upper b
 and ``timeout`` bounds each attempt, not those sleeps. A caller that must bound a
 call's wall time should use ``max_retries=0`` and retry itself from
 ``ProviderError.retry_after``.
+
+A cloud platform (Bedrock, Vertex AI, Foundry) speaks the same Messages API through
+the SDK's own client for it: the provider is then made with a ``Platform``, which gives
+the client and says which served model counts as the one asked for; the request, the
+reply and the errors stay this module's. Message Batches are the direct API's only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
-from collections.abc import AsyncIterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from verifier.llm.providers._anthropic_wire import (
     error_from_batch_result,
@@ -39,6 +45,35 @@ API_KEY_ENV = "ANTHROPIC_API_KEY"
 _BATCH_TIMEOUT = 120.0
 
 
+class MessagesCaller(Protocol):
+    """Creates one Message: ``MessagesClient``, or a platform's SDK client behind it."""
+
+    async def create(self, params: Mapping[str, Any], *, timeout: float) -> Any: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Platform(Protocol):
+    """A cloud platform the Messages API is reached through instead of Anthropic's own.
+
+    Attributes:
+        name: The provider's name (``bedrock``), which begins its errors.
+        secret: A credential the platform's errors could echo, masked in them.
+    """
+
+    name: str
+    secret: str | None
+
+    def client(self, base_url: str | None, max_retries: int) -> MessagesCaller:
+        """A client sending to ``base_url`` (``None``: the platform's own endpoint)."""
+        ...
+
+    def served(self, asked: str, served: str | None) -> str | None:
+        """The model to record as served: ``asked`` when ``served`` is the model it
+        stands for on this platform, else ``served``."""
+        ...
+
+
 class AnthropicProvider:
     """Judge calls through ``MessagesClient``, batches through ``anthropic.AsyncAnthropic``.
 
@@ -49,14 +84,24 @@ class AnthropicProvider:
         base_url: The API's address; a request's own ``base_url`` wins over it, and
             with neither the client reads ``ANTHROPIC_BASE_URL``.
         max_retries: Retries made before an error reaches the caller.
+        platform: The cloud platform calls go through (``None``: Anthropic's API).
     """
 
     name = "anthropic"
 
-    def __init__(self, *, base_url: str | None = None, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        platform: Platform | None = None,
+    ) -> None:
         self.base_url = base_url
         self.max_retries = max_retries
-        self._messages: dict[str | None, MessagesClient] = {}
+        self.platform = platform
+        if platform is not None:
+            self.name = platform.name
+        self._messages: dict[str | None, MessagesCaller] = {}
         self._clients: dict[str | None, AsyncAnthropic] = {}
         self._key: str | None = None
 
@@ -67,17 +112,27 @@ class AnthropicProvider:
         self._key = key
         return key
 
-    def _messages_client(self, base_url: str | None) -> MessagesClient:
+    def _messages_client(self, base_url: str | None) -> MessagesCaller:
         url = base_url or self.base_url
         client = self._messages.get(url)
         if client is None:
-            client = MessagesClient(
-                api_key=self._api_key(), base_url=url, max_retries=self.max_retries
+            client = (
+                self.platform.client(url, self.max_retries)
+                if self.platform is not None
+                else MessagesClient(
+                    api_key=self._api_key(), base_url=url, max_retries=self.max_retries
+                )
             )
             self._messages[url] = client
         return client
 
     def _client(self, base_url: str | None = None) -> AsyncAnthropic:
+        if self.platform is not None:
+            raise ProviderError(
+                f"{self.name}: Message Batches are not offered through the {self.name} "
+                "client of the anthropic SDK",
+                retryable=False,
+            )
         url = base_url or self.base_url
         client = self._clients.get(url)
         if client is None:
@@ -90,7 +145,8 @@ class AnthropicProvider:
         return client
 
     def _error(self, exc: Exception, timeout: float) -> ProviderError:
-        return error_from_exception(exc, timeout=timeout, secret=self._key)
+        secret = self.platform.secret if self.platform is not None else self._key
+        return error_from_exception(exc, timeout=timeout, secret=secret, provider=self.name)
 
     async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
         """Sends ``request`` and maps the Message it gets to a ``ModelReply``.
@@ -113,7 +169,11 @@ class AnthropicProvider:
             raise self._error(exc, timeout) from None
         latency_ms = (time.perf_counter() - started) * 1000
         tool_name = request.tool.name if request.tool is not None else None
-        return reply_from_message(message, tool_name=tool_name, latency_ms=latency_ms)
+        reply = reply_from_message(message, tool_name=tool_name, latency_ms=latency_ms)
+        if self.platform is None:
+            return reply
+        served = self.platform.served(request.model, reply.served_model)
+        return dataclasses.replace(reply, served_model=served)
 
     async def submit_batch(self, requests: Sequence[ModelRequest]) -> str:
         """Creates a Message Batch of ``requests`` and returns its id.

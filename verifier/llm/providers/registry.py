@@ -20,7 +20,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from verifier.llm.pinning import ANTHROPIC_FORM, DEPLOYMENT_FORM, OPENAI_FORM, PinnedForm
+from verifier.llm.pinning import (
+    ANTHROPIC_FORM,
+    BEDROCK_FORM,
+    DEPLOYMENT_FORM,
+    OPENAI_FORM,
+    VERTEX_FORM,
+    PinnedForm,
+)
+from verifier.llm.providers._platform_ids import (
+    bedrock_base,
+    bedrock_snapshot,
+    bedrock_undated_pinned,
+    vertex_base,
+    vertex_snapshot,
+    vertex_undated_pinned,
+)
 from verifier.llm.providers._sdk_tables import dated_snapshot, retirement_dates, undated_snapshot
 from verifier.llm.sampling import (
     SamplingSettings,
@@ -48,6 +63,10 @@ def _no_retirements() -> Mapping[str, str]:
     return {}
 
 
+def _same_model(model: str) -> str:
+    return model
+
+
 @dataclass(frozen=True)
 class ProviderEntry:
     """One provider, as every part of verifier sees it.
@@ -73,6 +92,11 @@ class ProviderEntry:
         endpoint_variable: The variable that may name that address instead.
         prefixes: Other names a provider-prefixed model id may use for it
             (``azure/gpt-4o-mini``); its own name always works.
+        base_model: The id ``retirements`` lists a model under (a cloud platform's id
+            -> the Anthropic id it stands for).
+        settings: The judge keys naming where its platform is (``region``,
+            ``project``); the lint refuses them on a provider that takes none.
+        batches: Whether it sends Message Batches (``--batch``).
     """
 
     name: str
@@ -88,10 +112,17 @@ class ProviderEntry:
     endpoint: str | None = None
     endpoint_variable: str | None = None
     prefixes: tuple[str, ...] = ()
+    base_model: Callable[[str], str] = _same_model
+    settings: frozenset[str] = frozenset()
+    batches: bool = False
 
     def unsupported(self, sampling: SamplingSettings) -> list[str]:
         """The settings ``sampling`` makes that this provider cannot send."""
         return [name for name in set_parameters(sampling) if name not in self.accepts]
+
+    def retirement(self, model: str) -> str | None:
+        """When ``model`` retires, as its table says it (``None``: it lists none)."""
+        return self.retirements().get(self.base_model(model))
 
     def refusal_of(self, name: str) -> str:
         """One line saying why this provider cannot send setting ``name``."""
@@ -268,6 +299,30 @@ def _azure_openai(
     return AzureOpenAIProvider(base_url=base_url, max_retries=max_retries)
 
 
+def _bedrock(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.bedrock import make_bedrock_provider
+
+    return make_bedrock_provider(spec, base_url=base_url, max_retries=max_retries)
+
+
+def _vertex(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.vertex import make_vertex_provider
+
+    return make_vertex_provider(spec, base_url=base_url, max_retries=max_retries)
+
+
+def _foundry(
+    spec: ProviderSpec, *, base_url: str | None, max_retries: int, **_options: Any
+) -> ModelProvider:
+    from verifier.llm.providers.foundry import make_foundry_provider
+
+    return make_foundry_provider(spec, base_url=base_url, max_retries=max_retries)
+
+
 def _replay(
     spec: ProviderSpec, *, base_url: str | None, max_retries: int, **options: Any
 ) -> ModelProvider:
@@ -288,6 +343,7 @@ _ANTHROPIC = ProviderEntry(
     retirements=retirement_dates,
     refusal="the anthropic API does not accept {name}; remove it "
     "(judge determinism comes from a pinned model, caching and samples)",
+    batches=True,
 )
 register(_ANTHROPIC)
 register(
@@ -332,5 +388,54 @@ register(
         pinned_form=None,
         dated_snapshot=_no_snapshots,
         retirements=_no_retirements,
+        batches=False,
+    )
+)
+_PLATFORM_REFUSAL = (
+    "a {provider} judge is called through the Messages API, which takes no {name}; "
+    "remove it (judge determinism comes from a pinned model, caching and samples)"
+)
+# Claude on a cloud platform, through the anthropic SDK's client for it: the same
+# Messages API, so the same settings are sent and refused. Credentials are the
+# platform's own (no single key variable: runs are live by default, and a judge made
+# without credentials stops the run in one line); they name no batch API.
+register(
+    replace(
+        _ANTHROPIC,
+        name="bedrock",
+        key_variable=None,
+        factory=_bedrock,
+        pinned_form=replace(BEDROCK_FORM, undated_pinned=bedrock_undated_pinned),
+        dated_snapshot=bedrock_snapshot,
+        base_model=bedrock_base,
+        settings=frozenset({"region"}),
+        refusal=_PLATFORM_REFUSAL,
+        batches=False,
+    )
+)
+register(
+    replace(
+        _ANTHROPIC,
+        name="vertex",
+        key_variable=None,
+        factory=_vertex,
+        pinned_form=replace(VERTEX_FORM, undated_pinned=vertex_undated_pinned),
+        dated_snapshot=vertex_snapshot,
+        base_model=vertex_base,
+        settings=frozenset({"region", "project"}),
+        refusal=_PLATFORM_REFUSAL,
+        batches=False,
+    )
+)
+# A Foundry model is named by its deployment: a deployment named after the dated
+# snapshot it serves is pinned as an anthropic id is; rows record the model it says served.
+register(
+    replace(
+        _ANTHROPIC,
+        name="foundry",
+        key_variable=None,
+        factory=_foundry,
+        refusal=_PLATFORM_REFUSAL,
+        batches=False,
     )
 )

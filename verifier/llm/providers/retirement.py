@@ -37,9 +37,10 @@ def retirement_date(model: str) -> dt.date | None:
     """The day ``model`` retires, from the first provider table that lists it with a
     readable date; ``None`` when no table does (a current model, or one no provider
     publishes dates for). Stored verdicts do not name their provider, so every
-    registered provider's table is asked."""
+    registered provider's table is asked (a cloud platform's under the Anthropic id its
+    model id stands for)."""
     for name in provider_names():
-        when = provider_entry(name).retirements().get(model)
+        when = provider_entry(name).retirement(model)
         date = parse_retirement(when) if when is not None else None
         if date is not None:
             return date
