@@ -75,7 +75,8 @@ def parse_numbered(text: str) -> list[dict[str, Any]]:
 
 def normalised(value: Any) -> str:
     """A key's value as it is compared: text without case, surrounding spaces or
-    separators (space, ``_``, ``-``); anything else as canonical JSON."""
+    separators (space, ``_``, ``-``); anything else as its canonical JSON, so a number
+    matches its text (a numbered line's ``[3]`` is severity ``3``)."""
     if isinstance(value, str):
         return _SEPARATORS.sub(" ", value.casefold()).strip()
     return canonical_json(value).decode("utf-8")
