@@ -147,15 +147,16 @@ def _json(raw: bytes) -> Any:
 
 
 def _checked(data: Any, positions: Positions | None) -> SuiteDocument:
-    def at(*loc: str | int) -> str:
-        return f"line {positions.of(loc, key=True)[0]}: " if positions is not None else ""
+    def at(key: str, *, value: bool = True) -> str:
+        where = positions.of((key,), key=not value)[0] if positions is not None else None
+        return f"line {where}: " if where is not None else ""
 
     if not isinstance(data, dict):
         raise SuiteProblem(f"a suite document is a mapping with `cases`, not {json_kind(data)}")
     for key in data:
         if key not in SUITE_KEYS:
             raise SuiteProblem(
-                f"{at(key)}unknown key {str(key)!r} (a suite document has "
+                f"{at(key, value=False)}unknown key {str(key)!r} (a suite document has "
                 f"{', '.join(SUITE_KEYS[:-1])} and {SUITE_KEYS[-1]})"
             )
     if "cases" not in data:
