@@ -178,12 +178,12 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
             as a resumed run's does).
 
     Raises:
-        CasesError: The file cannot be opened at all, or is a suite document that
-            cannot be read.
+        CasesError: The file cannot be opened at all, or is a YAML suite document
+            that cannot be used.
     """
-    form = _form(path, path)
-    if form != "jsonl":
-        yield from _suite_cases(_suite(path, form, path), seen, after)
+    suite = _suite_read(path)
+    if suite is not None:
+        yield from _suite_cases(suite, seen, after)
         return
     handle = _open_cases(path)
     seen = SeenIds() if seen is None else seen
@@ -208,6 +208,22 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
                 yield CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
                 continue
             yield checked_case(number, value, seen)
+
+
+def _suite_read(path: Path) -> SuiteDocument | None:
+    """The suite document ``path`` holds, or ``None`` to read it as JSONL: also when its
+    start looked like a JSON document but it is none, as damaged JSONL can (a line cut
+    to ``{``), so a bad line stays an error row of its own. ``check_cases_file``, which
+    a run asks first, refuses such a file instead."""
+    form = _form(path, path)
+    if form == "jsonl":
+        return None
+    if form == "json":
+        try:
+            return read_suite(path, form)
+        except (SuiteProblem, OSError):
+            return None
+    return _suite(path, form, path)
 
 
 def _suite_cases(suite: SuiteDocument, seen: SeenIds | None, after: int) -> Iterator[CaseLine]:

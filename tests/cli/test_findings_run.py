@@ -128,3 +128,20 @@ def test_a_bad_findings_claim_is_one_line_naming_file_and_line(
     assert result.returncode == 2
     assert result.stdout.splitlines() == [message]
     assert result.stderr == "1 problem found\n"
+
+
+def test_a_redacted_expected_list_keeps_its_findings_out_of_the_rows(folder: Path) -> None:
+    text = (folder / "code-review.yaml").read_text(encoding="utf-8")
+    (folder / "code-review.yaml").write_text(
+        text.replace("claims:\n", "record:\n  redact: [expected_findings]\nclaims:\n"),
+        encoding="utf-8",
+    )
+    _report(folder, "code-review.yaml", "code-review.cases.jsonl")
+    with open_store(str(folder / "gaps.db")) as store:
+        bodies = [json.loads(row.body) for row in store.iter_rows()]
+    first = [body for body in bodies if body["case_id"] == "tcr-001"]
+    assert [body["evidence"] for body in first] == [{"redacted": ["expected_findings"]}]
+    # The missed finding is the expected list's; the extra one is the output's own.
+    assert first[0]["reason"].endswith(
+        "missed: [redacted] ([redacted]); unexpected: naming (minor)"
+    )

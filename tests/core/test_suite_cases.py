@@ -114,3 +114,18 @@ def test_a_suites_identity_leaves_out_the_outputs_as_a_jsonl_files_does(tmp_path
         case["output"] = "another output of the same case"
     other = case_identity(_write(tmp_path, "other.json", json.dumps(suite)), contract)
     assert other == as_jsonl and other.cases == 2
+
+
+def test_a_line_cut_to_a_brace_stays_a_line_for_the_reader_and_is_refused_by_the_check(
+    tmp_path: Path,
+) -> None:
+    path = _write(tmp_path, "cases.jsonl", '{\n{"id": "b"}\n')
+    # Its start looks like a JSON document, but it is none: the reader keeps lines.
+    assert [(c.line, c.case_id, c.error is None) for c in read_cases(path)] == [
+        (1, "line-1", False),
+        (2, "b", True),
+    ]
+    # A run asks the check first, which says why the document cannot be read.
+    with pytest.raises(CasesError) as raised:
+        check_cases_file(path)
+    assert str(raised.value).startswith(f"{path}: line 2: invalid JSON: ")
