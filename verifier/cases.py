@@ -1,8 +1,10 @@
-"""Cases: a JSONL file read as a stream, one observation per line.
+"""Cases: a JSONL file read as a stream, one observation per line, or a suite document.
 
 A line that cannot be used (not UTF-8, not JSON, not an object, no usable id) does not
 stop the run: it becomes a ``CaseLine`` carrying the error, which the runner records
-as error rows for that line.
+as error rows for that line. A suite document (``{"test_suite", "version", "cases":
+[...]}`` in JSON or YAML, ``verifier._internal.suite_document``) is read whole, and
+each item of its ``cases`` is taken as a line is, numbered by its position.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import codecs
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -22,6 +24,13 @@ from verifier._internal.case_ids import FALLBACK_ID, id_of, id_problem, unused_i
 from verifier._internal.duplicate_keys import duplicate_key
 from verifier._internal.json_words import json_kind
 from verifier._internal.seen_ids import SeenIds
+from verifier._internal.suite_document import (
+    CasesForm,
+    SuiteDocument,
+    SuiteProblem,
+    cases_form,
+    read_suite,
+)
 from verifier.errors import CasesError
 from verifier.fieldpath import FieldPath
 
@@ -33,7 +42,7 @@ class CaseLine:
     """One line of a cases file.
 
     Attributes:
-        line: 1-based line number.
+        line: 1-based line number (in a suite document, the case's position in ``cases``).
         case_id: The case's id, or when the line has none usable ``line-N`` (``line-N~2``
             when a case of the file holds that id: see ``verifier._internal.case_ids``).
         case: The decoded case, or ``None`` when the line is unusable.
@@ -64,21 +73,49 @@ def cases_beside(contract_path: Path) -> Path:
     return contract_path.with_name(f"{contract_path.stem}.cases.jsonl")
 
 
-def check_cases_file(path: Path, *, shown: Path | None = None) -> None:
+def check_cases_file(path: Path, *, shown: Path | None = None) -> SuiteDocument | None:
     """Refuses a cases file that holds no case at all, before a run starts: an empty
-    one (or only blank lines), or one where no line is a JSON object (not JSONL: a
-    JSON array, a YAML or CSV file). A file with some usable lines passes; its other
-    lines become error rows as the run reaches them.
+    one (or only blank lines), one where no line is a JSON object (not JSONL: a JSON
+    array, a CSV file), or a suite document that cannot be read or has no object among
+    its cases. A file with some usable cases passes; its other lines (or items) become
+    error rows as the run reaches them.
 
-    Reads only up to the first line that is a JSON object; messages name the file
-    ``shown`` (the name it was given, when ``path`` is a copy), else ``path``.
+    Reads a JSONL file only up to the first line that is a JSON object; messages name
+    the file ``shown`` (the name it was given, when ``path`` is a copy), else ``path``.
+
+    Returns:
+        The suite document when the file is one (its name and version are recorded
+        with the run), else ``None``.
 
     Raises:
-        CasesError: The file cannot be opened, is empty, or is not JSONL (naming the
-            first line's problem).
+        CasesError: The file cannot be opened, is empty, is not JSONL (naming the first
+            line's problem), or is not a usable suite document (naming where).
     """
-    first_problem: str | None = None
     name = shown or path
+    form = _form(path, name)
+    if form != "jsonl":
+        suite = _suite(path, form, name)
+        if not suite.cases:
+            raise CasesError(f"{name}: no cases (the suite document's cases list is empty)")
+        if not any(isinstance(case, dict) for case in suite.cases):
+            kind = json_kind(suite.cases[0])
+            raise CasesError(f"{name}: {suite.label(0)}: a case must be a JSON object, not {kind}")
+        return suite
+    _check_jsonl(path, name)
+    return None
+
+
+SUITE_OPTION = "suite"
+"""Where a run records the suite document its cases came from (``suite_record``)."""
+
+
+def suite_record(suite: SuiteDocument) -> dict[str, str | None]:
+    """What a run records of its suite document: its name and version."""
+    return {"name": suite.name, "version": suite.version}
+
+
+def _check_jsonl(path: Path, name: Path) -> None:
+    first_problem: str | None = None
     with _open_cases(path) as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -96,7 +133,26 @@ def check_cases_file(path: Path, *, shown: Path | None = None) -> None:
             first_problem = first_problem or problem
     if first_problem is None:
         raise CasesError(f"{name}: no cases (empty file)")
-    raise CasesError(f"{name}: cases are JSONL: one JSON object per line ({first_problem})")
+    raise CasesError(
+        f"{name}: cases are JSONL (one JSON object per line) or a suite document "
+        f'({{"test_suite", "version", "cases": [...]}}) ({first_problem})'
+    )
+
+
+def _form(path: Path, name: Path) -> CasesForm:
+    try:
+        return cases_form(path)
+    except OSError as exc:
+        raise CasesError(f"{name}: cannot read cases: {exc.strerror or exc}") from None
+
+
+def _suite(path: Path, form: CasesForm, name: Path) -> SuiteDocument:
+    try:
+        return read_suite(path, form)
+    except SuiteProblem as exc:
+        raise CasesError(f"{name}: {exc}") from None
+    except OSError as exc:
+        raise CasesError(f"{name}: cannot read cases: {exc.strerror or exc}") from None
 
 
 def _open_cases(path: Path) -> BinaryIO:
@@ -111,16 +167,24 @@ def _open_cases(path: Path) -> BinaryIO:
 def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
+    A suite document is read whole instead, and its cases taken in order.
+
     Args:
-        path: The JSONL file.
+        path: The JSONL file (or suite document).
         seen: Where the ids taken so far are kept (a fresh ``SeenIds`` when not given;
             it is closed when the reading ends either way).
-        after: Lines up to this one are passed over unread (their ids are not taken:
-            ``seen`` must know them, as a resumed run's does).
+        after: Lines up to this one (in a suite document, cases up to this position)
+            are passed over unread (their ids are not taken: ``seen`` must know them,
+            as a resumed run's does).
 
     Raises:
-        CasesError: The file cannot be opened at all.
+        CasesError: The file cannot be opened at all, or is a YAML suite document
+            that cannot be used.
     """
+    suite = _suite_read(path)
+    if suite is not None:
+        yield from _suite_cases(suite, seen, after)
+        return
     handle = _open_cases(path)
     seen = SeenIds() if seen is None else seen
     with handle, closing(seen):
@@ -144,6 +208,35 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
                 yield CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
                 continue
             yield checked_case(number, value, seen)
+
+
+def _suite_read(path: Path) -> SuiteDocument | None:
+    """The suite document ``path`` holds, or ``None`` to read it as JSONL: also when its
+    start looked like a JSON document but it is none, as damaged JSONL can (a line cut
+    to ``{``), so a bad line stays an error row of its own. ``check_cases_file``, which
+    a run asks first, refuses such a file instead."""
+    form = _form(path, path)
+    if form == "jsonl":
+        return None
+    if form == "json":
+        try:
+            return read_suite(path, form)
+        except (SuiteProblem, OSError):
+            return None
+    return _suite(path, form, path)
+
+
+def _suite_cases(suite: SuiteDocument, seen: SeenIds | None, after: int) -> Iterator[CaseLine]:
+    """The cases of a suite document from position ``after`` on; an unusable item's
+    error names it as ``case N (line L)`` when its line is known."""
+    seen = SeenIds() if seen is None else seen
+    with closing(seen):
+        for index, value in enumerate(suite.cases[after:], start=after):
+            line = checked_case(index + 1, value, seen, "case")
+            if line.error is not None:
+                rest = line.error.removeprefix(f"case {index + 1}")
+                line = replace(line, error=suite.label(index) + rest)
+            yield line
 
 
 def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") -> CaseLine:

@@ -193,7 +193,7 @@ def test_an_empty_cases_file_is_one_line_and_nothing_stored(tmp_path: Path, exam
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("cases:\n  - id: a\n", "line 1: invalid JSON: "),
+        ("- id: a\n- id: b\n", "line 1: invalid JSON: "),
         ('[{"id": "a"}, {"id": "b"}]\n', "line 1: a case must be a JSON object, not an array"),
     ],
 )
@@ -204,7 +204,8 @@ def test_a_file_where_no_line_is_a_case_is_not_jsonl(
     result = run(tmp_path, str(example), "--cases", "cases.txt", "--store", "g.db")
     assert result.returncode == 2
     assert result.stderr.startswith(
-        f"error: cases.txt: cases are JSONL: one JSON object per line ({problem}"
+        "error: cases.txt: cases are JSONL (one JSON object per line) or a suite document "
+        f'({{"test_suite", "version", "cases": [...]}}) ({problem}'
     )
     assert len(result.stderr.splitlines()) == 1
     assert not (tmp_path / "g.db").exists()

@@ -30,8 +30,9 @@ run_options = stacked(
         "cases_path",
         default=None,
         type=click.Path(path_type=Path),
-        help="JSONL file of cases: any readable file (a pipe, <(jq ...)), or - for standard "
-        "input.  [default: NAME.cases.jsonl beside the contract NAME.yaml]",
+        help="JSONL file of cases, or a suite document ({test_suite, version, cases} in JSON "
+        "or YAML): any readable file (a pipe, <(jq ...)), or - for standard input.  "
+        "[default: NAME.cases.jsonl beside the contract NAME.yaml]",
     ),
     STORE_OPTION,
     format_option("console", "json", "junit", "markdown"),

@@ -20,14 +20,15 @@ it names is kept as ``null``, so the other elements keep their places.
 The digest is over the lines in the file's order, each the canonical JSON of the
 case without its outputs (numbers normalised, so ``1`` and ``1.0`` are one value),
 followed by a newline; a line that is not JSON enters as its bytes, and blank lines
-not at all. It is read as a stream: a cases file can be larger than memory.
+not at all. It is read as a stream: a cases file can be larger than memory. A suite
+document is read whole, each item of its ``cases`` taking the place of a line.
 """
 
 from __future__ import annotations
 
 import codecs
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,10 @@ from typing import Any
 import orjson
 
 from verifier._internal.canonical import canonical_json, loads_exact, normalise_numbers
+from verifier._internal.suite_document import SuiteProblem, cases_form, read_suite
 from verifier.contract.models import Contract
 from verifier.engine.comparative import RUNS_KEY
+from verifier.errors import CasesError
 from verifier.fieldpath import compile_path
 
 __all__ = ["CaseIdentity", "case_identity", "output_paths"]
@@ -65,14 +68,37 @@ def output_paths(contract: Contract) -> tuple[str, ...]:
 
 
 def case_identity(path: Path, contract: Contract) -> CaseIdentity:
-    """The identity of the cases in ``path`` under ``contract``'s outputs.
+    """The identity of the cases in ``path`` under ``contract``'s outputs (a suite
+    document's: each item of its ``cases`` as a line).
 
     Raises:
         OSError: The file cannot be read.
+        CasesError: The file is a suite document that cannot be read.
     """
     drops = [compile_path(text).parts for text in output_paths(contract)]
     digest = hashlib.sha256()
     cases = 0
+    for value in _values(path):
+        if isinstance(value, bytes):
+            digest.update(value + b"\n")
+            continue
+        if isinstance(value, dict):
+            cases += 1
+            for parts in drops:
+                value = _without(value, parts)
+        digest.update(canonical_json(normalise_numbers(value)) + b"\n")
+    return CaseIdentity(digest.hexdigest(), cases)
+
+
+def _values(path: Path) -> Iterator[Any]:
+    """Each case as decoded, or as its bytes when the line is not JSON."""
+    form = cases_form(path)
+    if form != "jsonl":
+        try:
+            yield from read_suite(path, form).cases
+        except SuiteProblem as exc:
+            raise CasesError(f"{path}: {exc}") from None
+        return
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1:
@@ -81,16 +107,9 @@ def case_identity(path: Path, contract: Contract) -> CaseIdentity:
             if not line.strip():
                 continue
             try:
-                value = loads_exact(line)
+                yield loads_exact(line)
             except orjson.JSONDecodeError:
-                digest.update(line + b"\n")
-                continue
-            if isinstance(value, dict):
-                cases += 1
-                for parts in drops:
-                    value = _without(value, parts)
-            digest.update(canonical_json(normalise_numbers(value)) + b"\n")
-    return CaseIdentity(digest.hexdigest(), cases)
+                yield line
 
 
 def _without(node: Any, parts: Sequence[str]) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 from verifier._internal.file_lookup import is_file
 from verifier._internal.yaml_positions import Loc, Positions
+from verifier.contract.findings import FINDINGS
 from verifier.contract.judge_lint import lint_judges
 from verifier.contract.record_lint import lint_record
 from verifier.contract.sut_lint import lint_sut
@@ -78,13 +79,7 @@ class _Linter:
         for _, claim in self.claims():
             claim_id = claim.get("id")
             if isinstance(claim_id, str):
-                shapes[claim_id] = (
-                    "rubric"
-                    if "rubric" in claim
-                    else "judge"
-                    if "judge" in claim or "compare" in claim
-                    else "?"
-                )
+                shapes[claim_id] = _phase(claim)
         for index, claim in self.claims():
             after = claim.get("after", [])
             after = [after] if isinstance(after, str) else after
@@ -103,7 +98,7 @@ class _Linter:
                     self.report(loc, f"claim {claim_id!r}: `after` names unknown claim {gate!r}")
                 elif gate == claim_id:
                     self.report(loc, f"claim {claim_id!r}: `after` names the claim itself")
-                elif "rubric" in claim and shapes[gate] != "rubric":
+                elif _phase(claim) == "rubric" and shapes[gate] != "rubric":
                     self.report(
                         loc,
                         f"claim {claim_id!r}: a rubric claim cannot wait for judge claim {gate!r} "
@@ -238,6 +233,14 @@ class _Linter:
             for j, item in enumerate(items):
                 if isinstance(item, dict):
                     self.equality_in(item, (*loc, "of", j), claim_id, path, llm)
+
+
+def _phase(claim: dict[str, Any]) -> str:
+    """Which phase checks a claim: ``rubric`` (in-process, first; findings claims too),
+    ``judge`` (after: judges and comparisons) or ``?``."""
+    if "rubric" in claim or claim.get("compare") == FINDINGS:
+        return "rubric"
+    return "judge" if "judge" in claim or "compare" in claim else "?"
 
 
 def lint_document(

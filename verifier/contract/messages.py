@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from verifier._internal.yaml_positions import Loc
+from verifier.contract.findings import FINDINGS, FindingsClaim
 from verifier.contract.models import (
     ID_PATTERN,
     CompareClaim,
@@ -106,6 +107,7 @@ def all_keys() -> list[str]:
         Contract,
         *RUBRIC_CLAIM_MODELS.values(),
         CompareClaim,
+        FindingsClaim,
         JudgeClaim,
         JudgeSpec,
         Sampling,
@@ -133,7 +135,7 @@ def _claim_model(claim: Any) -> type[BaseModel] | None:
             RUBRIC_CLAIM_MODELS.get(claim["rubric"]) if isinstance(claim["rubric"], str) else None
         )
     if "compare" in claim:
-        return CompareClaim
+        return FindingsClaim if claim["compare"] == FINDINGS else CompareClaim
     return JudgeClaim if "judge" in claim else None
 
 
@@ -240,9 +242,11 @@ def message(error: Any, data: Any, path: Loc) -> tuple[str, bool]:
         options = [t.strip().strip("'") for t in str(expected).split(",")]
         close = difflib.get_close_matches(str(tag), options, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        label = where(data, path[:-1]) if path and path[-1] == "rubric" else here
+        shape = path[-1] if path and path[-1] in ("rubric", "compare") else None
+        label = where(data, path[:-1]) if shape else here
+        what = "comparison" if shape == "compare" else "predicate"
         return (
-            f"{label}: unknown predicate {tag!r}{hint}; known predicates: {', '.join(options)}",
+            f"{label}: unknown {what} {tag!r}{hint}; known {what}s: {', '.join(options)}",
             False,
         )
     if kind == "union_tag_not_found":

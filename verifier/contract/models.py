@@ -23,6 +23,7 @@ from pydantic import (
 
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
+from verifier.contract.findings import FindingsClaim
 from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS, ClaimCommon
 from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import compile_path
@@ -291,9 +292,13 @@ def _claim_shape(value: Any) -> str | None:
 def claim_union(rubric_names: Iterable[str]) -> Any:
     """A claim's type: one of the shapes, the rubric ones limited to ``rubric_names``
     (by their ``rubric`` key), judge and compare always."""
+    compare = Annotated[
+        Union[CompareClaim, FindingsClaim],  # noqa: UP007
+        Field(discriminator="compare"),
+    ]
     shapes: list[Any] = [
         Annotated[JudgeClaim, Tag("judge")],
-        Annotated[CompareClaim, Tag("compare")],
+        Annotated[compare, Tag("compare")],
     ]
     rubric_models: Any = tuple(RUBRIC_CLAIM_MODELS[name] for name in rubric_names)
     if rubric_models:
@@ -310,7 +315,7 @@ def claim_union(rubric_names: Iterable[str]) -> Any:
 
 
 if TYPE_CHECKING:
-    Claim = Union[Any, JudgeClaim, CompareClaim]  # noqa: UP007
+    Claim = Union[Any, JudgeClaim, CompareClaim, FindingsClaim]  # noqa: UP007
 else:
 
     class Claim:
@@ -404,7 +409,8 @@ class Contract(_Frozen):
 
 
 def claim_kind(claim: Any) -> Literal["rubric", "judge", "comparative"]:
-    """The gap-row kind a claim produces."""
+    """The gap-row kind a claim produces (a findings claim is checked without a model,
+    with the rubric claims: its rows are rubric rows)."""
     if isinstance(claim, CompareClaim):
         return "comparative"
     if isinstance(claim, JudgeClaim):

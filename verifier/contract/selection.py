@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from verifier._internal.yaml_positions import Loc, Positions
 from verifier.contract.load import LoadedContract
@@ -34,7 +34,7 @@ class ClaimChoiceError(VerifierError):
     left out)."""
 
 
-def needs_judge(claim: Any) -> bool:
+def needs_judge(claim: Any) -> TypeGuard[JudgeClaim | CompareClaim]:
     """Whether ``claim`` is answered by a judge (a judge claim or a pairwise comparison)."""
     return isinstance(claim, JudgeClaim) or (
         isinstance(claim, CompareClaim) and claim.compare == "pairwise"

@@ -112,7 +112,8 @@ def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict
                 "rubric",
                 "error",
                 None,
-                f"internal error in predicate {planned.claim.rubric!r}: "
+                f"internal error in predicate "
+                f"{getattr(planned.claim, 'rubric', None) or planned.claim.compare!r}: "
                 f"{type(exc).__name__}: {exc}",
                 {},
             )

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.contract.findings import FindingsClaim
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
 from verifier.fieldpath import FieldPath, compile_path
@@ -86,16 +87,24 @@ def _gate_order(claims: list[PlannedClaim]) -> list[PlannedClaim]:
     return ordered
 
 
-def build_plan(loaded: LoadedContract) -> Plan:
-    """Prepares every rubric predicate once and orders the claims for the runner."""
+def _prepared(claim: Any, ctx: PrepareContext) -> Check:
+    """The check of a claim of the rubric phase: its predicate's, or a findings claim's."""
+    from verifier.engine.findings import prepare_findings
     from verifier.rubric._registry import REGISTRY
 
+    if isinstance(claim, FindingsClaim):
+        return prepare_findings(claim)
+    return REGISTRY[claim.rubric].prepare(claim, ctx)
+
+
+def build_plan(loaded: LoadedContract) -> Plan:
+    """Prepares every rubric predicate once and orders the claims for the runner."""
     contract = loaded.contract
     ctx = PrepareContext(base_dir=loaded.files, llm_fields=contract.llm_fields)
     planned: list[PlannedClaim] = []
     for claim in contract.claims:
         kind = claim_kind(claim)
-        check = REGISTRY[getattr(claim, "rubric")].prepare(claim, ctx) if kind == "rubric" else None  # noqa: B009
+        check = _prepared(claim, ctx) if kind == "rubric" else None
         when = compile_path(claim.when) if claim.when is not None else None
         planned.append(PlannedClaim(claim, kind, check, when))
     rubric = [p for p in planned if p.kind == "rubric"]

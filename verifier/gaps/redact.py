@@ -41,8 +41,8 @@ QUOTE_CHARS = 12
 # or produced its output (``sut.triple``): hashes and a model id, never case text, and
 # the audit needs them whole. ``None``: the whole entry is the triple.
 _TRIPLES: dict[str, str | None] = {"judge": None, "sut": "triple"}
-# Keys of a rubric spec that name a field it reads, besides ``field``.
-_PATH_KEYS = ("spans", "within", "reference_field")
+# Keys of a rubric spec (or a findings claim) that name a field it reads, besides ``field``.
+_PATH_KEYS = ("spans", "within", "reference_field", "expected")
 
 
 class Redactor:

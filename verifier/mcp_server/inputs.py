@@ -67,7 +67,8 @@ class RunInput(_Strict):
         min_length=1, description="The contract's YAML file, relative to the server's root."
     )
     cases: str | list[dict[str, Any]] = Field(
-        description="A JSONL file of cases relative to the root, or the cases themselves "
+        description="A JSONL file of cases (or a JSON or YAML suite document: "
+        "`{test_suite, version, cases}`) relative to the root, or the cases themselves "
         "(objects with a unique `id` and the fields the claims read)."
     )
     claims: list[str] | None = Field(

@@ -33,8 +33,9 @@ from verifier.results import ClaimResult
 
 __all__ = ["PlanUnavailable", "StoredPlan", "StoredPlans"]
 
-# Keys under which a rubric claim (and the items of all/any/not) names what it reads.
-_PATH_KEYS = frozenset({"field", "spans", "within", "reference_field"})
+# Keys under which a rubric claim (and the items of all/any/not, and a findings claim)
+# names what it reads.
+_PATH_KEYS = frozenset({"field", "spans", "within", "reference_field", "expected"})
 
 
 @dataclass(frozen=True, slots=True)

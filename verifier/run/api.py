@@ -137,7 +137,9 @@ def run_contract(
 
     Args:
         contract: A contract file, or a contract already loaded.
-        cases: A JSONL file of cases, or the cases themselves (dicts with an ``id``).
+        cases: A JSONL file of cases (or a suite document: ``{"test_suite", "version",
+            "cases": [...]}`` in JSON or YAML), or the cases themselves (dicts with an
+            ``id``).
         store: A SQLite file or ``postgresql://`` URL (default: ``VERIFIER_STORE``,
             else ``.verifier/gaps.db``); a file's folder must exist, except the
             default's own.

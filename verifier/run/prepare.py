@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier.cases import CaseLine, case_lines, check_cases_file, read_cases
+from verifier.cases import (
+    SUITE_OPTION,
+    CaseLine,
+    case_lines,
+    check_cases_file,
+    read_cases,
+    suite_record,
+)
 from verifier.contract.load import LoadedContract, load_contract
 from verifier.errors import CasesError
 from verifier.gaps.content import RecordPolicy
@@ -30,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["CasesGiven", "PreparedRun", "contract_of", "lines_of", "prepare_run"]
 
 CasesGiven = str | os.PathLike[str] | Iterable[Mapping[str, Any] | CaseLine]
-"""A JSONL file of cases, or the cases themselves."""
+"""A JSONL file of cases (or a suite document), or the cases themselves."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,8 @@ class PreparedRun:
         sut: The one system under test, if any.
         variants: The two variants, if any.
         record: What the store keeps of each case.
-        cases_record: What the run records of its cases file (sha256, identity).
+        cases_record: What the run records of its cases file (sha256, identity, and
+            a suite document's name and version under ``suite``).
         gate: The gate that decides on the run, checked against its sealed lock.
         baseline: The baseline cases by id.
         matches: Counts the cases the baseline matches (``None``: no claim reads it).
@@ -171,14 +179,17 @@ def prepare_run(
         check_batchable(chosen.contract, judges_used(chosen))
     cases_path = Path(cases) if isinstance(cases, str | os.PathLike) else None
     given: Iterable[Any] = ()
+    suite = None
     if cases_path is not None:
-        check_cases_file(cases_path)
+        suite = check_cases_file(cases_path)
     else:  # read again by a batch's pre-pass or a resume's new work first
         given = _not_empty(cases)  # type: ignore[arg-type]
         given = list(given) if batch is not None or resume is not None else given
     recorded, checked_gate = _gate_of(
         gate, chosen, cases_path, target, resume=resume, claims=claims, variants=two
     )
+    if suite is not None and resume is None:
+        recorded = {**recorded, SUITE_OPTION: suite_record(suite)}
     index = read_baseline(Path(baseline)) if baseline is not None else None
     matches = BaselineMatches() if baseline is not None and reads_baseline(chosen) else None
     return PreparedRun(

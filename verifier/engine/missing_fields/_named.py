@@ -19,8 +19,8 @@ from verifier.engine.plan import Plan
 
 __all__ = ["NamedPath", "named_paths"]
 
-# Keys of a rubric spec that name a field it reads.
-_RUBRIC_KEYS = ("field", "spans", "within", "reference_field")
+# Keys of a rubric spec (or a findings claim) that name a field it reads.
+_RUBRIC_KEYS = ("field", "spans", "within", "reference_field", "expected")
 
 
 @dataclass(frozen=True, slots=True)
