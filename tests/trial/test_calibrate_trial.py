@@ -106,7 +106,9 @@ def test_a_trial_not_in_the_store_or_with_a_run_is_refused(judged: Path) -> None
     labels = str(judged / "labels.jsonl")
     missing = cli("calibrate", "--labels", labels, "--trial", "nosuchtrial", "--store", store)
     assert missing.exit_code == 2
-    assert missing.stderr.strip() == f"error: trial nosuchtrial is not in {store}"
+    assert missing.stderr.strip() == (
+        f"error: no trial nosuchtrial in {store}: `verifier judge trial` records one"
+    )
     both = cli("calibrate", "--labels", labels, "--trial", "x", "--run", "last", "--store", store)
     assert both.exit_code == 2 and "give one" in both.stderr
 

@@ -25,6 +25,7 @@ __all__ = [
     "ANNOTATIONS_OPTION",
     "DEFAULT_STORE",
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_INVALID",
     "EXIT_OK",
     "NEW_RUN_ID",
@@ -43,6 +44,8 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+EXIT_INTERRUPTED = 130
+"""What a command stopped by Ctrl-C exits with (128 + SIGINT), its work so far kept."""
 
 
 STORE_OPTION = click.option(

@@ -119,10 +119,12 @@ def _calibrated(
     """The calibration of a run, or of a trial's candidate with how far the trial
     covered the labels."""
     from verifier.compare.calibration import calibrate_run
-    from verifier.compare.calibration_trial import calibrate_trial, find_trial
+    from verifier.compare.calibration_trial import calibrate_trial
+    from verifier.gaps.trials import TrialStore
 
     if trial_id is None:
         return calibrate_run(gap_store, labels, run_id, kappa_margin=kappa_margin), None
-    trial = find_trial(target, trial_id)
+    with TrialStore(target, read_only=True) as trials:
+        trial = trials.sealed_trial(trial_id)
     calibrated = calibrate_trial(gap_store, trial, labels, kappa_margin=kappa_margin)
     return calibrated.report, calibrated.coverage()

@@ -11,6 +11,7 @@ import click
 
 from verifier.cli._options import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     RUN_ID,
     STORE_OPTION,
@@ -22,6 +23,7 @@ from verifier.cli._options import (
 from verifier.cli._types import FiniteFloatRange
 
 if TYPE_CHECKING:
+    from verifier.gaps.trials import TrialRow
     from verifier.trial import TrialReport
 
 
@@ -32,7 +34,9 @@ def judge_group() -> None:
 
 @judge_group.command("trial")
 @click.argument("judge")
-@click.option("--to", "model", required=True, help="The candidate model id.")
+@click.option(
+    "--to", "model", default=None, help="The candidate model id (required unless --resume)."
+)
 @click.option(
     "--prompt",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -65,11 +69,26 @@ def judge_group() -> None:
     help="Pass only when the pass-rate difference's 95% interval lies within ±this.",
 )
 @click.option("--base-url", default=None, help="Endpoint of the candidate's API (a proxy).")
+@click.option(
+    "--recordings",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Replay the candidate's answers from this recordings file (JSONL, as `verifier "
+    "run --recordings` reads): no call is made and no key is needed.",
+)
+@click.option(
+    "--resume",
+    "resume_id",
+    metavar="TRIAL",
+    default=None,
+    help="Continue an interrupted trial (`last`: the newest of JUDGE): the verdicts it "
+    "drew and did not answer are asked; its rule, filters and seed are kept.",
+)
 @STORE_OPTION
 @format_option("table", "json")
 def trial(
     judge: str,
-    model: str,
+    model: str | None,
     prompt: Path | None,
     contract_id: str | None,
     run_id: str | None,
@@ -78,6 +97,8 @@ def trial(
     min_kappa: float,
     max_shift: float,
     base_url: str | None,
+    recordings: Path | None,
+    resume_id: str | None,
     store: str | None,
     fmt: str,
 ) -> NoReturn:
@@ -87,35 +108,53 @@ def trial(
     and after, McNemar's exact test and the flipped verdicts. The decision rule is
     printed first; the trial is sealed into the store. Exit 0: the rule passed; 1: it
     failed or could not be applied; 2: nothing to trial, or the candidate's API key is
-    unset."""
+    unset; 130: interrupted (what was asked is kept: resume with --resume)."""
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
     from verifier.gaps.trials import TrialStore
-    from verifier.trial import Candidate, TrialRule, trial_judge
+    from verifier.trial import Candidate, TrialInterrupted, TrialRule, trial_judge
 
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)
-    candidate = Candidate(judge, model, prompt, base_url)
-    # The rule goes out before the first call: on stderr when stdout carries JSON.
-    say = (lambda line: click.echo(line, err=True)) if fmt == "json" else click.echo
     try:
-        with open_store(target) as gap_store:
-            report = trial_judge(
-                gap_store,
-                candidate,
-                rule=TrialRule(min_kappa, max_shift),
-                contract_id=contract_id,
-                run_id=run_id,
-                sample=sample,
-                seed=seed,
-                announce=say,
-            )
+        resumed = _resumed(target, judge, resume_id, model)
+        model = model or (resumed.candidate_model if resumed is not None else None)
+        if model is None:
+            fail("judge trial needs --to MODEL, the candidate (or --resume TRIAL)")
+        candidate = Candidate(judge, model, prompt, base_url, recordings)
+        # The rule goes out before the first call: on stderr when stdout carries JSON.
+        say = (lambda line: click.echo(line, err=True)) if fmt == "json" else click.echo
+        try:
+            with open_store(target) as gap_store:
+                report = trial_judge(
+                    gap_store, candidate, rule=TrialRule(min_kappa, max_shift),
+                    contract_id=contract_id, run_id=run_id, sample=sample, seed=seed,
+                    announce=say, resume=resumed,
+                )  # fmt: skip
+        except TrialInterrupted as stopped:
+            report = stopped.report
         with TrialStore(target) as trials:
             trials.save(report.row())
     except VerifierError as exc:
         fail(str(exc))
+    if report.interrupted:
+        click.echo(f"interrupted: {report.decision()[1]}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     _print(report, fmt)
     sys.exit(EXIT_OK if report.decision()[0] == "pass" else EXIT_FAILED)
+
+
+def _resumed(target: str, judge: str, resume_id: str | None, model: str | None) -> TrialRow | None:
+    """The interrupted trial ``--resume`` names, checked against JUDGE and ``--to``."""
+    if resume_id is None:
+        return None
+    from verifier.gaps.trials import TrialStore
+
+    with TrialStore(target, read_only=True) as trials:
+        found = trials.sealed_trial(resume_id, judge=judge)
+    if model is not None and model != found.candidate_model:
+        fail(f"trial {found.trial_id} asked {found.candidate_model}, not {model}: leave out --to")
+    return found
 
 
 def _print(report: TrialReport, fmt: str) -> None:

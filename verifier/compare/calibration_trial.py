@@ -16,7 +16,6 @@ from typing import Any
 
 from verifier.compare.agreement import DEFAULT_KAPPA_MARGIN
 from verifier.compare.calibration import (
-    CalibrationError,
     JudgeVerdict,
     Scale,
     calibrate_verdicts,
@@ -25,9 +24,9 @@ from verifier.compare.calibration_claim import StoredWordings
 from verifier.compare.calibration_report import CalibrationReport
 from verifier.compare.labels import HumanLabel, LabelSet
 from verifier.gaps.store import GapStore
-from verifier.gaps.trials import TrialRow, TrialStore
+from verifier.gaps.trials import TrialRow
 
-__all__ = ["TrialCalibration", "calibrate_trial", "find_trial"]
+__all__ = ["TrialCalibration", "calibrate_trial"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,25 +54,6 @@ class TrialCalibration:
             f"{self.trial.trial_id}; re-run the trial with --sample {self.eligible} (every "
             f"verdict of judge {self.trial.judge}) to ask the others, or label cases it asked"
         )
-
-
-def find_trial(target: str, trial_id: str) -> TrialRow:
-    """The sealed trial ``trial_id`` of the store (``last``: the newest).
-
-    Raises:
-        CalibrationError: No such trial, or one its seal no longer vouches for.
-    """
-    with TrialStore(target, read_only=True) as trials:
-        sealed = trials.all()
-        found = [t for t in sealed if trial_id in (t.trial_id, "last")]
-        if not found and any(t.trial_id == trial_id for t in trials.all(sealed_only=False)):
-            raise CalibrationError(
-                f"trial {trial_id} is not what its seal recorded (edited after it was "
-                "saved): `verifier audit` says more"
-            )
-    if not found:
-        raise CalibrationError(f"trial {trial_id} is not in {target}")
-    return found[-1]
 
 
 def calibrate_trial(

@@ -113,6 +113,37 @@ class TrialStore(Closing):
             found = [r for r, ok in zip(found, self._db.sealed(found), strict=True) if ok]
         return [_row(values) for values in found]
 
+    def sealed_trial(self, trial_id: str, *, judge: str | None = None) -> TrialRow:
+        """The sealed trial ``trial_id`` (``last``: the newest, of ``judge`` if given).
+
+        Raises:
+            TrialStoreError: No such trial, one its seal no longer vouches for, or one
+                of another judge than ``judge``.
+        """
+        every = [t for t in self.all(sealed_only=False) if t.trial_id == trial_id]
+        sealed = self.all()
+        if trial_id == "last":
+            found = [t for t in sealed if judge is None or t.judge == judge]
+            if not found:
+                of = f" of judge {judge}" if judge is not None else ""
+                raise TrialStoreError(
+                    f"no trial{of} in {self.location}: `verifier judge trial` records one"
+                )
+            return found[-1]
+        if not every:
+            raise TrialStoreError(
+                f"no trial {trial_id} in {self.location}: `verifier judge trial` records one"
+            )
+        found = [t for t in sealed if t.trial_id == trial_id]
+        if len(found) != 1:
+            raise TrialStoreError(
+                f"trial {trial_id} is not what its seal recorded (edited, or added behind the "
+                "store's back): `verifier audit` says more"
+            )
+        if judge is not None and found[0].judge != judge:
+            raise TrialStoreError(f"trial {trial_id} is of judge {found[0].judge}, not {judge}")
+        return found[0]
+
     def close(self) -> None:
         self._db.close()
 

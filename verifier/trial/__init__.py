@@ -8,7 +8,14 @@ calls and kept with the outcome in the store's sealed ``trials`` table.
 ``switch_judge`` records the succession a trial measured (ADR 0074).
 """
 
-from verifier.trial.engine import Candidate, NoJudgeKey, NoVerdicts, trial_judge
+from verifier.trial.engine import (
+    Candidate,
+    NoJudgeKey,
+    NoVerdicts,
+    TrialInterrupted,
+    TrialResumeError,
+    trial_judge,
+)
 from verifier.trial.figures import Figures, figures_of
 from verifier.trial.report import TrialReport, TrialVerdict
 from verifier.trial.rule import DEFAULT_MAX_SHIFT, DEFAULT_MIN_KAPPA, TrialRule
@@ -23,7 +30,9 @@ __all__ = [
     "NoVerdicts",
     "SwitchRefused",
     "Switched",
+    "TrialInterrupted",
     "TrialReport",
+    "TrialResumeError",
     "TrialRule",
     "TrialVerdict",
     "figures_of",

@@ -31,11 +31,13 @@ from verifier.files import FileScope
 from verifier.gaps.content import recorded_policy
 from verifier.gaps.row import TRIPLE_PARTS
 from verifier.gaps.store import GapStore, StoredRow
+from verifier.gaps.trials import TrialRow
 from verifier.judge.phase import JudgePhase
 from verifier.judge.prompt import verdict_kind
 from verifier.judge.setup import make_judge_phase
 from verifier.llm.limits import CallLimits
 from verifier.llm.providers.registry import unset_key
+from verifier.llm.types import ModelProvider
 from verifier.recheck.contents import NoContent, case_content
 from verifier.recheck.plans import PlanUnavailable, StoredPlan, StoredPlans, touched
 from verifier.recheck.resample import NoJudgeKey, judge_triple, row_body
@@ -43,11 +45,27 @@ from verifier.trial.draw import stratified
 from verifier.trial.report import TrialReport, TrialVerdict
 from verifier.trial.rule import TrialRule
 
-__all__ = ["Candidate", "NoJudgeKey", "NoVerdicts", "trial_judge"]
+__all__ = [
+    "Candidate",
+    "NoJudgeKey",
+    "NoVerdicts",
+    "TrialInterrupted",
+    "TrialResumeError",
+    "trial_judge",
+]
 
 
 class NoVerdicts(VerifierError):
     """The store holds no pass/fail or scale verdict of the judge to trial."""
+
+
+class TrialInterrupted(KeyboardInterrupt):
+    """The trial was interrupted; ``report`` holds the verdicts asked so far (outcome
+    ``interrupted``), to be kept so that ``resume=`` can ask the rest."""
+
+    def __init__(self, report: TrialReport) -> None:
+        super().__init__(f"trial {report.trial_id} interrupted")
+        self.report = report
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +77,18 @@ class Candidate:
         model: The candidate model id.
         prompt: A template to ask with instead of the judge's (``None``: the same).
         base_url: An endpoint for the calls (a proxy, a local test server).
+        recordings: Recorded answers (``verifier run --recordings``): the candidate is
+            asked nothing, its answers are replayed from this file, and no key is
+            needed; with ``stand_in``, the file its answers are recorded to.
+        stand_in: A provider answering in the candidate's place (example data).
     """
 
     judge: str
     model: str
     prompt: Path | None = None
     base_url: str | None = None
+    recordings: Path | None = None
+    stand_in: ModelProvider | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +118,7 @@ def trial_judge(
     seed: int = 0,
     limits: CallLimits | None = None,
     announce: Callable[[str], None] | None = None,
+    resume: TrialRow | None = None,
 ) -> TrialReport:
     """Asks a sample of judge ``candidate.judge``'s stored verdicts with the candidate.
 
@@ -107,17 +132,28 @@ def trial_judge(
         seed: Seed of the draw.
         limits: Concurrency, timeout and retries of the calls.
         announce: Told the rule and the sample before the first call.
+        resume: An interrupted trial of this judge and candidate: its rule, filters,
+            seed and drawn verdicts are this trial's, and only the drawn verdicts it
+            did not answer are asked (``rule``, the filters, ``sample`` and ``seed``
+            are then not read).
 
     Raises:
         NoVerdicts: The store holds no pass/fail or scale verdict of the judge (for the
             filters).
         NoJudgeKey: The candidate's API key is not set (raised before any call).
+        TrialResumeError: ``resume`` is of another judge or candidate, or finished.
+        TrialInterrupted: Interrupted (``KeyboardInterrupt``); it carries the report
+            of the verdicts asked so far.
     """
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    report = TrialReport(
-        uuid.uuid4().hex[:12], now, candidate.judge, candidate.model, rule or TrialRule(),
-        seed, sample, contract_id, run_id,
-    )  # fmt: skip
+    if resume is not None:
+        report = _resumed(resume, candidate)
+        contract_id, run_id = report.contract_id, report.run_id
+    else:
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        report = TrialReport(
+            uuid.uuid4().hex[:12], now, candidate.judge, candidate.model, rule or TrialRule(),
+            seed, sample, contract_id, run_id,
+        )  # fmt: skip
     catalogue = StoredPlans(store, "", judge_phase=_no_phase)
     try:
         eligible, providers = _eligible(store, catalogue, candidate.judge, contract_id, run_id)
@@ -125,24 +161,67 @@ def trial_judge(
         catalogue.close()
     if not eligible:
         raise NoVerdicts(_nothing_to_trial(candidate.judge, contract_id, run_id))
-    for provider in sorted(providers):
+    for provider in sorted(providers) if candidate.recordings is None else ():
         variable = unset_key(provider)
         if variable:
             raise NoJudgeKey(f"the trial asks {candidate.model}, but {variable} is not set")
-    report.eligible = len(eligible)
-    picked = {e.seq for e in stratified(eligible, sample, seed)}
+    if resume is None:
+        report.eligible = len(eligible)
+        report.drawn = sorted(e.seq for e in stratified(eligible, sample, seed))
+    answered = {v.seq for v in report.verdicts}
+    picked = set(report.drawn) - answered
     drawn = [_Stored(row, row_body(row)) for row in store.iter_rows(run_id) if row.seq in picked]
     if announce is not None:
-        announce(f"rule: {report.rule.statement()}")
-        announce(
-            f"asking {len(drawn)} of {len(eligible)} verdicts of judge {candidate.judge} "
-            f"again with {candidate.model} (seed {seed})"
-        )
-    for claim_id in sorted({s.row.claim_id for s in drawn}):
-        mine = [s for s in drawn if s.row.claim_id == claim_id]
-        _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
+        _announce(announce, report, len(drawn), len(answered))
+    try:
+        for claim_id in sorted({s.row.claim_id for s in drawn}):
+            mine = [s for s in drawn if s.row.claim_id == claim_id]
+            _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
+    except KeyboardInterrupt as exc:
+        report.interrupted = True
+        report.verdicts.sort(key=lambda v: v.seq)
+        raise TrialInterrupted(report) from exc
     report.verdicts.sort(key=lambda v: v.seq)
     return report
+
+
+class TrialResumeError(VerifierError):
+    """A trial that cannot be resumed as asked."""
+
+
+def _resumed(row: TrialRow, candidate: Candidate) -> TrialReport:
+    """A new trial that continues the interrupted ``row``: its rule, filters, seed,
+    sample and verdicts so far (the verdicts it could not ask are asked again)."""
+    if row.outcome != "interrupted":
+        raise TrialResumeError(f"trial {row.trial_id} was not interrupted ({row.outcome})")
+    if (row.judge, row.candidate_model) != (candidate.judge, candidate.model):
+        raise TrialResumeError(
+            f"trial {row.trial_id} is of judge {row.judge} with {row.candidate_model}, "
+            f"not of judge {candidate.judge} with {candidate.model}"
+        )
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    kept = row.rule
+    return TrialReport(
+        uuid.uuid4().hex[:12], now, row.judge, row.candidate_model,
+        TrialRule(kept["min_kappa"], kept["max_shift"]), row.seed, row.requested,
+        row.contract_id or None, row.run_id or None, eligible=int(row.figures["eligible"]),
+        verdicts=[TrialVerdict.from_recorded(v) for v in row.verdicts],
+        drawn=[int(seq) for seq in row.figures.get("drawn", [])], resumed_from=row.trial_id,
+    )  # fmt: skip
+
+
+def _announce(say: Callable[[str], None], report: TrialReport, asking: int, kept: int) -> None:
+    say(f"rule: {report.rule.statement()}")
+    if report.resumed_from is not None:
+        say(
+            f"resuming trial {report.resumed_from}: {kept} of {len(report.drawn)} drawn "
+            f"verdicts were answered; asking the other {asking}"
+        )
+        return
+    say(
+        f"asking {asking} of {report.eligible} verdicts of judge {report.judge} "
+        f"again with {report.model} (seed {report.seed})"
+    )
 
 
 def _no_phase(loaded: LoadedContract, plan: Plan) -> JudgePhase:
@@ -308,12 +387,14 @@ def _candidate_phase(
     planned = next(p for p in plan.model if p.id == claim_id)
     # Asked alone: the verdict was stored, so its gates had passed.
     alone = dataclasses.replace(planned, claim=planned.claim.model_copy(update={"after": []}))
+    replayed = candidate.recordings is not None and candidate.stand_in is None
     return make_judge_phase(
         swapped,
         plan=Plan(order=(alone,), rubric=(), model=(alone,)),
-        mode="record",
+        mode="replay" if replayed else "record",
         store_path=None,
-        recordings=None,
+        recordings=candidate.recordings,
+        stand_in=candidate.stand_in,
         limits=limits,
         run_id=f"trial-{trial_id}",
         base_url=candidate.base_url,

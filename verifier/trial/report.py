@@ -10,7 +10,7 @@ from verifier.gaps.trials import TrialRow
 from verifier.trial.figures import Figures, measured
 from verifier.trial.rule import Outcome, TrialRule
 
-__all__ = ["WITHHELD_REASON", "TrialReport", "TrialVerdict"]
+__all__ = ["WITHHELD_REASON", "TrialReport", "TrialVerdict", "resume_command"]
 
 WITHHELD_REASON = "(not kept: the run's record policy redacts fields a reply may quote)"
 
@@ -52,6 +52,29 @@ class TrialVerdict:
     def changed(self) -> bool:
         """Whether the candidate's verdict differs: the other verdict, or another score."""
         return self.old != self.new or self.old_score != self.new_score
+
+    @classmethod
+    def from_recorded(cls, kept: dict[str, Any]) -> TrialVerdict:
+        """The verdict a ``trials`` row keeps (``recorded``), read back to resume it."""
+        scale = kept.get("scale")
+        return cls(
+            seq=int(kept["seq"]),
+            run_id=str(kept["run_id"]),
+            case_id=str(kept["case_id"]),
+            claim_id=str(kept["claim_id"]),
+            old=kept["old"] == "pass",
+            new=kept["new"] == "pass",
+            old_reason=str(kept["old_reason"]),
+            new_reason=str(kept["new_reason"]),
+            old_triple=dict(kept["old_triple"]),
+            new_triple=dict(kept["new_triple"]),
+            reason_kept=kept["new_reason"] != WITHHELD_REASON,
+            contract_id=str(kept.get("contract_id", "")),
+            contract_sha256=str(kept.get("contract_sha256", "")),
+            scale=(scale["min"], scale["max"], scale["pass_at"]) if scale else None,
+            old_score=kept.get("old_score"),
+            new_score=kept.get("new_score"),
+        )
 
     def recorded(self) -> dict[str, Any]:
         """The verdict as the store keeps it: the candidate's reason left out when the
@@ -96,6 +119,10 @@ class TrialReport:
         eligible: The judge's pass/fail and scale verdicts the sample was drawn from.
         verdicts: The re-asked verdicts the candidate answered, in store order.
         not_asked: Drawn verdicts the candidate gave no verdict for, one line each.
+        drawn: The store sequence numbers of the verdicts drawn (what a resumed trial
+            asks again, whatever the store has gained since).
+        interrupted: The trial stopped before every drawn verdict was asked.
+        resumed_from: The interrupted trial this one resumed.
     """
 
     trial_id: str
@@ -110,6 +137,9 @@ class TrialReport:
     eligible: int = 0
     verdicts: list[TrialVerdict] = field(default_factory=list)
     not_asked: list[str] = field(default_factory=list)
+    drawn: list[int] = field(default_factory=list)
+    interrupted: bool = False
+    resumed_from: str | None = None
 
     def overall(self) -> Figures:
         return measured(self.verdicts)
@@ -119,6 +149,11 @@ class TrialReport:
         return {c: measured([v for v in self.verdicts if v.claim_id == c]) for c in claims}
 
     def decision(self) -> tuple[Outcome, str]:
+        if self.interrupted:
+            return "interrupted", (
+                f"stopped after {len(self.verdicts)} of {len(self.drawn)} drawn verdicts; "
+                f"resume it: {resume_command(self)}"
+            )
         return self.rule.decide(self.overall())
 
     def flipped(self) -> list[TrialVerdict]:
@@ -149,6 +184,7 @@ class TrialReport:
             **self.figures(),
             "flipped": [v.as_dict() for v in self.flipped()],
             "not_asked": self.not_asked,
+            "resumed_from": self.resumed_from,
         }
 
     def row(self) -> TrialRow:
@@ -165,7 +201,13 @@ class TrialReport:
             requested=self.requested,
             rule=self.rule.as_dict(),
             outcome=outcome,
-            figures={**self.figures(), "why": why, "eligible": self.eligible},
+            figures={
+                **self.figures(),
+                "why": why,
+                "eligible": self.eligible,
+                "drawn": self.drawn,
+                "resumed_from": self.resumed_from,
+            },
             verdicts=[v.recorded() for v in self.verdicts],
         )
 
@@ -195,6 +237,11 @@ class TrialReport:
         out += [f"not asked: {why_not}" for why_not in self.not_asked]
         out += ["", f"outcome: {outcome.upper()}: {why}"]
         return out
+
+
+def resume_command(report: TrialReport) -> str:
+    """The command that resumes ``report``'s trial."""
+    return f"verifier judge trial {report.judge} --resume {report.trial_id}"
 
 
 def _table_line(name: str, figures: Figures) -> str:

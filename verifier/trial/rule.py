@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_MAX_SHIFT", "DEFAULT_MIN_KAPPA", "Outcome", "TrialRule"]
 DEFAULT_MIN_KAPPA = 0.6
 DEFAULT_MAX_SHIFT = 0.05
 
-Outcome = Literal["pass", "fail", "undecided"]
+Outcome = Literal["pass", "fail", "undecided", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)

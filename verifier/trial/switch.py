@@ -123,9 +123,16 @@ def switch_judge(
 
 
 def _plan(target: str, judge: str, trial_id: str, accept_failed: str | None) -> _Plan:
-    trial = _sealed_trial(target, judge, trial_id)
+    with TrialStore(target, read_only=True) as trials:
+        trial = trials.sealed_trial(trial_id, judge=judge)
+    trial_id = trial.trial_id  # ``last`` named
     if accept_failed is not None and not accept_failed.strip():
         raise SwitchRefused("--accept-failed needs a reason: why the trial is accepted")
+    if trial.outcome == "interrupted":
+        raise SwitchRefused(
+            f"trial {trial_id} was interrupted before it asked every drawn verdict: resume it "
+            f"(verifier judge trial {judge} --resume {trial_id}) and switch on the resumed trial"
+        )
     if trial.outcome != "pass" and accept_failed is None:
         why = trial.figures.get("why") or "its rule did not pass"
         raise SwitchRefused(
@@ -146,22 +153,6 @@ def _plan(target: str, judge: str, trial_id: str, accept_failed: str | None) -> 
     if not old or not new:
         raise SwitchRefused(f"trial {trial_id} re-asked no verdict: it measured no successor")
     return _Plan(trial, old, new)
-
-
-def _sealed_trial(target: str, judge: str, trial_id: str) -> TrialRow:
-    with TrialStore(target, read_only=True) as trials:
-        every = [t for t in trials.all(sealed_only=False) if t.trial_id == trial_id]
-        sealed = [t for t in trials.all() if t.trial_id == trial_id]
-    if not every:
-        raise SwitchRefused(f"no trial {trial_id} in {target}: `verifier judge trial` records one")
-    if len(sealed) != 1:
-        raise SwitchRefused(
-            f"trial {trial_id} is not what its seal recorded (edited, or added behind the "
-            "store's back): `verifier audit` says more"
-        )
-    if sealed[0].judge != judge:
-        raise SwitchRefused(f"trial {trial_id} is of judge {sealed[0].judge}, not {judge}")
-    return sealed[0]
 
 
 def _edit(plan: _Plan, path: Path) -> JudgeModelEdit:
