@@ -199,8 +199,8 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
         f"{summary_line(comparison)}.",
         "",
     ]
-    lines += [f"> **Warning:** {w}" for w in paired.warnings]
-    if paired.warnings:
+    lines += [f"> **Warning:** {w}" for w in comparison.warnings]
+    if comparison.warnings:
         lines.append("")
     lines += [
         "| claim | pairs | baseline | candidate | difference [95% CI] | p (Holm) | verdict "

@@ -105,6 +105,6 @@ def as_json(comparison: RunComparison) -> dict[str, Any]:
         "duplicate_rows": dict(paired.duplicate_rows),
         "claims": [_claim_json(c) for c in comparison.claims],
         "overall": _claim_json(comparison.overall) if comparison.overall else None,
-        "warnings": list(paired.warnings),
+        "warnings": list(comparison.warnings),
         "methods": METHODS,
     }
