@@ -156,6 +156,10 @@ def test_compare_decides_without_the_extra_and_says_the_power_figures_need_it(
     assert missing in json.loads(core.stdout)["warnings"]
     assert "warning: power" not in full.stderr
     assert "Traceback" not in core.stderr
+    # The console report says the same in place of its note on the two columns.
+    console = without_stats(tmp_path, *args[:-2]).stdout
+    assert missing in console.splitlines()
+    assert "cases needed: smallest number" not in console
 
 
 @pytest.fixture(scope="module")

@@ -49,6 +49,7 @@ from verifier.gaps.store import GapStore
 __all__ = [
     "ALPHA",
     "POWER",
+    "POWER_FIGURES_MISSING",
     "ClaimComparison",
     "RunComparison",
     "ScoreShift",
@@ -63,6 +64,11 @@ ALPHA = 0.05
 """Family-wise significance level of the verdicts (two-sided)."""
 POWER = 0.80
 """Power the sample-size figure is computed for."""
+POWER_FIGURES_MISSING = (
+    "power and cases needed were not computed: they need the stats extra "
+    f"({install_command('stats')})"
+)
+"""What a comparison says when the ``stats`` extra is missing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,11 +158,7 @@ class RunComparison:
         """The pairing's warnings, and that the power figures are missing if they are."""
         if self.power_figures:
             return self.paired.warnings
-        missing = (
-            "power and cases needed were not computed: they need the stats extra "
-            f"({install_command('stats')})"
-        )
-        return (*self.paired.warnings, missing)
+        return (*self.paired.warnings, POWER_FIGURES_MISSING)
 
     @property
     def min_discordant(self) -> int:
