@@ -55,3 +55,8 @@ class CasesError(VerifierError):
 class SutError(VerifierError):
     """A system under test that cannot be used at all (a bad spec, a missing program or
     function): the run does not start."""
+
+
+class MissingExtraError(VerifierError):
+    """A feature needs a package of an optional extra that is not installed; the message
+    names the extra to install (``verifier._internal.extras``)."""

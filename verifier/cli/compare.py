@@ -45,7 +45,7 @@ def compare(run_a: str, run_b: str, store: str | None, fmt: str, gate_path: Path
             comparison = compare_runs(gap_store, run_a, run_b)
     except VerifierError as exc:
         fail(str(exc))
-    for warning in comparison.paired.warnings:
+    for warning in comparison.warnings:
         click.echo(f"warning: {warning}", err=True)
     write_report(comparison, fmt, sys.stdout)
     sys.exit(EXIT_FAILED if comparison.worse else EXIT_OK)
@@ -77,7 +77,7 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
             decision = decide_comparison(gate, comparison)
     except VerifierError as exc:
         fail(str(exc))
-    for warning in comparison.paired.warnings:
+    for warning in comparison.warnings:
         click.echo(f"warning: {warning}", err=True)
     if fmt == "json":
         import orjson

@@ -15,7 +15,10 @@ the other) carry evidence of a change. For each claim, and for whole cases:
 - a verdict: ``better`` or ``worse`` when the Holm-adjusted McNemar p-value is at most
   alpha, otherwise ``no detectable change``, which is not the same as no change;
 - the exact power of that test at the pairs there are, and the paired cases at which
-  it would reach 80% power, both at the observed discordant rates (``power``).
+  it would reach 80% power, both at the observed discordant rates (``power``); they
+  need the ``stats`` extra (numpy, scipy), and without it they are left out (``None``,
+  with ``RunComparison.power_figures`` false) while the tests and verdicts, in exact
+  arithmetic, stand.
 
 A claim with so few discordant pairs that even the most lopsided split could not reach
 alpha (fewer than six at alpha 0.05) cannot be significant under any correction; such
@@ -31,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from verifier._internal.extras import extra_installed, install_command
 from verifier.compare.power import mcnemar_cases_needed, mcnemar_power, min_discordant
 from verifier.compare.runs import OutcomePairs, PairedRuns, pair_runs
 from verifier.compare.signed_rank import wilcoxon_signed_rank
@@ -46,6 +50,7 @@ from verifier.gaps.successions import Lineage
 __all__ = [
     "ALPHA",
     "POWER",
+    "POWER_FIGURES_MISSING",
     "ClaimComparison",
     "RunComparison",
     "ScoreShift",
@@ -60,6 +65,11 @@ ALPHA = 0.05
 """Family-wise significance level of the verdicts (two-sided)."""
 POWER = 0.80
 """Power the sample-size figure is computed for."""
+POWER_FIGURES_MISSING = (
+    "power and cases needed were not computed: they need the stats extra "
+    f"({install_command('stats')})"
+)
+"""What a comparison says when the ``stats`` extra is missing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +115,8 @@ class ClaimComparison:
         cases_needed_beyond: The largest size searched when none had the power (a
             difference needing more cases than that), else ``None``.
         power: Exact power of the test at alpha with the pairs there are, at the
-            observed discordant rates; ``None`` when no difference was observed.
+            observed discordant rates; ``None`` when no difference was observed or
+            the power figures were not computed (``RunComparison.power_figures``).
         scores: The signed-rank test of graded scores; ``None`` for pass/fail scores.
     """
 
@@ -130,13 +141,25 @@ class ClaimComparison:
 
 @dataclass(frozen=True, slots=True)
 class RunComparison:
-    """The comparison of two runs: what was paired and what each claim shows."""
+    """The comparison of two runs: what was paired and what each claim shows.
+
+    ``power_figures`` is false when the ``stats`` extra is not installed: no member's
+    ``power`` and ``cases_needed`` were computed.
+    """
 
     paired: PairedRuns
     claims: tuple[ClaimComparison, ...]
     overall: ClaimComparison | None
     alpha: float
     power: float
+    power_figures: bool = True
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The pairing's warnings, and that the power figures are missing if they are."""
+        if self.power_figures:
+            return self.paired.warnings
+        return (*self.paired.warnings, POWER_FIGURES_MISSING)
 
     @property
     def min_discordant(self) -> int:
@@ -170,13 +193,16 @@ def compare_paired(
         adjusted[i] = p
 
     shifts = _score_shifts(family)
+    figures = extra_installed("stats")
     results = [
-        _compare_one(o, p_values[i], adjusted[i], shifts[i], alpha=alpha, power=power)
+        _compare_one(
+            o, p_values[i], adjusted[i], shifts[i], alpha=alpha, power=power if figures else None
+        )
         for i, o in enumerate(family)
     ]
     claims = tuple(results[: len(paired.claims)])
     overall = results[-1] if len(results) > len(paired.claims) else None
-    return RunComparison(paired, claims, overall, alpha, power)
+    return RunComparison(paired, claims, overall, alpha, power, figures)
 
 
 def _score_shifts(family: list[OutcomePairs]) -> list[ScoreShift | None]:
@@ -199,14 +225,15 @@ def _compare_one(
     scores: ScoreShift | None,
     *,
     alpha: float,
-    power: float,
+    power: float | None,
 ) -> ClaimComparison:
+    """One member's figures; its power and cases needed only with a ``power`` to reach."""
     table = outcomes.table
     verdict: Verdict = "no detectable change"
     if p_adjusted is not None and p_adjusted <= alpha and table.difference != 0:
         verdict = "better" if table.difference > 0 else "worse"
     needed = beyond = now = None
-    if table.pairs and table.baseline_only != table.candidate_only:
+    if power is not None and table.pairs and table.baseline_only != table.candidate_only:
         rates = (table.baseline_only / table.pairs, table.candidate_only / table.pairs)
         found = mcnemar_cases_needed(*rates, alpha=alpha, power=power)
         needed = found.cases

@@ -5,7 +5,8 @@ for. These functions measure that agreement on pass/fail verdicts (percent agree
 Cohen's kappa with its Landis & Koch band, the 2x2 confusion matrix), on scores
 (Spearman and Pearson correlations, from scipy) and among several human raters
 (Krippendorff's alpha, from the ``krippendorff`` package). scipy and krippendorff are
-imported only when a correlation or an alpha is asked for.
+imported only when a correlation or an alpha is asked for; they are the ``stats`` extra,
+and without it asking for one raises ``MissingExtraError``.
 
 A statistic that is undefined for the data (a kappa when both sides used one verdict
 only, a correlation of a constant vector) is ``None``, never a made-up number.
@@ -18,6 +19,8 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from verifier._internal.extras import needs_extra
 
 __all__ = [
     "Confusion",
@@ -170,10 +173,12 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> Correlation | None:
 
     Raises:
         ValueError: The vectors differ in length.
+        MissingExtraError: The ``stats`` extra (scipy) is not installed.
     """
     if not _usable(x, y):
         return None
-    from scipy import stats
+    with needs_extra("stats", "Pearson's correlation"):
+        from scipy import stats
 
     result = stats.pearsonr(list(x), list(y))
     return Correlation(float(result.statistic), float(result.pvalue), len(x))
@@ -187,10 +192,12 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> Correlation | None:
 
     Raises:
         ValueError: The vectors differ in length.
+        MissingExtraError: The ``stats`` extra (scipy) is not installed.
     """
     if not _usable(x, y):
         return None
-    from scipy import stats
+    with needs_extra("stats", "Spearman's correlation"):
+        from scipy import stats
 
     result = stats.spearmanr(list(x), list(y))
     return Correlation(float(result.statistic), float(result.pvalue), len(x))
@@ -211,6 +218,9 @@ def krippendorff_alpha(
         Alpha (1 is perfect agreement, 0 what chance gives), or ``None`` when it is
         undefined: fewer than two raters, no unit labelled by two of them, or a
         single value used throughout.
+
+    Raises:
+        MissingExtraError: The ``stats`` extra (krippendorff, numpy) is not installed.
     """
     if len(reliability) < 2:
         return None
@@ -222,8 +232,9 @@ def krippendorff_alpha(
     values = {v for column in pairable if len(column) >= 2 for v in column}
     if len(values) < 2:
         return None
-    import krippendorff
-    import numpy as np
+    with needs_extra("stats", "Krippendorff's alpha"):
+        import krippendorff
+        import numpy as np
 
     data = np.array(
         [[np.nan if v is None else float(v) for v in row] for row in reliability], dtype=float

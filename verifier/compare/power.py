@@ -27,7 +27,8 @@ may fall just short of it again.
 
 numpy and scipy are imported by the functions that compute, not with the module: they
 take most of a second to import, which every ``verifier run`` (whose gate modules
-import this one) would pay without ever estimating a power.
+import this one) would pay without ever estimating a power. They are the ``stats``
+extra: without it the functions that compute raise ``MissingExtraError``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
+
+from verifier._internal.extras import needs_extra
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,6 +56,8 @@ Sides = Literal[1, 2]
 
 MAX_CASES: Final = 10_000
 """Largest sample size searched; a difference needing more is reported as beyond it."""
+
+_FEATURE = "the power of the exact McNemar test (power, cases needed)"
 
 
 def min_discordant(alpha: float) -> int:
@@ -89,9 +94,9 @@ def _rejection(limit: int, share: float, alpha: float, sides: Sides = 2) -> np.n
     ``k(d)``, the largest ``k`` with ``P(Binomial(d, 1/2) <= k) <= alpha``, as a gate's
     one-sided test does.
     """
-    # Deferred: see the module's docstring.
-    import numpy as np
-    from scipy.stats import binom
+    with needs_extra("stats", _FEATURE):  # deferred: see the module's docstring
+        import numpy as np
+        from scipy.stats import binom
 
     d = np.arange(limit + 1)
     level = alpha / sides
@@ -119,7 +124,8 @@ def _powers(
         yield from (0.0 for _ in range(limit + 1))
         return
     reject = _rejection(limit, min(1.0, baseline_only_rate / discordant), alpha, sides)
-    import numpy as np  # deferred: see the module's docstring
+    with needs_extra("stats", _FEATURE):  # deferred: see the module's docstring
+        import numpy as np
 
     # pmf[d] = P(D = d) at the current n, updated one case at a time:
     # P_{n+1}(d) = (1 - psi) P_n(d) + psi P_n(d - 1).
@@ -143,6 +149,9 @@ def mcnemar_power(
         baseline_only_rate: Probability that a pair passes in the baseline only.
         candidate_only_rate: Probability that a pair passes in the candidate only.
         alpha: Two-sided significance level.
+
+    Raises:
+        MissingExtraError: The ``stats`` extra is not installed.
     """
     _check_rates(baseline_only_rate, candidate_only_rate)
     _check_alpha(alpha)
@@ -151,9 +160,9 @@ def mcnemar_power(
     discordant = baseline_only_rate + candidate_only_rate
     if discordant <= 0.0:
         return 0.0
-    # Deferred: see the module's docstring.
-    import numpy as np
-    from scipy.stats import binom
+    with needs_extra("stats", _FEATURE):  # deferred: see the module's docstring
+        import numpy as np
+        from scipy.stats import binom
 
     reject = _rejection(pairs, min(1.0, baseline_only_rate / discordant), alpha)
     law = binom.pmf(np.arange(pairs + 1), pairs, min(1.0, discordant))
@@ -204,6 +213,10 @@ def mcnemar_cases_needed(
         limit: Largest number of cases to try.
         sides: 2 for the two-sided test ``verifier compare`` makes; 1 for the
             one-sided test of the more likely direction that a gate makes.
+
+    Raises:
+        MissingExtraError: A difference was observed and the ``stats`` extra is not
+            installed.
     """
     _check_rates(baseline_only_rate, candidate_only_rate)
     if not 0.0 < power < 1.0:
@@ -248,6 +261,7 @@ def planned_cases(
 
     Raises:
         ValueError: An argument is out of its range.
+        MissingExtraError: The ``stats`` extra is not installed.
     """
     if not 0.0 < effect <= 1.0:
         raise ValueError(f"the effect must be above 0 and at most 1, not {effect}")

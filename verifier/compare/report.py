@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from verifier._internal.markdown import code_span
 from verifier.compare._console_table import UNBOUNDED, claims_table, console_width
-from verifier.compare.analysis import ClaimComparison, RunComparison
+from verifier.compare.analysis import POWER_FIGURES_MISSING, ClaimComparison, RunComparison
 from verifier.compare.report_json import METHODS, as_json, overall_verdict
 from verifier.results import rate_text
 
@@ -84,6 +84,8 @@ def _left_out(comparison: RunComparison) -> list[str]:
 
 
 def _power_note(comparison: RunComparison) -> str:
+    if not comparison.power_figures:
+        return POWER_FIGURES_MISSING
     return (
         f"power: of the exact McNemar test at alpha {comparison.alpha:g} with these pairs; "
         f"cases needed: smallest number of paired cases at which it reaches "
@@ -102,9 +104,9 @@ def summary_line(comparison: RunComparison) -> str:
     if better:
         parts.append("significantly better: " + ", ".join(better))
     if not parts:
-        return (
-            f"no detectable change at alpha {comparison.alpha:g} (Holm-adjusted); see "
-            "'cases needed' for what this comparison could have detected"
+        tail = "; see 'cases needed' for what this comparison could have detected"
+        return f"no detectable change at alpha {comparison.alpha:g} (Holm-adjusted)" + (
+            tail if comparison.power_figures else ""
         )
     return "; ".join(parts) + f" (alpha {comparison.alpha:g}, Holm-adjusted)"
 
@@ -199,8 +201,8 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
         f"{summary_line(comparison)}.",
         "",
     ]
-    lines += [f"> **Warning:** {w}" for w in paired.warnings]
-    if paired.warnings:
+    lines += [f"> **Warning:** {w}" for w in comparison.warnings]
+    if comparison.warnings:
         lines.append("")
     lines += [
         "| claim | pairs | baseline | candidate | difference [95% CI] | p (Holm) | verdict "

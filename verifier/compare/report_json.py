@@ -106,6 +106,6 @@ def as_json(comparison: RunComparison) -> dict[str, Any]:
         "claims": [_claim_json(c) for c in comparison.claims],
         "overall": _claim_json(comparison.overall) if comparison.overall else None,
         "judge_changes": [c.as_json() for c in paired.judge_changes],
-        "warnings": list(paired.warnings),
+        "warnings": list(comparison.warnings),
         "methods": METHODS,
     }
