@@ -19,12 +19,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import dataclasses
+import tempfile
+
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
+from verifier.gaps.store import open_store
 from verifier.llm.replies import default_recordings
-from verifier.llm.types import ModelRequest
+from verifier.llm.types import ModelReply, ModelRequest
+from verifier.run.api import run_contract
+from verifier.run.assembly import Judges
 from verifier.run.baseline import join_baseline, read_baseline
 from verifier.scaffold.verdicts import HandWrittenProvider, preference, record_replies
+from verifier.trial import Candidate, trial_judge
 
 HERE = Path(__file__).resolve().parent
 
@@ -63,6 +70,17 @@ PREFERENCES: dict[str, tuple[str, str]] = {
 }
 
 
+# The successor the guide "Your judge's model is retiring" trials for judge strict, and
+# where it judges otherwise: one brief's tone scored a point lower (it then fails), two
+# others a point apart without changing their verdict.
+SUCCESSOR = "claude-sonnet-4-6"
+SUCCESSOR_TONE: dict[str, tuple[int, str]] = {
+    "acct-002": (5, "Professional, concise and specific; reads as written for an executive."),
+    "acct-004": (3, "Clear but list-like; reads as notes rather than a brief."),
+    "acct-005": (1, "A placeholder fragment; nothing an executive could read."),
+}
+
+
 class HandWrittenJudge(HandWrittenProvider):
     """Answers each request from the tables above."""
 
@@ -94,6 +112,45 @@ async def record(contract_name: str, cases_name: str, baseline_name: str | None 
     print(f"wrote {recordings.name}: {calls} verdicts for {len(by_id)} cases")
 
 
+class HandWrittenSuccessor(HandWrittenJudge):
+    """The successor: the judge's verdicts but for ``SUCCESSOR_TONE``, served under a
+    model name of its own, so its rows are told apart from the judge's."""
+
+    def answer(self, request: ModelRequest, case_id: str, case: dict[str, Any]) -> dict[str, Any]:
+        if request.verdict == "scale" and case_id in SUCCESSOR_TONE:
+            score, why = SUCCESSOR_TONE[case_id]
+            return {"results": [{"id": "executive_tone", "score": score, "reasoning": why}]}
+        return super().answer(request, case_id, case)
+
+    async def complete(self, request: ModelRequest, *, timeout: float) -> ModelReply:
+        reply = await super().complete(request, timeout=timeout)
+        return dataclasses.replace(reply, served_model="example/hand-written-successor")
+
+
+def record_successor() -> None:
+    """Appends the successor's answers to account-research's recordings: to the
+    requests a trial asks (one claim each) and to those a run pinned to it asks."""
+    contract = HERE / "account-research.yaml"
+    cases = HERE / "account-research.cases.jsonl"
+    recordings = default_recordings(contract)
+    by_id = {json.loads(line)["id"]: json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines()}
+    successor = HandWrittenSuccessor(by_id)
+    with tempfile.TemporaryDirectory() as scratch:
+        target = str(Path(scratch) / "gaps.db")
+        run_contract(contract, cases, store=target, judges=Judges(mode="replay", recordings=recordings))
+        with open_store(target) as store:
+            report = trial_judge(
+                store, Candidate("strict", SUCCESSOR, recordings=recordings, stand_in=successor), sample=1000
+            )
+        moved = Path(scratch) / contract.name
+        text = contract.read_text(encoding="utf-8").replace("claude-haiku-4-5-20251001", SUCCESSOR)
+        moved.write_text(text, encoding="utf-8")
+        calls = asyncio.run(
+            record_replies(load_contract(moved), read_cases(cases), recordings, successor, run_id="example-recording")
+        )
+    print(f"appended to {recordings.name}: {len(report.verdicts)} trial answers and {calls} verdicts of {SUCCESSOR}")
+
+
 async def main() -> None:
     await record("account-research.yaml", "account-research.cases.jsonl")
     await record("answer-comparison.yaml", "answer-comparison.candidate.jsonl", "answer-comparison.baseline.jsonl")
@@ -101,3 +158,4 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    record_successor()  # after the judge's own verdicts, which its trial re-asks

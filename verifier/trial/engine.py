@@ -351,10 +351,20 @@ def _ask_one(
         reason_kept=not content.withheld and recorded_policy(options[row.run_id]).keeps_replies,
         contract_id=plan.loaded.contract.contract,
         contract_sha256=str(body.get("contract_sha256") or ""),
+        old_asked=_asked_model(plan, row.claim_id),
         scale=None if scale is None else (scale.min, scale.max, scale.pass_at),
         old_score=_points(row.score, scale),
         new_score=_points(result.score, scale),
     )
+
+
+def _asked_model(plan: StoredPlan, claim_id: str) -> str:
+    """The model the stored contract asked for the claim's verdict (the triple names
+    the model that served it, which may differ: an alias, a deployment)."""
+    planned = plan.claims.get(claim_id)
+    judge = getattr(planned.claim, "judge", None) if planned is not None else None
+    spec = plan.loaded.contract.judges.get(judge) if isinstance(judge, str) else None
+    return spec.model if spec is not None else ""
 
 
 def _points(score: float | None, scale: Scale | None) -> float | None:

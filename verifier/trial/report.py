@@ -25,6 +25,8 @@ class TrialVerdict:
         contract_id, contract_sha256: The stored contract the verdict was asked under.
         scale: ``(min, max, pass_at)`` of the claim's scale (``None``: pass/fail).
         old_score, new_score: The two scores on that scale (``None``: pass/fail).
+        old_asked: The model the stored contract asked for (``old_triple`` names the
+            one that served; they differ for an alias or a deployment).
     """
 
     seq: int
@@ -43,6 +45,7 @@ class TrialVerdict:
     scale: tuple[int, int, int] | None = None
     old_score: float | None = None
     new_score: float | None = None
+    old_asked: str = ""
 
     @property
     def kind(self) -> Literal["binary", "scale"]:
@@ -74,6 +77,7 @@ class TrialVerdict:
             scale=(scale["min"], scale["max"], scale["pass_at"]) if scale else None,
             old_score=kept.get("old_score"),
             new_score=kept.get("new_score"),
+            old_asked=str(kept.get("old_asked", "")),
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -107,6 +111,7 @@ class TrialVerdict:
             "new_reason": self.new_reason,
             "old_triple": self.old_triple,
             "new_triple": self.new_triple,
+            "old_asked": self.old_asked,
             **scored,
         }
 

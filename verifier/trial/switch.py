@@ -101,7 +101,7 @@ def switch_judge(
         succession_id=uuid.uuid4().hex[:12],
         judge=judge,
         contract_id=plan.trial.contract_id,
-        trial_id=trial_id,
+        trial_id=plan.trial.trial_id,
         old_triples=[list(t) for t in plan.old],
         new_triples=[list(t) for t in plan.new],
         rule=plan.trial.rule,
@@ -174,7 +174,9 @@ def _edit(plan: _Plan, path: Path) -> JudgeModelEdit:
             f"--write {path}: it is contract {contract.contract}; trial {trial.trial_id} "
             f"was of contract {trial.contract_id}"
         )
-    old_models = sorted({t[0] for t in plan.old})
+    # The contract names the model it asks; the triple the one that served.
+    asked = {str(v.get("old_asked") or "") for v in trial.verdicts} - {""}
+    old_models = sorted({t[0] for t in plan.old} | asked)
     if spec.model not in old_models:
         raise SwitchRefused(
             f"--write {path}: judge {trial.judge} there asks {spec.model}, but trial "
