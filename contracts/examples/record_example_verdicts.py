@@ -14,13 +14,12 @@ computes. Rerun it after changing an example's judge claims or cases:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import dataclasses
-import tempfile
 
 from verifier.cases import CaseLine, read_cases
 from verifier.contract.load import load_contract
@@ -94,7 +93,11 @@ class HandWrittenJudge(HandWrittenProvider):
         ok, why = BRIEFS[case_id]["gaps"]
         claim = load_contract(HERE / "account-research.yaml").contract.claim("gaps_acknowledged")
         criteria = [{"criterion": c, "met": ok, "reasoning": why} for c in claim.criteria]
-        return {"results": [{"id": "gaps_acknowledged", "criteria": criteria, "pass": ok, "reasoning": why}]}
+        return {
+            "results": [
+                {"id": "gaps_acknowledged", "criteria": criteria, "pass": ok, "reasoning": why}
+            ]
+        }
 
 
 async def record(contract_name: str, cases_name: str, baseline_name: str | None = None) -> None:
@@ -103,11 +106,18 @@ async def record(contract_name: str, cases_name: str, baseline_name: str | None 
     stream: Iterator[CaseLine] = read_cases(cases_path)
     if baseline_name:
         stream = join_baseline(stream, read_baseline(HERE / baseline_name))
-    by_id = {json.loads(line)["id"]: json.loads(line) for line in cases_path.read_text(encoding="utf-8").splitlines()}
+    by_id = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in cases_path.read_text(encoding="utf-8").splitlines()
+    }
     recordings = default_recordings(contract)
     recordings.unlink(missing_ok=True)
     calls = await record_replies(
-        load_contract(contract), stream, recordings, HandWrittenJudge(by_id), run_id="example-recording"
+        load_contract(contract),
+        stream,
+        recordings,
+        HandWrittenJudge(by_id),
+        run_id="example-recording",
     )
     print(f"wrote {recordings.name}: {calls} verdicts for {len(by_id)} cases")
 
@@ -133,27 +143,46 @@ def record_successor() -> None:
     contract = HERE / "account-research.yaml"
     cases = HERE / "account-research.cases.jsonl"
     recordings = default_recordings(contract)
-    by_id = {json.loads(line)["id"]: json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines()}
+    by_id = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in cases.read_text(encoding="utf-8").splitlines()
+    }
     successor = HandWrittenSuccessor(by_id)
     with tempfile.TemporaryDirectory() as scratch:
         target = str(Path(scratch) / "gaps.db")
-        run_contract(contract, cases, store=target, judges=Judges(mode="replay", recordings=recordings))
+        run_contract(
+            contract, cases, store=target, judges=Judges(mode="replay", recordings=recordings)
+        )
         with open_store(target) as store:
             report = trial_judge(
-                store, Candidate("strict", SUCCESSOR, recordings=recordings, stand_in=successor), sample=1000
+                store,
+                Candidate("strict", SUCCESSOR, recordings=recordings, stand_in=successor),
+                sample=1000,
             )
         moved = Path(scratch) / contract.name
         text = contract.read_text(encoding="utf-8").replace("claude-haiku-4-5-20251001", SUCCESSOR)
         moved.write_text(text, encoding="utf-8")
         calls = asyncio.run(
-            record_replies(load_contract(moved), read_cases(cases), recordings, successor, run_id="example-recording")
+            record_replies(
+                load_contract(moved),
+                read_cases(cases),
+                recordings,
+                successor,
+                run_id="example-recording",
+            )
         )
-    print(f"appended to {recordings.name}: {len(report.verdicts)} trial answers and {calls} verdicts of {SUCCESSOR}")
+    print(
+        f"appended to {recordings.name}: {len(report.verdicts)} trial answers and {calls} verdicts of {SUCCESSOR}"
+    )
 
 
 async def main() -> None:
     await record("account-research.yaml", "account-research.cases.jsonl")
-    await record("answer-comparison.yaml", "answer-comparison.candidate.jsonl", "answer-comparison.baseline.jsonl")
+    await record(
+        "answer-comparison.yaml",
+        "answer-comparison.candidate.jsonl",
+        "answer-comparison.baseline.jsonl",
+    )
 
 
 if __name__ == "__main__":

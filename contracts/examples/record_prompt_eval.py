@@ -25,8 +25,8 @@ from verifier.llm.providers.registry import provider_entry, register, unregister
 from verifier.llm.types import ModelReply, ModelRequest
 from verifier.prompt_eval.models import EvaluateRequest
 from verifier.prompt_eval.run import evaluate_prompt
-from verifier.scaffold.verdicts import SERVED_MODEL
 from verifier.run.assembly import Judges
+from verifier.scaffold.verdicts import SERVED_MODEL
 
 HERE = Path(__file__).resolve().parent
 REQUEST = HERE / "coding-assistant.prompt-eval.json"

@@ -84,3 +84,15 @@ def test_an_open_store_reads_the_same_lineage_in_its_snapshot(store_backend: Bac
     store_backend.tamper(("UPDATE successions SET judge = 'lenient'", ()))
     with store_backend.open() as store:
         assert not Lineage.from_select(store.select, store.table_columns)  # type: ignore[attr-defined]
+
+
+def test_a_succession_moves_a_judge_by_the_model_asked_as_by_the_model_served() -> None:
+    # A contract asks an alias or a deployment; the triple names the model that served.
+    switched = dataclasses.replace(
+        SWITCH, asked_models={"old": ["claude-sonnet-4-5"], "new": ["claude-opus-4-5"]}
+    )
+    assert switched.moves_to("claude-opus-4-5") and switched.moves_to(NEW[0])
+    assert switched.moves_off("claude-sonnet-4-5") and switched.moves_off(OLD[0])
+    assert not switched.moves_off("claude-opus-4-5") and not switched.moves_to(OLD[0])
+    assert switched.pinned() == "claude-opus-4-5"
+    assert SWITCH.pinned() == NEW[0]  # recorded without asked models: the served one

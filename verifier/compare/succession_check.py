@@ -49,7 +49,7 @@ def _old_calibrations(
     """The sealed calibrations of ``claim`` under the old triples of each succession of
     its judge to ``model``, newest succession first."""
     for row in reversed(lineage.of_judge(claim.judge)):
-        if not any(t[0] == model for t in row.new):
+        if not row.moves_to(model):
             continue
         for old in sorted(row.old):
             for calibration in store.candidates(
@@ -68,19 +68,15 @@ def successions_off(lineage: Lineage, judge: str, model: str) -> str | None:
     retirement date when a provider publishes one; ``None`` when none is recorded."""
     from verifier.llm.providers.retirement import retirement_date
 
-    row = next((r for r in reversed(lineage.of_judge(judge)) if _off(r, model)), None)
+    row = next((r for r in reversed(lineage.of_judge(judge)) if r.moves_off(model)), None)
     if row is None:
         return None
     retires = retirement_date(model)
     when = f" retires on {retires.isoformat()} and" if retires is not None else ""
     return (
         f"judge {judge!r}: model {model!r}{when} has a recorded successor: {row.summary()}; "
-        f"pin {row.models()[1]} in this contract to judge as the store's lineage does"
+        f"pin {row.pinned()} in this contract to judge as the store's lineage does"
     )
-
-
-def _off(row: SuccessionRow, model: str) -> bool:
-    return any(t[0] == model for t in row.old) and not any(t[0] == model for t in row.new)
 
 
 def _figures(figures: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from one triple to another (directly or through a chain of successions).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, field
 from typing import Any, Final
 
 import orjson
@@ -54,16 +54,18 @@ _COLUMNS: Final = (
     "figures",
     "accepted_failed",
     "written",
+    "asked_models",
 )
 _CREATE_COLUMNS: Final = (
     " created_at TEXT NOT NULL, succession_id TEXT NOT NULL, judge TEXT NOT NULL,"
     " contract_id TEXT NOT NULL, trial_id TEXT NOT NULL, old_triples TEXT NOT NULL,"
     " new_triples TEXT NOT NULL, rule TEXT NOT NULL, outcome TEXT NOT NULL,"
-    " figures TEXT NOT NULL, accepted_failed TEXT NOT NULL, written TEXT NOT NULL)"
+    " figures TEXT NOT NULL, accepted_failed TEXT NOT NULL, written TEXT NOT NULL,"
+    " asked_models TEXT NOT NULL)"
 )
 _INDEX: Final = "CREATE INDEX IF NOT EXISTS successions_judge ON successions (judge)"
 _TABLE: Final = TableSpec.numbered("successions", _CREATE_COLUMNS, _INDEX)
-_JSON_COLUMNS: Final = ("old_triples", "new_triples", "rule", "figures")
+_JSON_COLUMNS: Final = ("old_triples", "new_triples", "rule", "figures", "asked_models")
 
 
 class SuccessionStoreError(VerifierError):
@@ -92,6 +94,8 @@ class SuccessionRow:
             rates, the difference and its interval, McNemar p).
         accepted_failed: Why a trial that did not pass was accepted (``""``: it passed).
         written: The contract file the switch rewrote (``""``: none).
+        asked_models: The models a contract asks for, ``old`` and ``new`` (a triple
+            names the model that served, which differs for an alias or a deployment).
     """
 
     created_at: str
@@ -106,6 +110,7 @@ class SuccessionRow:
     figures: dict[str, Any]
     accepted_failed: str
     written: str
+    asked_models: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def old(self) -> frozenset[Triple]:
@@ -114,6 +119,20 @@ class SuccessionRow:
     @property
     def new(self) -> frozenset[Triple]:
         return frozenset(_triple(t) for t in self.new_triples)
+
+    def moves_to(self, model: str) -> bool:
+        """Whether the judge moved to ``model``, as its contract asks it or as served."""
+        return model in self.asked_models.get("new", []) or any(t[0] == model for t in self.new)
+
+    def moves_off(self, model: str) -> bool:
+        """Whether the judge moved off ``model`` (and not onto it again)."""
+        old = model in self.asked_models.get("old", []) or any(t[0] == model for t in self.old)
+        return old and not self.moves_to(model)
+
+    def pinned(self) -> str:
+        """The model a contract pins for the successor (as asked, not as served)."""
+        asked = self.asked_models.get("new", [])
+        return asked[0] if asked else self.models()[1]
 
     def models(self) -> tuple[str, str]:
         """The old and new model ids, as ``a, b`` (several are joined by ``/``)."""

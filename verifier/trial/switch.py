@@ -109,6 +109,7 @@ def switch_judge(
         figures=dict(plan.trial.figures.get("overall") or {}),
         accepted_failed=(accept_failed or "").strip(),
         written=str(write) if write is not None else "",
+        asked_models={"old": sorted(_asked(plan.trial)), "new": [plan.trial.candidate_model]},
     )
     if edit is not None:
         write_judge_model(edit)
@@ -155,6 +156,11 @@ def _plan(target: str, judge: str, trial_id: str, accept_failed: str | None) -> 
     return _Plan(trial, old, new)
 
 
+def _asked(trial: TrialRow) -> set[str]:
+    """The models the contracts of the trial's verdicts asked for."""
+    return {str(v.get("old_asked") or "") for v in trial.verdicts} - {""}
+
+
 def _edit(plan: _Plan, path: Path) -> JudgeModelEdit:
     """The change of the contract file, checked against the trial before anything is
     written."""
@@ -175,8 +181,7 @@ def _edit(plan: _Plan, path: Path) -> JudgeModelEdit:
             f"was of contract {trial.contract_id}"
         )
     # The contract names the model it asks; the triple the one that served.
-    asked = {str(v.get("old_asked") or "") for v in trial.verdicts} - {""}
-    old_models = sorted({t[0] for t in plan.old} | asked)
+    old_models = sorted({t[0] for t in plan.old} | _asked(trial))
     if spec.model not in old_models:
         raise SwitchRefused(
             f"--write {path}: judge {trial.judge} there asks {spec.model}, but trial "
