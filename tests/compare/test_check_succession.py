@@ -37,7 +37,7 @@ SUCCESSION = dataclasses.replace(
 )
 SUMMARY = (
     f"succession s1 of judge strict: {OLD_MODEL} -> {SERVED} (trial t1, pass: agreement "
-    "0.950, kappa 0.900 [+0.800, +1.000], pass-rate shift +0.010 [-0.020, +0.040])"
+    "0.950, kappa 0.900 [0.800, 1.000], pass-rate shift +0.010 [-0.020, +0.040])"
 )
 NO_CALIBRATION = (
     "has no calibration against human labels and no measured test-retest agreement, yet "

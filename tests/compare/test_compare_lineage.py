@@ -27,7 +27,7 @@ SWITCH = dataclasses.replace(STORED, contract_id="demo")
 
 SUMMARY = (
     "succession s1 of judge strict: claude-sonnet-4-5-20250929 -> claude-opus-4-5-20251101 "
-    "(trial t1, pass: agreement 0.950, kappa 0.900 [+0.800, +1.000], pass-rate shift "
+    "(trial t1, pass: agreement 0.950, kappa 0.900 [0.800, 1.000], pass-rate shift "
     "+0.010 [-0.020, +0.040])"
 )
 UNEXPLAINED = (

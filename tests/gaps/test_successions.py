@@ -65,7 +65,7 @@ def test_the_lineage_names_a_direct_succession_and_a_chain() -> None:
     assert explained == (
         "succession s1 of judge strict: claude-sonnet-4-5-20250929 -> "
         "claude-opus-4-5-20251101 (trial t1, pass: agreement 0.950, kappa 0.900 "
-        "[+0.800, +1.000], pass-rate shift +0.010 [-0.020, +0.040])"
+        "[0.800, 1.000], pass-rate shift +0.010 [-0.020, +0.040])"
     )
 
 

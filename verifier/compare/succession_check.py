@@ -14,7 +14,7 @@ successions (``verifier.gaps.successions``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from verifier.gaps.successions import Lineage, SuccessionRow
 
@@ -35,7 +35,7 @@ def succeeded_calibration(
         old = calibration.model_id
         return (
             f"succeeded {old} (succession {row.succession_id}, trial {row.trial_id}: "
-            f"{_figures(row.figures)}); its calibration (run {calibration.run_id}) is of "
+            f"{row.agreement()}); its calibration (run {calibration.run_id}) is of "
             f"{old}: re-calibrate (`verifier calibrate --labels FILE --trial {row.trial_id}`, "
             f"or on a run {model} judged); the trial's agreement is a reason to re-calibrate, "
             "not a calibration"
@@ -77,14 +77,3 @@ def successions_off(lineage: Lineage, judge: str, model: str) -> str | None:
         f"judge {judge!r}: model {model!r}{when} has a recorded successor: {row.summary()}; "
         f"pin {row.pinned()} in this contract to judge as the store's lineage does"
     )
-
-
-def _figures(figures: dict[str, Any]) -> str:
-    """The trial's agreement and kappa (with its interval) as a clause."""
-    agreement, kappa = figures.get("agreement"), figures.get("kappa")
-    parts = ["agreement " + ("n/a" if agreement is None else f"{agreement:.3f}")]
-    parts.append("kappa " + ("n/a" if kappa is None else f"{kappa:.3f}"))
-    interval = figures.get("kappa_ci") or figures.get("kappa_ci95")
-    if interval:
-        parts[-1] += f" [{interval[0]:.3f}, {interval[1]:.3f}]"
-    return ", ".join(parts)

@@ -138,18 +138,24 @@ class SuccessionRow:
         """The old and new model ids, as ``a, b`` (several are joined by ``/``)."""
         return _models(self.old), _models(self.new)
 
+    def agreement(self) -> str:
+        """What the trial found of agreement: ``agreement A, kappa K [LOW, HIGH]``."""
+        f = self.figures
+        kappa = f"kappa {_num(f.get('kappa'))}"
+        if f.get("kappa_ci") or f.get("kappa_ci95"):
+            kappa += f" {_interval(f.get('kappa_ci') or f.get('kappa_ci95'), '.3f')}"
+        return f"agreement {_num(f.get('agreement'))}, {kappa}"
+
     def summary(self) -> str:
         """The succession in one line: who moved where, and what the trial found."""
         before, after = self.models()
         f = self.figures
-        parts = [f"agreement {_num(f.get('agreement'))}", f"kappa {_num(f.get('kappa'))}"]
-        if f.get("kappa_ci") or f.get("kappa_ci95"):
-            parts[-1] += f" {_interval(f.get('kappa_ci') or f.get('kappa_ci95'))}"
+        parts = [self.agreement()]
         shift = f.get("difference")
         if shift is not None:
             parts.append(
                 f"pass-rate shift {shift:+.3f} "
-                f"{_interval(f.get('difference_ci') or f.get('difference_ci95'))}"
+                f"{_interval(f.get('difference_ci') or f.get('difference_ci95'), '+.3f')}"
             )
         accepted = f"; accepted: {self.accepted_failed}" if self.accepted_failed else ""
         return (
@@ -305,11 +311,11 @@ def _num(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _interval(value: Any) -> str:
+def _interval(value: Any, spec: str) -> str:
     if not value:
         return "[n/a]"
     low, high = value
-    return f"[{low:+.3f}, {high:+.3f}]"
+    return f"[{low:{spec}}, {high:{spec}}]"
 
 
 def _text(name: str, value: Any) -> Any:
