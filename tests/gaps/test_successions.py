@@ -61,7 +61,7 @@ def test_the_lineage_names_a_direct_succession_and_a_chain() -> None:
     assert lineage.between("strict", newer, old) == []
     assert lineage.between("lenient", old, new) == []
     assert lineage.successor("strict", old) == SWITCH
-    explained = lineage.explains(None, old, new)
+    explained = "; ".join(row.summary() for row in lineage.between(None, old, new))
     assert explained == (
         "succession s1 of judge strict: claude-sonnet-4-5-20250929 -> "
         "claude-opus-4-5-20251101 (trial t1, pass: agreement 0.950, kappa 0.900 "

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.analyses.drift import DriftChange
+from verifier.analyses.lineage import chain_of
 from verifier.gaps.successions import Lineage, SuccessionRow
 
 __all__ = [
@@ -112,14 +113,14 @@ def succession_crossings(
     for change in drift:
         if change.scope != "claim":
             continue
-        judge = change.after.judge_name
-        chain = lineage.between(judge, change.before.triple, change.after.triple)
+        # The audit's own reading of the lineage: what it names a succession is marked.
+        chain = chain_of(change, lineage)
         if chain:
             found.append(
                 SuccessionCrossing(
                     change.contract_id,
                     change.subject,
-                    judge,
+                    change.after.judge_name,
                     change.run_id,
                     change.before_run_id,
                     tuple(chain),

@@ -14,25 +14,32 @@ import dataclasses
 from collections.abc import Sequence
 
 from verifier.analyses.drift import DriftChange
-from verifier.gaps.successions import Lineage
+from verifier.gaps.successions import Lineage, SuccessionRow
 
-__all__ = ["explain_drift", "explained_by"]
+__all__ = ["chain_of", "explain_drift", "explained_by"]
+
+
+def chain_of(change: DriftChange, lineage: Lineage) -> list[SuccessionRow]:
+    """The successions of ``lineage`` that lead ``change``'s judge from its old triple
+    to its new one (of its contract's trials, or of trials of any contract), in order;
+    empty when none do. A claim's change is explained when one judge answered it under
+    both triples and a succession of that judge explains the move."""
+    judge = change.subject if change.scope == "judge" else change.after.judge_name
+    if judge is None or (change.scope == "claim" and change.before.judge_name != judge):
+        return []
+    if change.before.stored_prompt != change.after.stored_prompt:
+        return []  # a succession is measured on triples, not on vendor prompts
+    return lineage.of_contract(change.contract_id).between(
+        judge, change.before.triple, change.after.triple
+    )
 
 
 def explained_by(change: DriftChange, lineage: Lineage) -> DriftChange:
-    """``change`` with the successions of ``lineage`` that lead its judge from the old
-    triple to the new one (of its contract's trials, or of trials of any contract), if
-    any do. A claim's change is explained when one judge answered it under both
-    triples and a succession of that judge explains the move."""
-    judge = change.subject if change.scope == "judge" else change.after.judge_name
-    if judge is None or (change.scope == "claim" and change.before.judge_name != judge):
+    """``change`` with the summary of the successions that explain it, if any do."""
+    chain = chain_of(change, lineage)
+    if not chain:
         return change
-    if change.before.stored_prompt != change.after.stored_prompt:
-        return change  # a succession is measured on triples, not on vendor prompts
-    line = lineage.of_contract(change.contract_id).explains(
-        judge, change.before.triple, change.after.triple
-    )
-    return change if line is None else dataclasses.replace(change, succession=line)
+    return dataclasses.replace(change, succession="; ".join(r.summary() for r in chain))
 
 
 def explain_drift(

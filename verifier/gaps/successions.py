@@ -15,7 +15,7 @@ from one triple to another (directly or through a chain of successions).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import astuple, dataclass, field
 from typing import Any, Final
 
@@ -285,17 +285,6 @@ class Lineage:
                             nxt.append(reached)
             frontier = nxt
         return paths.get(new, []) if new != old else []
-
-    def explains(self, judge: str | None, old: Triple, new: Triple) -> str | None:
-        """One line naming the successions that lead from ``old`` to ``new``, or
-        ``None`` when no succession does."""
-        chain = self.between(judge, old, new)
-        return "; ".join(r.summary() for r in chain) if chain else None
-
-    def touching(self, triples: Iterable[Triple]) -> list[SuccessionRow]:
-        """The successions whose old or new triples include any of ``triples``."""
-        wanted = set(triples)
-        return [r for r in self.rows if wanted & (r.old | r.new)]
 
 
 def _triple(value: Sequence[str]) -> Triple:
