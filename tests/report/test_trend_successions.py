@@ -44,6 +44,7 @@ def test_without_a_succession_nothing_is_marked(store_path: Path) -> None:
     assert "spans judge succession" not in html
     # The change of model is still the audit's judge drift.
     assert f"served model {OLD_MODEL} -&gt; {NEW_MODEL}" in html
+    assert 'id="succession-list"' not in html
 
 
 def test_a_succession_is_marked_where_its_judge_first_judged(store_path: Path) -> None:
@@ -51,6 +52,10 @@ def test_a_succession_is_marked_where_its_judge_first_judged(store_path: Path) -
     html = page(store_path)
     (marker,) = elements(html, "succession-marker")
     assert marker["data-run"] == "r5"
+    # Not drift: the change is listed as the succession it is.
+    assert "No judge changed its triple but by a recorded succession." in html
+    listed = html.split('id="succession-list"')[1].split("</ul>")[0]
+    assert "at run <code>r5</code>: succession s1 of judge grader" in listed
     tone, cites = plot(html, "tone"), plot(html, "cites")
     assert '<g class="succession-marker" data-run="r5"><title>succession s1 of judge grader' in tone
     # Halfway between runs 4 and 5 of six slots: 6 + 228 * 3.5 / 5.

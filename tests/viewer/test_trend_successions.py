@@ -32,10 +32,13 @@ def test_the_viewer_marks_a_succession_only_when_one_is_recorded(tmp_path: Path)
     assert elements(full, "succession-marker") == elements(full, "succession-mark") == []
     assert "spans judge succession" not in full
     assert 'id="successions-note"' not in quick
+    assert 'id="succession-list"' not in full
 
     record(str(path), succession())
     quick, full = pages(path)
     assert [m["data-run"] for m in elements(full, "succession-marker")] == ["r5"]
+    listed = full.split('id="succession-list"')[1].split("</ul>")[0]
+    assert "at run <code>r5</code>: succession s1 of judge grader" in listed
     (named,) = elements(full, "succession-mark")
     assert named["title"] is not None and named["title"].startswith("succession s1 of judge grader")
     label = f"judge grader: {OLD_MODEL} -&gt; {NEW_MODEL}, agreement 0.950 (claims tone)</li>"

@@ -128,6 +128,9 @@ def audit_context(
         "groups": _groups(claims, runs, alerts, history.trends.marks),
         "alerts": alerts,
         "drift": [d for d in history.drift if _of_contract(contract_id, d.contract_id)],
+        "succession_changes": [
+            s for s in history.successions if _of_contract(contract_id, s.contract_id)
+        ],
         "mismatches": list(history.mismatches),
         "window": window,
         "known": bool(runs),
