@@ -22,6 +22,7 @@ from verifier.cli._options import (
 
 if TYPE_CHECKING:
     from verifier.analyses.history import HistoryAudit
+    from verifier.analyses.window import Window
 
 
 @click.command("audit")
@@ -79,7 +80,7 @@ def audit(
     store: str | None,
     run_id: str | None,
     fmt: str,
-    window: int,
+    window: Window,
     fail_on_alert: bool,
     recheck: bool,
     resample: int | None,
