@@ -92,8 +92,8 @@ def test_too_few_runs_in_the_span_is_no_alert_and_is_said(tmp_path: Path) -> Non
     assert narrow.alerts == ()
     reasons = {s.claim_id: s.describe() for s in narrow.shortfalls}
     assert reasons["cites"] == (
-        "demo/cites at run r6 (2026-11-06T10:00:00Z): not judged, 2 earlier run(s) in the "
-        "runs started within 2 days before it (3 needed)"
+        "demo/cites at run r6 (2026-11-06T10:00:00Z): not judged, 2 earlier run(s) "
+        "started within 2 days before it (3 needed)"
     )
     document = narrow.as_dict()
     assert (document["window"], document["window_kind"]) == ("2d", "time")

@@ -41,7 +41,7 @@ def render_console(audit: HistoryAudit) -> str:
     lines = [audit.integrity.render_text(), ""]
     lines.append(_alerts_heading(audit))
     lines += [f"  ALERT {alert.describe()}" for alert in audit.alerts]
-    lines += [f"  NOT JUDGED {shortfall.describe()}" for shortfall in audit.shortfalls]
+    lines += [f"  NOTE {shortfall.describe()}" for shortfall in audit.shortfalls]
     lines.append(_drift_heading(audit.drift))
     for change, claims in _folded(audit.drift):
         also = f" (claims {', '.join(claims)})" if claims else ""

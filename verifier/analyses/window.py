@@ -109,10 +109,11 @@ class WindowShortfall:
 
     def describe(self) -> str:
         """One line: the claim, the run, and why no alert could be computed for it."""
+        span = self.window.describe()
+        span = "" if self.window.kind == "runs" else f" started within {span} before it"
         return (
             f"{self.contract_id}/{self.claim_id} at run {self.run_id} ({self.started_at}): "
-            f"not judged, {self.prior_runs} earlier run(s) in {self.window.earlier()} it "
-            f"({MIN_PRIOR_RUNS} needed)"
+            f"not judged, {self.prior_runs} earlier run(s){span} ({MIN_PRIOR_RUNS} needed)"
         )
 
     def as_dict(self) -> dict[str, Any]:
