@@ -88,6 +88,7 @@ def test_too_few_runs_in_the_span_is_no_alert_and_is_said(tmp_path: Path) -> Non
         plant_history(store, *STEADY, 0.60)  # run n on day n
         wide = audit_history(store, window="4d")
         narrow = audit_history(store, window="2d")
+        young = audit_history(store, "r2", window=3)  # a count: a young history is not said
     assert [(a.run_id, a.prior_runs) for a in wide.alerts] == [("r6", ("r2", "r3", "r4", "r5"))]
     assert narrow.alerts == ()
     reasons = {s.claim_id: s.describe() for s in narrow.shortfalls}
@@ -101,7 +102,8 @@ def test_too_few_runs_in_the_span_is_no_alert_and_is_said(tmp_path: Path) -> Non
         "cites": 2,
         "tone": 2,
     }
-    assert wide.shortfalls == ()
+    assert wide.shortfalls == () and young.shortfalls == () and young.alerts == ()
+    assert "not_judged" in young.as_dict() and young.as_dict()["not_judged"] == []
 
 
 def test_the_audit_command_reads_a_time_window(tmp_path: Path) -> None:

@@ -252,8 +252,12 @@ class PassRateTrends:
         self, window: Window | int | str = DEFAULT_WINDOW, run_id: str | None = None
     ) -> list[WindowShortfall]:
         """The claims whose last run (or run ``run_id``) had too few earlier runs in its
-        window to be judged: no alert could be computed for it."""
+        time window to be judged: no alert could be computed for it. A window of runs
+        has none: a history shorter than it is compared whole, and one of fewer than
+        ``MIN_PRIOR_RUNS`` runs is young, not missing runs."""
         window = parse_window(window)
+        if window.kind == "runs":
+            return []
         found = []
         for trend in self.claims:
             ids = [r.run_id for r in trend.runs]

@@ -11,7 +11,8 @@ Every surface that takes a window (``verifier audit --window``, ``verifier repor
 
 Either way a run is judged only when at least ``MIN_PRIOR_RUNS`` earlier runs fall in
 its window; a time window with fewer is not an error: the run is not judged, and the
-audit says why (``WindowShortfall``).
+audit says why (``WindowShortfall``: a claim's last run, or the run audited). A count
+window says nothing of a history too young to judge, as before.
 """
 
 from __future__ import annotations
