@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from tests.gaps._support import TRIPLE, begin, contract_sha, draft
@@ -110,3 +111,12 @@ def plant_history(store: GapStore, *rates: float) -> None:
             passes={"cites": (round(rate * 100), 100), "tone": (2, 2)},
             evidence={"tone": judge_evidence(model_id=served)},
         )
+
+
+def planted_store(path: Path, *rates: float) -> Path:
+    """A SQLite store at ``path`` holding ``plant_history(*rates)``."""
+    from verifier.gaps.sqlite.store import SqliteStore
+
+    with SqliteStore(path) as store:
+        plant_history(store, *rates)
+    return path

@@ -9,17 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests._cli import cli
-from tests.analyses._history import plant_history
+from tests.analyses._history import planted_store
 from tests.gaps._support import tamper
-from verifier.gaps.sqlite.store import SqliteStore
 
 STEADY = [0.90, 0.92, 0.88, 0.91, 0.90]
 
 
-def history(path: Path, *rates: float) -> Path:
-    with SqliteStore(path) as store:
-        plant_history(store, *rates)
-    return path
+history = planted_store
 
 
 @pytest.fixture

@@ -85,9 +85,14 @@ def test_run_judges_through_the_live_api_then_audit_finds_the_store_sound(
         )
         audit = await session.call_tool("audit", {})
         last = await session.call_tool("audit", {"run": "last"})
-        return [answer(run), answer(audit), answer(last), text(run) + text(audit)]
+        weeks = await session.call_tool("audit", {"window": "4w"})
+        bad = await session.call_tool("audit", {"window": "4 weeks"})
+        return [answer(run), answer(audit), answer(last), text(run) + text(audit)], [
+            answer(weeks),
+            error_line(bad),
+        ]
 
-    run, audit, last, said = served(
+    (run, audit, last, said), (weeks, bad) = served(
         root, talk, "--store", "gaps.db", "--judges", "live", env=live(judge)
     )
     assert (run["total_cases"], run["passed_cases"], run["failed_cases"]) == (3, 1, 2)
@@ -105,6 +110,10 @@ def test_run_judges_through_the_live_api_then_audit_finds_the_store_sound(
     assert run["more_failures"] == 0
     assert audit["ok"] is True and audit["head"] == run["head"] and audit["run_id"] is None
     assert last["run_id"] == run["run_id"] and last["rows_checked"] == 12
+    assert (audit["window"], audit["window_kind"]) == (5, "runs")
+    assert (weeks["window"], weeks["window_kind"], weeks["alerts"]) == ("4w", "time", [])
+    assert [n["prior_runs"] for n in weeks["not_judged"]] == [0] * len(run["claims"])
+    assert "is neither a count of runs (5) nor a span" in bad
     assert (root / "gaps.db").is_file()
     assert KEY not in said
 

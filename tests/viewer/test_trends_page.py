@@ -157,3 +157,18 @@ def test_the_trends_in_chromium(url: str, chromium: Any, tmp_path: Path) -> None
         page.screenshot(path=str(tmp_path / "audit.png"), full_page=True)
     assert all(r.startswith(url) for r in seen.requests)
     assert not seen.errors
+
+
+def test_the_window_may_be_a_span_of_time(url: str, store: dict[str, Any]) -> None:
+    # Every run started within the last hour: four weeks hold them all, as 5 runs do.
+    page = _get(url, contract="answers", window="4w")
+    assert page.status_code == 200
+    shown = elements(page.text, "alert")
+    assert [li["data-run"] for li in shown if li.get("data-run")] == [store["runs"][-1]]
+    assert "runs started within 4 weeks before it" in page.text
+    assert "window=4w&amp;audit=full" in page.text
+    full = _get(url, contract="answers", window="4w", audit="full")
+    assert full.status_code == 200 and "window=4w" in full.text
+    bad = _get(url, contract="answers", window="4 weeks")
+    assert bad.status_code == 422
+    assert "is neither a count of runs (5) nor a span" in bad.text

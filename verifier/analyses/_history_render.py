@@ -41,6 +41,7 @@ def render_console(audit: HistoryAudit) -> str:
     lines = [audit.integrity.render_text(), ""]
     lines.append(_alerts_heading(audit))
     lines += [f"  ALERT {alert.describe()}" for alert in audit.alerts]
+    lines += [f"  NOTE {shortfall.describe()}" for shortfall in audit.shortfalls]
     lines.append(_drift_heading(audit.drift))
     for change, claims in _folded(audit.drift):
         also = f" (claims {', '.join(claims)})" if claims else ""
@@ -52,7 +53,7 @@ def render_console(audit: HistoryAudit) -> str:
             lines.append(f"  {_where(change)}{also}: {change.succession}")
     lines += [f"  SERVED {m.describe()}" for m in audit.mismatches]
     lines.append(_trends_heading(audit))
-    shown = audit.window + 1
+    shown = _shown(audit)
     width = max((len(t.name) for t in audit.trends.claims), default=0)
     for trend in audit.trends.claims:
         rates = " ".join(f"{r.pass_rate:.3f}" for r in trend.runs[-shown:])
@@ -99,6 +100,8 @@ def render_markdown(audit: HistoryAudit) -> str:
         spans = [(a, succession_note(row)) for a in audit.alerts for row in a.successions]
         lines += [""] if spans else []
         lines += [f"- {_code(a.name)} at {_code(a.run_id)} spans {_code(n)}" for a, n in spans]
+    if audit.shortfalls:
+        lines += ["", *(f"- not judged: {_code(s.describe())}" for s in audit.shortfalls)]
     lines += ["", f"### {_drift_heading(audit.drift)}"]
     if audit.drift:
         lines += ["", "| judged | run | first row | change |", "|---|---|---|---|"]
@@ -127,11 +130,11 @@ def render_markdown(audit: HistoryAudit) -> str:
     if audit.trends.claims:
         lines += [
             "",
-            f"| claim | runs | last run | previous {audit.window} runs | recent runs "
+            f"| claim | runs | last run | {audit.window.earlier()} | recent runs "
             f"| last {_DAYS_SHOWN} days |",
             "|---|---:|---:|---:|---|---|",
         ]
-        lines += [_trend_row(trend, audit.window) for trend in audit.trends.claims]
+        lines += [_trend_row(trend, audit) for trend in audit.trends.claims]
     if marks := _mark_lines(audit):
         lines += ["", "Judge successions on the run axis:", ""]
         lines += [f"- {_code(line)}" for line in marks]
@@ -161,18 +164,32 @@ def _problems(audit: HistoryAudit) -> list[str]:
     return lines
 
 
-def _trend_row(trend: ClaimTrend, window: int) -> str:
+def _shown(audit: HistoryAudit) -> int:
+    """How many last runs of a claim the trends show: the window's runs and one."""
+    if audit.window.kind == "runs":
+        return audit.window.size + 1
+    claims = audit.trends.claims
+    return 1 + max((len(t.runs) - 1 - _start(t, audit) for t in claims), default=0)
+
+
+def _start(trend: ClaimTrend, audit: HistoryAudit) -> int:
+    """Where the last run's window begins among the claim's runs."""
+    return audit.window.start([r.started_at for r in trend.runs], len(trend.runs) - 1)
+
+
+def _trend_row(trend: ClaimTrend, audit: HistoryAudit) -> str:
     rates = [r.pass_rate for r in trend.runs]
-    prior = rates[-window - 1 : -1]
+    start = _start(trend, audit)
+    prior = rates[start:-1]
     mean = f"{sum(prior) / len(prior):.1%}" if prior else ""
-    recent = " ".join(f"{rate:.0%}" for rate in rates[-window - 1 :])
+    recent = " ".join(f"{rate:.0%}" for rate in rates[start:])
     days = ", ".join(f"{d.day}: {d.pass_rate:.0%}" for d in trend.days[-_DAYS_SHOWN:])
     return f"| {_code(trend.name)} | {len(rates)} | {rates[-1]:.1%} | {mean} | {recent} | {days} |"
 
 
 def _alerts_heading(audit: HistoryAudit) -> str:
     count = len(audit.alerts)
-    return f"degradation alerts (window {audit.window} runs): {count or 'none'}"
+    return f"degradation alerts (window {audit.window.describe()}): {count or 'none'}"
 
 
 def _drift_heading(drift: Sequence[DriftChange]) -> str:

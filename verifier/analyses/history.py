@@ -25,13 +25,8 @@ from verifier.analyses.audit import AuditReport, audit_store
 from verifier.analyses.crossings import succession_crossings
 from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
 from verifier.analyses.lineage import explain_drift
-from verifier.analyses.trends import (
-    DEFAULT_WINDOW,
-    MIN_PRIOR_RUNS,
-    DegradationAlert,
-    PassRateObserver,
-    PassRateTrends,
-)
+from verifier.analyses.trends import DegradationAlert, PassRateObserver, PassRateTrends
+from verifier.analyses.window import DEFAULT_WINDOW, Window, WindowShortfall, parse_window
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
 
@@ -48,20 +43,23 @@ class HistoryAudit:
         trends: Pass rate per claim per run and per day, over the whole store, and
             where claims cross the judge successions of the lineage given.
         alerts: Degradation alerts (of ``run_id`` only, when given).
-        window: The rolling window the alerts used, in runs.
+        window: The rolling window the alerts used: a count of runs or a span of time.
         mismatches: Judges served by another model than the contract asked for (of
             ``run_id`` only, when given).
         successions: Changes of judge triple a recorded succession explains, each
             with its ``succession`` line (of ``run_id`` only, when given): not drift.
+        shortfalls: Claims whose last run (``run_id``, when given) had too few earlier
+            runs in its window to be judged.
     """
 
     integrity: AuditReport
     drift: tuple[DriftChange, ...]
     trends: PassRateTrends
     alerts: tuple[DegradationAlert, ...]
-    window: int
+    window: Window
     mismatches: tuple[ServedMismatch, ...] = ()
     successions: tuple[DriftChange, ...] = ()
+    shortfalls: tuple[WindowShortfall, ...] = ()
 
     @property
     def run_id(self) -> str | None:
@@ -72,15 +70,16 @@ class HistoryAudit:
         return not self.integrity.ok or (fail_on_alert and bool(self.alerts))
 
     def as_dict(self) -> dict[str, Any]:
-        """The integrity report's keys, plus ``window``, ``drift``, ``successions``,
-        ``alerts``, ``trends``."""
+        """The integrity report's keys, plus ``window`` (and ``window_kind``), ``drift``,
+        ``successions``, ``alerts``, ``not_judged``, ``trends``."""
         return {
             **self.integrity.as_dict(),
-            "window": self.window,
+            **self.window.as_dict(),
             "drift": [change.as_dict() for change in self.drift],
             "successions": [change.as_dict() for change in self.successions],
             "served_mismatches": [m.as_dict() for m in self.mismatches],
             "alerts": [alert.as_dict() for alert in self.alerts],
+            "not_judged": [shortfall.as_dict() for shortfall in self.shortfalls],
             "trends": self.trends.as_dict(),
         }
 
@@ -89,7 +88,7 @@ def audit_history(
     store: GapStore,
     run_id: str | None = None,
     *,
-    window: int = DEFAULT_WINDOW,
+    window: Window | int | str = DEFAULT_WINDOW,
     max_problems: int = 1000,
     expect_head: str | None = None,
     lineage: Lineage | None = None,
@@ -99,7 +98,9 @@ def audit_history(
     Args:
         store: The store to read.
         run_id: Limit the row checks, drift changes and alerts to this run.
-        window: How many earlier runs a run's pass rate is compared with.
+        window: The earlier runs a run's pass rate is compared with: a count (``5``)
+            or a span of time before the run (``"4w"``, ``"28d"``, ``"12h"``); see
+            ``verifier.analyses.window.parse_window``.
         max_problems: How many integrity problems to keep.
         expect_head: A head published earlier, which the seal chain must still hold.
         lineage: Judge successions (default: the store's, read in the audit's
@@ -108,10 +109,10 @@ def audit_history(
 
     Raises:
         StoreError: The store cannot be read, or ``run_id`` names no run.
-        ValueError: ``window`` is below ``MIN_PRIOR_RUNS``.
+        ValueError: ``window`` is not a window (a count below ``MIN_PRIOR_RUNS``, or
+            no span such as ``4w``).
     """
-    if window < MIN_PRIOR_RUNS:
-        raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
+    window = parse_window(window)
     rates, judges, noise = PassRateObserver(), JudgeDriftObserver(), JudgeNoiseObserver(run_id)
     # The trends' runs are those of the snapshot the audit read, not of a later moment.
     with store.snapshot():
@@ -136,6 +137,14 @@ def audit_history(
         alerts = [alert for alert in alerts if alert.run_id == run_id]
     drift, successions = explain_drift(changes, lineage)
     mismatches = tuple(judges.mismatches(run_id))
+    shortfalls = tuple(trends.shortfalls(window, run_id))
     return HistoryAudit(
-        integrity, tuple(drift), trends, tuple(alerts), window, mismatches, tuple(successions)
+        integrity,
+        tuple(drift),
+        trends,
+        tuple(alerts),
+        window,
+        mismatches,
+        tuple(successions),
+        shortfalls,
     )

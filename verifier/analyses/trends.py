@@ -14,11 +14,13 @@ and id: two contracts may both have a claim ``tone``.
 
 Degradation rule (``degradation_alerts``): a run alerts for a claim when its pass rate
 is more than ``max(2 * sd, ZERO_VARIANCE_TOLERANCE)`` below the mean of the claim's
-previous ``window`` runs (fewer when the history is shorter), ``sd`` being their
-sample standard deviation. At least ``MIN_PRIOR_RUNS`` earlier runs are needed: two
-points give no usable spread. When every earlier rate was equal (``sd == 0``), any
-drop beyond the tolerance alerts: a claim that always passed and now fails once has
-left its history, however small the drop. Only runs that checked the claim count.
+earlier runs in the window (``verifier.analyses.window``: the previous N runs, fewer
+when the history is shorter, or the runs started within a span of time before it),
+``sd`` being their sample standard deviation. At least ``MIN_PRIOR_RUNS`` earlier runs
+are needed: two points give no usable spread; a run with fewer is not judged, and the
+claim's last such run is named (``WindowShortfall``). When every earlier rate was equal
+(``sd == 0``), any drop beyond the tolerance alerts: a claim that always passed and now
+fails once has left its history, however small the drop. Only runs that checked the claim count.
 
 An alert whose window (the earlier runs it was compared with, and its own run) spans a
 judge succession of the claim (``verifier.analyses.crossings``) names it: it stays an
@@ -42,6 +44,13 @@ from verifier.analyses.crossings import (
     succession_marks,
     succession_note,
 )
+from verifier.analyses.window import (
+    DEFAULT_WINDOW,
+    MIN_PRIOR_RUNS,
+    Window,
+    WindowShortfall,
+    parse_window,
+)
 from verifier.gaps.store import RunRecord
 from verifier.gaps.successions import SuccessionRow
 from verifier.results import ClaimTally, row_not_applicable
@@ -60,11 +69,10 @@ __all__ = [
     "PassRateTrends",
     "RunRate",
     "RunRef",
+    "WindowShortfall",
     "degradation_alerts",
 ]
 
-DEFAULT_WINDOW = 5
-MIN_PRIOR_RUNS = 3
 ZERO_VARIANCE_TOLERANCE = 1e-9
 """How far below an unvarying history a rate must fall to alert: float noise only."""
 
@@ -160,6 +168,7 @@ class DegradationAlert:
     prior_runs: tuple[str, ...]
     successions: tuple[SuccessionRow, ...] = ()
     """The judge successions of the claim its window spans (see ``spanned``)."""
+    window: Window = DEFAULT_WINDOW
 
     @property
     def name(self) -> str:
@@ -173,13 +182,16 @@ class DegradationAlert:
     def describe(self) -> str:
         """One line: the claim, the run, the rate, and the history it broke from."""
         runs = len(self.prior_runs)
+        within = "" if self.window.kind == "runs" else f" (within {self.window.describe()})"
         if self.deviations is None:
             # No spread to count deviations in: the history is one rate, said as such.
-            history = f"below {self.mean:.3f}, the pass rate of each of the previous {runs} runs"
+            history = (
+                f"below {self.mean:.3f}, the pass rate of each of the previous {runs} runs{within}"
+            )
         else:
             history = (
                 f"{self.deviations:.1f} sd below the mean {self.mean:.3f} ± {self.stdev:.3f} "
-                f"of the previous {runs} runs"
+                f"of the previous {runs} runs{within}"
             )
         spans = "".join(f"; spans {succession_note(row)}" for row in self.successions)
         return (
@@ -224,9 +236,10 @@ class PassRateTrends:
     runs: tuple[RunRef, ...]
     crossings: tuple[SuccessionCrossing, ...] = ()
 
-    def alerts(self, window: int = DEFAULT_WINDOW) -> list[DegradationAlert]:
+    def alerts(self, window: Window | int | str = DEFAULT_WINDOW) -> list[DegradationAlert]:
         """Degradation alerts of every claim, in history order of their runs, each
         naming the judge successions its window spans."""
+        window = parse_window(window)
         position = {ref.run_id: n for n, ref in enumerate(self.runs)}
         found = [
             alert.spanned(self.crossings)
@@ -234,6 +247,29 @@ class PassRateTrends:
             for alert in degradation_alerts(trend, window)
         ]
         return sorted(found, key=lambda a: (position[a.run_id], a.contract_id, a.claim_id))
+
+    def shortfalls(
+        self, window: Window | int | str = DEFAULT_WINDOW, run_id: str | None = None
+    ) -> list[WindowShortfall]:
+        """The claims whose last run (or run ``run_id``) had too few earlier runs in its
+        time window to be judged: no alert could be computed for it. A window of runs
+        has none: a history shorter than it is compared whole, and one of fewer than
+        ``MIN_PRIOR_RUNS`` runs is young, not missing runs."""
+        window = parse_window(window)
+        if window.kind == "runs":
+            return []
+        found = []
+        for trend in self.claims:
+            ids = [r.run_id for r in trend.runs]
+            n = len(ids) - 1 if run_id is None else (ids.index(run_id) if run_id in ids else -1)
+            if n < 0:
+                continue
+            prior = n - window.start([r.started_at for r in trend.runs], n)
+            if prior < MIN_PRIOR_RUNS:
+                run = trend.runs[n]
+                key = (trend.contract_id, trend.claim_id, run.run_id, run.started_at)
+                found.append(WindowShortfall(*key, prior, window))
+        return found
 
     @property
     def marks(self) -> tuple[SuccessionMark, ...]:
@@ -255,24 +291,29 @@ class PassRateTrends:
         }
 
 
-def degradation_alerts(trend: ClaimTrend, window: int = DEFAULT_WINDOW) -> list[DegradationAlert]:
+def degradation_alerts(
+    trend: ClaimTrend, window: Window | int | str = DEFAULT_WINDOW
+) -> list[DegradationAlert]:
     """Runs of one claim whose pass rate drops out of the claim's recent history.
 
     See the module docstring for the rule.
 
     Args:
         trend: The claim's runs in history order.
-        window: How many earlier runs form the history (at least ``MIN_PRIOR_RUNS``).
+        window: The earlier runs that form the history (``parse_window``): a count
+            (at least ``MIN_PRIOR_RUNS``) or a span of time such as ``4w``.
 
     Raises:
-        ValueError: ``window`` is below ``MIN_PRIOR_RUNS``.
+        ValueError: ``window`` is not a window (``parse_window``).
     """
-    if window < MIN_PRIOR_RUNS:
-        raise ValueError(f"the window needs at least {MIN_PRIOR_RUNS} runs, not {window}")
+    window = parse_window(window)
     rates = [r.pass_rate for r in trend.runs]
+    stamps = [r.started_at for r in trend.runs]
     alerts = []
     for n in range(MIN_PRIOR_RUNS, len(rates)):
-        start = max(0, n - window)
+        start = window.start(stamps, n)
+        if n - start < MIN_PRIOR_RUNS:
+            continue  # too few earlier runs in the span: not judged
         prior = rates[start:n]
         mean = statistics.fmean(prior)
         stdev = statistics.stdev(prior)
@@ -290,6 +331,7 @@ def degradation_alerts(trend: ClaimTrend, window: int = DEFAULT_WINDOW) -> list[
                     stdev,
                     threshold,
                     tuple(r.run_id for r in trend.runs[start:n]),
+                    window=window,
                 )
             )
     return alerts

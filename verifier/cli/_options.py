@@ -173,8 +173,25 @@ def format_option(*choices: str) -> Callable[[Any], Any]:
     )
 
 
+class _WindowType(click.ParamType[Any]):
+    """A rolling window (``verifier.analyses.window.parse_window``): runs or a span."""
+
+    name = "window"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from verifier.analyses.window import Window, parse_window
+
+        if isinstance(value, Window):
+            return value
+        try:
+            return parse_window(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 def window_option(help: str) -> Callable[[Any], Any]:
-    """``--window``: the earlier runs a run's pass rate is compared with for alerts.
+    """``--window``: the earlier runs a run's pass rate is compared with for alerts, a
+    count of runs (``5``) or a span of time before the run (``4w``, ``28d``, ``12h``).
 
     Args:
         help: The option's help text.
@@ -183,7 +200,12 @@ def window_option(help: str) -> Callable[[Any], Any]:
         The option's decorator.
     """
     return click.option(
-        "--window", type=click.IntRange(min=3), default=5, show_default=True, help=help
+        "--window",
+        type=_WindowType(),
+        default="5",
+        show_default=True,
+        metavar="RUNS|SPAN",
+        help=help + " A count of runs (at least 3), or a span before each run: 12h, 28d, 4w.",
     )
 
 

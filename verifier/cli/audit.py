@@ -10,6 +10,7 @@ import click
 
 from verifier.cli._options import (
     EXIT_FAILED,
+    EXIT_INVALID,
     EXIT_OK,
     RUN_ID,
     STORE_OPTION,
@@ -22,6 +23,7 @@ from verifier.cli._options import (
 
 if TYPE_CHECKING:
     from verifier.analyses.history import HistoryAudit
+    from verifier.analyses.window import Window
 
 
 @click.command("audit")
@@ -38,6 +40,17 @@ if TYPE_CHECKING:
 @window_option("Earlier runs a run's pass rate is compared with for degradation alerts.")
 @click.option(
     "--fail-on-alert", is_flag=True, help="Exit 1 on a degradation alert too, not only on damage."
+)
+@click.option(
+    "--notify",
+    "notify",
+    multiple=True,
+    metavar="URL",
+    envvar="VERIFIER_NOTIFY_URL",
+    help="POST the degradation alerts, when there are any, to this webhook (repeatable; "
+    "default: VERIFIER_NOTIFY_URL, URLs separated by spaces): a Slack message to a Slack "
+    "incoming webhook, else the alerts' JSON. A failed delivery is one line on stderr "
+    "and exit 2 (exit 1 when the audit fails anyway).",
 )
 @click.option(
     "--recheck",
@@ -79,8 +92,9 @@ def audit(
     store: str | None,
     run_id: str | None,
     fmt: str,
-    window: int,
+    window: Window,
     fail_on_alert: bool,
+    notify: tuple[str, ...],
     recheck: bool,
     resample: int | None,
     seed: int,
@@ -99,6 +113,7 @@ def audit(
 
     if expect_head is not None and not re.fullmatch(r"[0-9a-f]{64}", expect_head):
         fail(f"--expect-head {expect_head[:80]!r} is not a head: 64 lowercase hex digits")
+    _check_notify(notify, resample)
     target = existing_store(store)
     run_id = run_id and resolve_run(target, run_id)
     witnessed = None
@@ -129,16 +144,48 @@ def audit(
     except VerifierError as exc:
         fail(str(exc))
     failed = report.failed(fail_on_alert=fail_on_alert)
+    undelivered = _notify(report, notify)
     if recheck:
         # The recheck adds to the audit: what the audit catches (a cut tail, a flipped
         # run status, a rewritten summary, a witnessed head gone) fails the recheck too.
-        _recheck(target, run_id, fmt, report, failed)
+        _recheck(target, run_id, fmt, report, failed, undelivered)
     click.echo(render_history(report, fmt), nl=False)
-    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+    sys.exit(EXIT_FAILED if failed else EXIT_INVALID if undelivered else EXIT_OK)
+
+
+def _check_notify(urls: tuple[str, ...], resample: int | None) -> None:
+    """Refuses a --notify URL that is not http(s), named masked, and --notify with
+    --resample (which reports no alerts)."""
+    from verifier.analyses.notify import check_notify_url
+
+    if urls and resample is not None:
+        fail("--notify sends an audit's alerts: --resample finds none")
+    for url in urls:
+        try:
+            check_notify_url(url)
+        except ValueError as exc:
+            fail(str(exc))
+
+
+def _notify(report: HistoryAudit, urls: tuple[str, ...]) -> bool:
+    """Sends the alerts to each URL, says on stderr what could not be delivered, and
+    returns whether something was not."""
+    from verifier.analyses.notify import notify_alerts
+
+    undelivered = False
+    for delivery in notify_alerts(report, urls):
+        click.echo(delivery.line(), err=True)
+        undelivered = undelivered or not delivery.ok
+    return undelivered
 
 
 def _recheck(
-    target: str, run_id: str | None, fmt: str, audited: HistoryAudit, failed: bool
+    target: str,
+    run_id: str | None,
+    fmt: str,
+    audited: HistoryAudit,
+    failed: bool,
+    undelivered: bool = False,
 ) -> NoReturn:
     """Re-evaluates every stored verdict, prints it and then the audit, and exits 0
     when the audit passed and no verdict differs, else 1."""
@@ -162,7 +209,9 @@ def _recheck(
         click.echo(render_recheck(report, fmt), nl=False)
         click.echo("")
         click.echo(render_history(audited, fmt), nl=False)
-    sys.exit(EXIT_OK if report.ok and not failed else EXIT_FAILED)
+    if not report.ok or failed:
+        sys.exit(EXIT_FAILED)
+    sys.exit(EXIT_INVALID if undelivered else EXIT_OK)
 
 
 def _resample(target: str, run_id: str, n: int, seed: int, fmt: str) -> NoReturn:

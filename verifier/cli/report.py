@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -15,6 +16,9 @@ from verifier.cli._options import (
     resolve_run,
     window_option,
 )
+
+if TYPE_CHECKING:
+    from verifier.analyses.window import Window
 
 
 @click.command("report")
@@ -35,7 +39,7 @@ from verifier.cli._options import (
 )
 @window_option("With --trend: earlier runs a run's pass rate is compared with for alerts.")
 def report_command(
-    run_id: str | None, store: str | None, html_path: Path, trend: bool, window: int
+    run_id: str | None, store: str | None, html_path: Path, trend: bool, window: Window
 ) -> None:
     """Write a stored run (default: the last) as one self-contained HTML page: summary,
     pass rate per claim, judge triples, every result that did not pass. With --trend,
@@ -78,7 +82,7 @@ def _write_run_report(target: str, path: Path, run_id: str | None) -> str:
     )
 
 
-def _write_trend(target: str, path: Path, run_id: str | None, window: int) -> str:
+def _write_trend(target: str, path: Path, run_id: str | None, window: Window) -> str:
     """Writes the trends page and says what it holds."""
     from verifier.gaps.store import open_store
     from verifier.report.html_trend import write_trend_html

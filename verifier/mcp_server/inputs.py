@@ -119,3 +119,9 @@ class AuditInput(_Strict):
         description="Check the rows, drift and alerts of this run only: its id, `last` or "
         "`last~N`. The hash chain is always checked whole.",
     )
+    window: int | str = Field(
+        default=5,
+        description="The earlier runs a run's pass rate is compared with for degradation "
+        "alerts: a count of runs (at least 3), or a span of time before each run such as "
+        "`4w`, `28d` or `12h`.",
+    )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.analyses.history import audit_history
+from verifier.analyses.window import parse_window
 from verifier.compare.calibration_check import CalibrationCheck
 from verifier.contract.load import check_contract, load_contract
 from verifier.errors import ContractError, Diagnostic
@@ -174,7 +175,11 @@ def audit_tool(settings: Settings, arguments: AuditInput) -> dict[str, Any]:
     # Opening a missing SQLite file would create an empty store and report it sound.
     if path is not None and (not Path(path).is_file() or Path(path).stat().st_size == 0):
         raise ToolError(f"no store at {settings.root.shown(path)} yet: run a contract first")
+    try:
+        window = parse_window(arguments.window)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
     with open_store(settings.store) as gap_store:
         run_id = arguments.run and resolve_run_id(gap_store, arguments.run)
-        report = audit_history(gap_store, run_id=run_id)
+        report = audit_history(gap_store, run_id=run_id, window=window)
     return report.as_dict()

@@ -25,7 +25,8 @@ from markupsafe import Markup
 from verifier import __version__
 from verifier.analyses.crossings import SuccessionMark
 from verifier.analyses.history import HistoryAudit, audit_history
-from verifier.analyses.trends import DEFAULT_WINDOW, ClaimTrend, DegradationAlert, RunRef
+from verifier.analyses.trends import ClaimTrend, DegradationAlert, RunRef
+from verifier.analyses.window import DEFAULT_WINDOW, Window
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
 from verifier.report._html_page import content_security_policy, environment, write_atomically
@@ -186,7 +187,7 @@ def write_trend_html(
     path: Path,
     *,
     run_id: str | None = None,
-    window: int = DEFAULT_WINDOW,
+    window: Window | int | str = DEFAULT_WINDOW,
     lineage: Lineage | None = None,
 ) -> HistoryAudit:
     """Audits ``store`` with its history and writes the trend page to ``path``.
@@ -195,7 +196,8 @@ def write_trend_html(
         store: The store to read.
         path: The file to write; replaced whole, never left half written.
         run_id: List only this run's alerts and drift (the plots still show every run).
-        window: How many earlier runs a run's pass rate is compared with.
+        window: The earlier runs a run's pass rate is compared with: a count, or a
+            span of time such as ``4w`` (``verifier.analyses.window.parse_window``).
         lineage: Judge successions (default: the store's), marked where claims cross them.
 
     Returns:
@@ -206,6 +208,6 @@ def write_trend_html(
         OutputError: The file cannot be written.
     """
     history = audit_history(store, run_id, window=window, lineage=lineage)
-    every_alert = history.trends.alerts(window) if run_id else list(history.alerts)
+    every_alert = history.trends.alerts(history.window) if run_id else list(history.alerts)
     write_atomically(path, [render_trend_html(history, every_alert=every_alert)])
     return history

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.analyses.trends import (
-    DEFAULT_WINDOW,
     ClaimTrend,
     DayRate,
     DegradationAlert,
@@ -31,6 +30,7 @@ from verifier.analyses.trends import (
     RunRef,
     degradation_alerts,
 )
+from verifier.analyses.window import DEFAULT_WINDOW, Window, parse_window
 from verifier.gaps.store import RunRecord
 from verifier.results import ClaimTally
 
@@ -48,7 +48,7 @@ class SummaryTrends:
         claims: One trend per series and claim.
         alerts: Degradation alerts over those trends.
         untallied: Runs of the contract that recorded no tallies (left out).
-        window: The rolling window of the alerts, in runs.
+        window: The rolling window of the alerts: a count of runs or a span of time.
     """
 
     contract_id: str
@@ -56,7 +56,7 @@ class SummaryTrends:
     claims: tuple[ClaimTrend, ...]
     alerts: tuple[DegradationAlert, ...]
     untallied: tuple[str, ...]
-    window: int
+    window: Window
 
 
 def series_of(record: RunRecord) -> str:
@@ -98,15 +98,16 @@ def _tallies(record: RunRecord) -> dict[str, ClaimTally] | None:
 
 
 def summary_trends(
-    records: Iterable[RunRecord], contract_id: str, *, window: int = DEFAULT_WINDOW
+    records: Iterable[RunRecord], contract_id: str, *, window: Window | int | str = DEFAULT_WINDOW
 ) -> SummaryTrends:
     """The trends of ``contract_id``'s claims over its runs, from the run records.
 
     Args:
         records: The store's runs (``GapStore.runs()``); other contracts' are ignored.
         contract_id: The contract.
-        window: How many earlier runs a run's pass rate is compared with.
+        window: The earlier runs a run's pass rate is compared with (``parse_window``).
     """
+    window = parse_window(window)
     mine = sorted((r for r in records if r.contract_id == contract_id), key=lambda r: r.started_at)
     refs: list[RunRef] = []
     untallied: list[str] = []

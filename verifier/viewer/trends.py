@@ -29,13 +29,8 @@ from fastapi.responses import HTMLResponse
 from verifier.analyses import browse
 from verifier.analyses.crossings import SuccessionMark
 from verifier.analyses.history import audit_history
-from verifier.analyses.trends import (
-    DEFAULT_WINDOW,
-    MIN_PRIOR_RUNS,
-    ClaimTrend,
-    DegradationAlert,
-    RunRef,
-)
+from verifier.analyses.trends import ClaimTrend, DegradationAlert, RunRef
+from verifier.analyses.window import DEFAULT_WINDOW, Window, parse_window
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
@@ -64,7 +59,7 @@ def trends_context(
     store: GapStore,
     contract_id: str,
     *,
-    window: int = DEFAULT_WINDOW,
+    window: Window = DEFAULT_WINDOW,
     lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """What ``trends.html.j2`` shows of ``contract_id`` without reading a row.
@@ -72,7 +67,7 @@ def trends_context(
     Args:
         store: The store.
         contract_id: The contract whose claims are shown.
-        window: How many earlier runs a run's pass rate is compared with.
+        window: The earlier runs a run's pass rate is compared with (``parse_window``).
         lineage: Judge successions, counted, not placed (default: the store's).
     """
     records = store.runs()
@@ -100,7 +95,7 @@ def audit_context(
     store: GapStore,
     contract_id: str,
     *,
-    window: int = DEFAULT_WINDOW,
+    window: Window = DEFAULT_WINDOW,
     lineage: Lineage | None = None,
 ) -> dict[str, Any]:
     """The full audit of the store, as ``verifier audit`` makes it, for ``contract_id``'s page.
@@ -144,9 +139,14 @@ def register(router: APIRouter, viewer: Viewer) -> None:
     def trends_page(
         contract: str | None = None,
         audit: Literal["full"] | None = None,
-        window: int = Query(DEFAULT_WINDOW, ge=MIN_PRIOR_RUNS, le=1000),
+        window: str = Query(DEFAULT_WINDOW.text, max_length=16),
     ) -> HTMLResponse:
-        """A contract's pass rates over its runs, with degradation alerts."""
+        """A contract's pass rates over its runs, with degradation alerts: ``window`` is
+        a count of runs (``5``) or a span before each run (``4w``, ``28d``, ``12h``)."""
+        try:
+            span = parse_window(window)
+        except ValueError as exc:
+            return viewer.problem(422, str(exc))
         with viewer.store() as store:
             if not contract:
                 contracts = browse.contract_ids(store)
@@ -155,7 +155,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
                 )
             try:
                 make = audit_context if audit == "full" else trends_context
-                context = make(store, contract, window=window)
+                context = make(store, contract, window=span)
             except VerifierError as exc:
                 return viewer.problem(503, str(exc).splitlines()[0])
         return viewer.page("trends.html.j2", f"trends of {contract}", context)
