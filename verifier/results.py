@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifier.judge_summary import JudgeClaimsNotRun, judge_usage_text
+from verifier.overall import CaseOverall, OverallTally
 
 RowStatus = Literal["pass", "fail", "error", "skipped"]
 RowKind = Literal["rubric", "judge", "comparative", "imported"]
@@ -73,6 +74,8 @@ class CaseResult:
         content: The case as its content record keeps it (what a policy redacts as
             its marker), or ``None`` when the run stores no content or the case
             came back from the store (a resumed run).
+        overall: The mean of its scale claims' scores on their scale, when the
+            contract asks for it (``overall:``); ``None`` when it does not.
     """
 
     case_id: str
@@ -81,6 +84,7 @@ class CaseResult:
     score: float
     passed: bool
     content: Mapping[str, Any] | None = None
+    overall: CaseOverall | None = None
 
     def count(self, status: RowStatus) -> int:
         return sum(1 for r in self.results if r.status == status)
@@ -389,6 +393,8 @@ class RunSummary:
     """Per judged claim (judge claims and pairwise comparisons), how noisy its judge was."""
     judge_claims_not_run: JudgeClaimsNotRun = field(default_factory=JudgeClaimsNotRun)
     """The claims needing a judge that the run left out on purpose, and why."""
+    overall: OverallTally | None = None
+    """The mean overall and the cases to revise, when the contract asks (``overall:``)."""
 
     def judge_noise_dict(self) -> dict[str, dict[str, Any]]:
         """``judge_noise`` as reports and the run record keep it."""
@@ -409,6 +415,8 @@ class RunSummary:
             self.passed_cases += 1
         else:
             self.failed_cases += 1
+        if self.overall is not None and case.overall is not None:
+            self.overall.add(case.case_id, case.overall)
         breakdown = self.breakdown
         for result in case.results:
             # Looked up before made: this runs for every claim of every case.

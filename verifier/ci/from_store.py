@@ -15,6 +15,7 @@ from verifier.contract.load import check_contract_source
 from verifier.contract.selection import choose_claims, judge_claims_not_run, judged_claims, unscored
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore
+from verifier.overall import OverallTally
 from verifier.results import RunSummary
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
         store=store.location,
         interrupted=record.status != "finished",
         judge_claims_not_run=judge_claims_not_run(loaded, record.options),
+        overall=None if plan.overall is None else OverallTally(plan.overall),
     )
     usage = record.summary.get("usage")
     if isinstance(usage, dict):

@@ -22,20 +22,29 @@ from verifier.cli._options import fail
 @click.option(
     "--name",
     default=None,
-    help="The contract's id and the stem of its files.  [default: support-answers]",
+    help="The contract's id and the stem of its files.  "
+    "[default: support-answers; likert-review with --template likert]",
+)
+@click.option(
+    "--template",
+    type=click.Choice(["starter", "likert"]),
+    default="starter",
+    show_default=True,
+    help="starter: rubric, judge and comparative claims; likert: a five-dimension "
+    "1-5 rubric (relevance, accuracy, completeness, format, safety) with an overall score.",
 )
 @click.option("--force", is_flag=True, help="Overwrite starter files that exist already.")
-def init_command(directory: Path, name: str | None, force: bool) -> None:
+def init_command(directory: Path, name: str | None, template: str, force: bool) -> None:
     """Write a starter contract with its cases, a judge template and recorded verdicts
     into DIRECTORY (default: the current one).
 
     Nothing is written when one of the files exists already, unless --force is given.
     """
     from verifier.errors import VerifierError
-    from verifier.scaffold import DEFAULT_NAME, plan_scaffold, write_scaffold
+    from verifier.scaffold import plan_scaffold, write_scaffold
 
     try:
-        scaffold = plan_scaffold(directory, name or DEFAULT_NAME)
+        scaffold = plan_scaffold(directory, name or None, template)
         write_scaffold(scaffold, force=force)
     except VerifierError as exc:
         fail(str(exc))

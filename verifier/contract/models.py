@@ -24,6 +24,7 @@ from pydantic import (
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
 from verifier.contract.findings import FindingsClaim
+from verifier.contract.overall import Overall, overall_problem
 from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS, ClaimCommon
 from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import compile_path
@@ -385,6 +386,23 @@ class Contract(_Frozen):
         description="What the gap store keeps of each case's content.",
     )
     claims: tuple[Claim, ...] = Field(min_length=1)
+    # After `claims`: its check reads them (and an error names `overall`).
+    overall: Overall | None = Field(
+        default=None,
+        description="A case's overall score: the weighted mean of its scale claims' scores on "
+        "their own scale, reported beside the pass share, with `revise_below`.",
+    )
+
+    @field_validator("overall")
+    @classmethod
+    def _overall_made(cls, value: Overall | None, info: ValidationInfo) -> Overall | None:
+        # Claims that failed validation are absent from info.data: reported already.
+        if value is None or "claims" not in info.data:
+            return value
+        problem = overall_problem(value, info.data["claims"])
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("parse_json", mode="before")
     @classmethod

@@ -9,7 +9,9 @@ from typing import Any
 from verifier.contract.findings import FindingsClaim
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import claim_kind
+from verifier.contract.overall import overall_rule
 from verifier.fieldpath import FieldPath, compile_path
+from verifier.overall import CaseOverall, OverallRule
 from verifier.results import NOT_APPLICABLE, ClaimResult, RowKind, not_applicable_result
 from verifier.rubric._base import Check, PrepareContext
 
@@ -59,11 +61,17 @@ class Plan:
         order: Every claim in contract order (the order of results in reports).
         rubric: Rubric claims in gate order (a claim after the claims it waits for).
         model: Judge and comparative claims, checked after the rubric phase.
+        overall: How a case's overall is made (``None``: the contract has no ``overall:``).
     """
 
     order: tuple[PlannedClaim, ...]
     rubric: tuple[PlannedClaim, ...]
     model: tuple[PlannedClaim, ...]
+    overall: OverallRule | None = None
+
+    def case_overall(self, results: Sequence[ClaimResult]) -> CaseOverall | None:
+        """The overall of one case's results (``None``: the contract asks for none)."""
+        return None if self.overall is None else self.overall.of(results)
 
 
 def _gate_order(claims: list[PlannedClaim]) -> list[PlannedClaim]:
@@ -109,7 +117,12 @@ def build_plan(loaded: LoadedContract) -> Plan:
         planned.append(PlannedClaim(claim, kind, check, when))
     rubric = [p for p in planned if p.kind == "rubric"]
     model = [p for p in planned if p.kind != "rubric"]
-    return Plan(tuple(planned), tuple(_gate_order(rubric)), tuple(_gate_order(model)))
+    return Plan(
+        tuple(planned),
+        tuple(_gate_order(rubric)),
+        tuple(_gate_order(model)),
+        overall_rule(contract.overall, contract.claims),
+    )
 
 
 def score_case(

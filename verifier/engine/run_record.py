@@ -14,6 +14,7 @@ from verifier.contract.selection import judge_claims_not_run
 from verifier.engine.plan import Plan
 from verifier.gaps.content import RecordPolicy
 from verifier.gaps.store import GapStore, RunStatus
+from verifier.overall import OverallTally
 from verifier.results import RunSummary
 
 
@@ -49,6 +50,7 @@ def start_run(
         started_at=now_utc(),
         claim_lines={p.id: loaded.claim_line(p.id) for p in plan.order},
         judge_claims_not_run=judge_claims_not_run(loaded, options_record or {}),
+        overall=None if plan.overall is None else OverallTally(plan.overall),
     )
     store.begin_run(
         run_id=run_id,
@@ -95,6 +97,8 @@ def summary_record(summary: RunSummary) -> dict[str, Any]:
     not_run = summary.judge_claims_not_run
     if not_run.count:  # a run that checked every claim keeps the record it always had
         record["judge_claims_not_run"] = not_run.as_dict()
+    if summary.overall is not None:  # and one whose contract asks for no overall
+        record["overall"] = summary.overall.as_dict()
     if summary.warnings:  # so does a run without a path that found nothing
         record["warnings"] = list(summary.warnings)
     return record

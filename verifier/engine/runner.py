@@ -330,7 +330,8 @@ class Runner:
             score, ok = weighted_score(weights, ordered, threshold)
             case_id = line.case_id
             kept = recorded_case(line.case, policy, body)
-            cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept))
+            overall = plan.case_overall(ordered)
+            cases.append(CaseResult(case_id, line.line, ordered, score, ok, kept, overall))
             if line.case is not None:
                 missing.add(line.case, ordered)
             if not report:

@@ -79,7 +79,8 @@ def _complete(
     if not all(claim_id in results for claim_id in ids):
         return None
     case_score, ok = score_case(plan, results, threshold)
-    return CaseResult(case_id, line, tuple(results[c] for c in ids), case_score, ok)
+    ordered = tuple(results[c] for c in ids)
+    return CaseResult(case_id, line, ordered, case_score, ok, overall=plan.case_overall(ordered))
 
 
 class StoredLookup:

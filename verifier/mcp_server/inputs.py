@@ -93,6 +93,11 @@ class RunOutput(_Strict):
     failed_cases: int
     pass_rate: float = Field(description="Cases passed over cases checked.")
     average_score: float
+    overall: dict[str, Any] | None = Field(
+        default=None,
+        description="Contracts with `overall:`: the mean of the cases' overall scores on "
+        "their scale and the cases to revise (mean, scale, cases, revise, revise_cases).",
+    )
     claims: dict[str, dict[str, Any]] = Field(
         description="Per claim: pass_rate, passed, failed, errors, skipped."
     )

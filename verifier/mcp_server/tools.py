@@ -154,6 +154,7 @@ def run_tool(settings: Settings, arguments: RunInput) -> dict[str, Any]:
         failed_cases=summary.failed_cases,
         pass_rate=round(summary.passed_cases / total, 6) if total else 0.0,
         average_score=round(summary.average_score, 6),
+        overall=None if summary.overall is None else summary.overall.as_dict(),
         claims={claim: tally.as_dict() for claim, tally in summary.breakdown.items()},
         failures=failures.kept,
         more_failures=failures.more,

@@ -64,6 +64,8 @@ def _summary_panel(summary: RunSummary) -> Panel:
             f"✘ {summary.failed_cases} of {summary.total_cases} cases failed", style="bold red"
         )
     text.append(printable(f" · average score {summary.average_score:.3f} · run {summary.run_id}"))
+    if summary.overall is not None:
+        text.append(printable(f"\n{summary.overall.text()}"))
     not_run = summary.judge_claims_not_run.line()
     if not_run:
         text.append(f"\n{not_run}: the cases were scored without them", style="bold yellow")

@@ -21,6 +21,7 @@ from verifier import __version__
 from verifier.gaps.resamples import ResampleRow, TripleAgreement, agreement_of_run
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.judge_summary import judge_usage_text
+from verifier.overall import overall_text
 from verifier.report._html_page import content_security_policy, environment, write_atomically
 from verifier.report._run_view import CONTENT_BUDGET, MAX_RESULTS, RunView, read_run
 from verifier.report._svg import STATUS_COLOURS, bar_chart
@@ -72,6 +73,7 @@ def render_run_html(view: RunView, retests: Sequence[TripleAgreement] = ()) -> s
         "script": FILTER_SCRIPT,
         "run": view,
         "totals": view.case_totals,
+        "overall": overall_text(view.record.summary.get("overall")),
         "usage": judge_usage_line(view.record.summary.get("usage")),
         "colours": STATUS_COLOURS,
         "chart": bar_chart(tallies),

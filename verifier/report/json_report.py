@@ -141,6 +141,8 @@ def case_json(case: CaseResult) -> dict[str, Any]:
             for s in (r.score,)
         ],
     }
+    if case.overall is not None:  # only when the contract asks for an overall
+        entry["overall"] = case.overall.as_dict()
     if statuses.count("skipped"):
         absent = len(results) - case.applicable
         if absent:  # claims whose `when` path the case lacks: not checked, not in its score
@@ -185,6 +187,10 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
         # with `verifier audit --expect-head`.
         "head": summary.head,
     }
+    if summary.overall is not None:
+        # The mean of the cases' overall scores and the cases to revise, when the
+        # contract asks for them (`overall:`).
+        head["overall"] = summary.overall.as_dict()
     if summary.judge_claims_not_run.count:
         # Claims needing a judge that the run did not check, and why; only when there
         # are: a run of every claim keeps the documented shape exactly.

@@ -86,6 +86,8 @@ def heading_lines(summary: RunSummary, *, head: bool = True) -> list[str]:
         f"**{summary.failed_cases}** failed · average score "
         f"**{summary.average_score:.3f}** · run {code_span(summary.run_id)}"
     )
+    if summary.overall is not None:
+        lines += ["", table_cell(summary.overall.text())]
     if not_run:
         lines += ["", f"> ⚠️ {_not_run_note(summary.judge_claims_not_run)}"]
     if summary.interrupted:

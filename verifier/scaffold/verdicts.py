@@ -106,14 +106,55 @@ class StarterJudge(HandWrittenProvider):
         return {"results": [_result(claim, ok, why) for claim in asked]}
 
 
+# Case id of the Likert starter -> its scores on relevance, accuracy, completeness,
+# format compliance and safety, and why. The first are the scores of a worked example
+# of the rubric (overall 4.8); the last case's overall, 1.8, is one to revise.
+LIKERT_SCORES: Final[dict[str, tuple[tuple[int, int, int, int, int], str]]] = {
+    "review-missing-types": (
+        (5, 4, 5, 5, 5),
+        "Finds the three problems asked about; the statistics.mean suggestion overstates it.",
+    ),
+    "review-well-typed": (
+        (5, 5, 4, 4, 5),
+        "Correctly finds only a minor docstring gap; ends in prose after the list.",
+    ),
+    "review-rewritten": (
+        (2, 2, 1, 1, 3),
+        "Rewrites the function instead of reviewing it; no findings, no severities.",
+    ),
+}
+LIKERT_DIMENSIONS: Final = (
+    "relevance",
+    "accuracy",
+    "completeness",
+    "format_compliance",
+    "safety_constraints",
+)
+
+
+class LikertJudge(HandWrittenProvider):
+    """The Likert starter's judge, answering from ``LIKERT_SCORES``."""
+
+    def answer(self, request: ModelRequest, case_id: str, case: dict[str, Any]) -> dict[str, Any]:
+        scores, why = LIKERT_SCORES[case_id]
+        asked = [
+            {"id": claim, "reasoning": why, "score": score}
+            for claim, score in zip(LIKERT_DIMENSIONS, scores, strict=True)
+            if json.dumps(claim) in request.user
+        ]
+        return {"results": asked}
+
+
 def _result(claim: JudgeClaim, ok: bool, why: str) -> dict[str, Any]:
     criteria = [{"criterion": c, "met": ok, "reasoning": why} for c in claim.criteria]
     return {"id": claim.id, "criteria": criteria, "pass": ok, "reasoning": why}
 
 
-async def record_verdicts(contract: Path, cases: Path, recordings: Path) -> None:
-    """Runs ``contract`` over ``cases`` against the hand-written judge, writing every
-    verdict to ``recordings``.
+async def record_verdicts(
+    contract: Path, cases: Path, recordings: Path, *, template: str = "starter"
+) -> None:
+    """Runs ``contract`` over ``cases`` against the hand-written judge of ``template``,
+    writing every verdict to ``recordings``.
 
     Raises:
         VerifierError: The contract or the cases cannot be used.
@@ -121,7 +162,9 @@ async def record_verdicts(contract: Path, cases: Path, recordings: Path) -> None
     loaded = load_contract(contract)
     by_id = {line.case_id: line.case for line in read_cases(cases) if line.case is not None}
     claims = [c for c in loaded.contract.claims if isinstance(c, JudgeClaim)]
-    judge = StarterJudge(by_id, claims)
+    judge: HandWrittenProvider = (
+        LikertJudge(by_id) if template == "likert" else StarterJudge(by_id, claims)
+    )
     await record_replies(loaded, read_cases(cases), recordings, judge, run_id="starter-recording")
 
 

@@ -223,6 +223,13 @@ class CaseReport(_Body):
         dict[str, Any] | None,
         Field(description="A case that did not pass: the case as the store keeps it."),
     ] = None
+    overall: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="The case's overall (contracts with `overall:`): value (the mean of "
+            "its scale claims' scores on their scale, null when none scored), scored, revise."
+        ),
+    ] = None
 
 
 class RunReport(_Body):
@@ -254,6 +261,13 @@ class RunReport(_Body):
         Field(
             description="Paths of the contract that found nothing in any case, each with the "
             "closest path that exists (a claim that applied to no case first). Absent when none."
+        ),
+    ] = None
+    overall: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="The run's overall (contracts with `overall:`): mean, scale, cases, "
+            "without_overall, revise_below, revise, revise_cases. Absent otherwise."
         ),
     ] = None
     cases: list[CaseReport]
