@@ -4,7 +4,9 @@ A line that cannot be used (not UTF-8, not JSON, not an object, no usable id) do
 stop the run: it becomes a ``CaseLine`` carrying the error, which the runner records
 as error rows for that line. A suite document (``{"test_suite", "version", "cases":
 [...]}`` in JSON or YAML, ``verifier._internal.suite_document``) is read whole, and
-each item of its ``cases`` is taken as a line is, numbered by its position.
+each item of its ``cases`` is taken as a line is, numbered by its position. Under a
+contract's ``cases:`` mapping each line (or item) is a production log line, read as the
+case it maps to (``verifier._internal.case_mapping``).
 """
 
 from __future__ import annotations
