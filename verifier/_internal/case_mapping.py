@@ -29,6 +29,7 @@ __all__ = ["CaseMapping", "MappedLine", "parse_since", "resolve"]
 
 _MISSING: Any = object()
 _DURATION = re.compile(r"(?P<count>[1-9][0-9]{0,5})(?P<unit>[hdw])")
+_INDEX = re.compile(r"-?[0-9]+")
 _UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
 
 
@@ -95,7 +96,7 @@ def resolve(line: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(node, dict):
             node = node.get(part, _MISSING)
-        elif isinstance(node, list) and re.fullmatch(r"-?[0-9]+", part):
+        elif isinstance(node, list) and _INDEX.fullmatch(part):
             index = int(part)
             node = node[index] if -len(node) <= index < len(node) else _MISSING
         else:
@@ -116,7 +117,12 @@ def _from_start(line: Any, path: str) -> str:
     so the closest path is looked for where this line's lists end."""
     parts, node = path.split("."), line
     for i, part in enumerate(parts):
-        if isinstance(node, list) and re.fullmatch(r"-[0-9]+", part) and -int(part) <= len(node):
+        if (
+            isinstance(node, list)
+            and part.startswith("-")
+            and _INDEX.fullmatch(part)
+            and -int(part) <= len(node)
+        ):
             parts[i] = str(len(node) + int(part))
         node = resolve(node, parts[i]) if node is not _MISSING else _MISSING
     return ".".join(parts)
