@@ -4,7 +4,9 @@ A line that cannot be used (not UTF-8, not JSON, not an object, no usable id) do
 stop the run: it becomes a ``CaseLine`` carrying the error, which the runner records
 as error rows for that line. A suite document (``{"test_suite", "version", "cases":
 [...]}`` in JSON or YAML, ``verifier._internal.suite_document``) is read whole, and
-each item of its ``cases`` is taken as a line is, numbered by its position.
+each item of its ``cases`` is taken as a line is, numbered by its position. Under a
+contract's ``cases:`` mapping each line (or item) is a production log line, read as the
+case it maps to (``verifier._internal.case_mapping``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import orjson
 
 from verifier._internal.canonical import loads_exact
 from verifier._internal.case_ids import FALLBACK_ID, id_of, id_problem, unused_id
+from verifier._internal.case_mapping import CaseMapping, MappedLine
 from verifier._internal.duplicate_keys import duplicate_key
 from verifier._internal.json_words import json_kind
 from verifier._internal.seen_ids import SeenIds
@@ -109,6 +112,10 @@ SUITE_OPTION = "suite"
 """Where a run records the suite document its cases came from (``suite_record``)."""
 
 
+MAPPING_OPTION = "cases_mapping"
+"""Where a run records the mapping its cases were read with (``CaseMapping.record``)."""
+
+
 def suite_record(suite: SuiteDocument) -> dict[str, str | None]:
     """What a run records of its suite document: its name and version."""
     return {"name": suite.name, "version": suite.version}
@@ -164,7 +171,9 @@ def _open_cases(path: Path) -> BinaryIO:
         raise CasesError(f"{path}: cannot read cases: {exc.strerror or exc}") from None
 
 
-def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> Iterator[CaseLine]:
+def read_cases(
+    path: Path, *, seen: SeenIds | None = None, after: int = 0, mapping: CaseMapping | None = None
+) -> Iterator[CaseLine]:
     """Streams the cases of a JSONL file in constant memory (blank lines are skipped).
 
     A suite document is read whole instead, and its cases taken in order.
@@ -176,6 +185,9 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
         after: Lines up to this one (in a suite document, cases up to this position)
             are passed over unread (their ids are not taken: ``seen`` must know them,
             as a resumed run's does).
+        mapping: Read each line as a production log line, the case made of the fields
+            it maps (a contract's ``cases:``); a line logged before its cutoff is
+            passed over.
 
     Raises:
         CasesError: The file cannot be opened at all, or is a YAML suite document
@@ -183,7 +195,7 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
     """
     suite = _suite_read(path)
     if suite is not None:
-        yield from _suite_cases(suite, seen, after)
+        yield from _suite_cases(suite, seen, after, mapping)
         return
     handle = _open_cases(path)
     seen = SeenIds() if seen is None else seen
@@ -207,7 +219,9 @@ def read_cases(path: Path, *, seen: SeenIds | None = None, after: int = 0) -> It
                 what = f"line {number}: key {twice!r} appears twice in one object"
                 yield CaseLine(number, unused_id(seen, f"line-{number}"), None, what)
                 continue
-            yield checked_case(number, value, seen)
+            line = mapped_case(number, value, seen, mapping)
+            if line is not None:
+                yield line
 
 
 def _suite_read(path: Path) -> SuiteDocument | None:
@@ -226,17 +240,39 @@ def _suite_read(path: Path) -> SuiteDocument | None:
     return _suite(path, form, path)
 
 
-def _suite_cases(suite: SuiteDocument, seen: SeenIds | None, after: int) -> Iterator[CaseLine]:
+def _suite_cases(
+    suite: SuiteDocument, seen: SeenIds | None, after: int, mapping: CaseMapping | None
+) -> Iterator[CaseLine]:
     """The cases of a suite document from position ``after`` on; an unusable item's
     error names it as ``case N (line L)`` when its line is known."""
     seen = SeenIds() if seen is None else seen
     with closing(seen):
         for index, value in enumerate(suite.cases[after:], start=after):
-            line = checked_case(index + 1, value, seen, "case")
+            line = mapped_case(index + 1, value, seen, mapping, "case")
+            if line is None:
+                continue
             if line.error is not None:
                 rest = line.error.removeprefix(f"case {index + 1}")
                 line = replace(line, error=suite.label(index) + rest)
             yield line
+
+
+def mapped_case(
+    number: int, value: Any, seen: SeenIds, mapping: CaseMapping | None, where: str = "line"
+) -> CaseLine | None:
+    """``checked_case`` of the case ``value`` maps to (``value`` itself without a
+    mapping); ``None`` for a log line older than the mapping's cutoff."""
+    if mapping is None:
+        return checked_case(number, value, seen, where)
+    case = mapping.case_of(value, f"{where} {number}")
+    if isinstance(case, MappedLine):
+        if case.problem is None:
+            return None
+        case_id = id_of(case.case_id)
+        if case_id is None or "\x00" in case_id or not seen.add(case_id):
+            case_id = unused_id(seen, f"line-{number}")
+        return CaseLine(number, case_id, None, case.problem)
+    return checked_case(number, case, seen, where)
 
 
 def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") -> CaseLine:
@@ -264,16 +300,20 @@ def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") ->
     return CaseLine(number, case_id, value)
 
 
-def case_lines(values: Iterable[Mapping[str, Any] | CaseLine]) -> Iterator[CaseLine]:
-    """Cases given in memory, checked as a file's lines are (``CaseLine`` passes as is)."""
+def case_lines(
+    values: Iterable[Mapping[str, Any] | CaseLine], mapping: CaseMapping | None = None
+) -> Iterator[CaseLine]:
+    """Cases given in memory, checked as a file's lines are (``CaseLine`` passes as is;
+    with a ``mapping``, each other value is a log line mapped to its case)."""
     with closing(SeenIds()) as seen:
         for number, value in enumerate(values, start=1):
             if isinstance(value, CaseLine):
                 yield value
-            else:
-                yield checked_case(
-                    number, dict(value) if isinstance(value, Mapping) else value, seen, "case"
-                )
+                continue
+            given = dict(value) if isinstance(value, Mapping) else value
+            line = mapped_case(number, given, seen, mapping, "case")
+            if line is not None:
+                yield line
 
 
 def sample_cases(cases: Iterator[CaseLine], fraction: float, seed: int) -> Iterator[CaseLine]:

@@ -212,6 +212,71 @@ def test_equality_on_field_no_llm_wrote_is_allowed(write_contract) -> None:
 
 
 @pytest.mark.parametrize(
+    ("claim", "position", "fragment"),
+    [
+        ("rubric: regex\n    field: fields.name\n    pattern: '^Acme Inc$'", "8:14", "regex"),
+        (
+            "rubric: regex\n    field: fields.name\n    pattern: '\\AAcme Inc\\.\\z'",
+            "8:14",
+            "regex",
+        ),
+        (
+            "rubric: regex\n    field: fields.name\n    pattern: '^Acme$'\n    negate: true",
+            "8:14",
+            "regex",
+        ),
+        (
+            "rubric: regex\n    field: fields.name\n    pattern: '^acme inc$'\n    flags: i",
+            "8:14",
+            "regex",
+        ),
+        (
+            "rubric: similar\n    field: fields.name\n    reference: Acme Inc\n    min_ratio: 100",
+            "9:16",
+            "min_ratio 100",
+        ),
+        (
+            "rubric: all\n    field: fields.name\n    of:\n      - rubric: similar\n        reference: Acme\n        min_ratio: 100",
+            "11:20",
+            "min_ratio 100",
+        ),
+    ],
+)
+def test_equality_in_disguise_on_llm_written_field_is_rejected(
+    write_contract, claim: str, position: str, fragment: str
+) -> None:
+    path = write_contract(HEADER + f"llm_fields: [fields]\nclaims:\n  - id: x\n    {claim}\n")
+    message = only_problem(path)
+    assert message.startswith(f"{path}:{position}: claim 'x': "), message
+    assert fragment in message and "LLM-written field 'fields.name'" in message
+    assert "equality in disguise" in message and "`contains`" in message
+    assert "`similar` below 100" in message and "judge" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("field", "rule"),
+    [
+        ("fields.name", "rubric: regex\n    pattern: '^Acme( Inc)?$'"),
+        ("fields.name", "rubric: regex\n    pattern: '^Acme Inc'"),
+        ("fields.name", "rubric: regex\n    pattern: 'Acme Inc$'"),
+        ("fields.name", "rubric: regex\n    pattern: '^Acme.Inc$'"),
+        ("fields.name", "rubric: regex\n    pattern: '^Acme Inc$'\n    flags: m"),
+        ("fields.name", "rubric: similar\n    reference: Acme Inc\n    min_ratio: 99.5"),
+        ("snapshot.kind", "rubric: regex\n    pattern: '^html$'"),
+        ("snapshot.kind", "rubric: similar\n    reference: html\n    min_ratio: 100"),
+    ],
+)
+def test_regex_and_similar_that_are_not_equality_on_llm_text_pass_check(
+    write_contract, field: str, rule: str
+) -> None:
+    path = write_contract(
+        HEADER + f"llm_fields: [fields]\nclaims:\n  - id: x\n    field: {field}\n    {rule}\n"
+    )
+    loaded, diagnostics = check_contract(path)
+    assert loaded is not None, [str(d) for d in diagnostics]
+
+
+@pytest.mark.parametrize(
     ("model", "fragment"),
     [
         ("claude-sonnet-latest", "moving alias"),

@@ -155,3 +155,29 @@ def test_import_without_a_mode_is_still_the_jsonl_import(tmp_path: Path) -> None
     assert "refused, nothing imported" in result.stderr and "promptfoo" not in result.stderr
     listed = cli("import", "--help").stdout
     assert "jsonl" in listed and "promptfoo" in listed
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (
+            '{"pass": false, "score": 0, "reason": "Fails the rubric (score 0.2)", '
+            '"assertion": {"type": "equals", "value": "Paris"}}',
+            "reason reads like a model-graded rubric explanation ('rubric'), not a "
+            "deterministic assertion's reason",
+        ),
+        (
+            '{"pass": false, "score": 0, "pass": true, "assertion": {"type": "equals"}}',
+            "key 'pass' appears twice in one object",
+        ),
+    ],
+)
+def test_cli_refuses_a_rubric_like_reason_and_a_duplicate_key_in_one_line(
+    tmp_path: Path, body: str, problem: str
+) -> None:
+    source, target = tmp_path / "result.json", tmp_path / "gaps.db"
+    source.write_text(body, encoding="utf-8")
+    result = cli("import", "promptfoo", str(source), "--store", str(target))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [f"error: {source}: refused, nothing imported: {problem}"]
+    assert not target.exists()

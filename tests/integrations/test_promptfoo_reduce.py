@@ -150,6 +150,19 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("structured reason", surfaced(reason='{"verdict": "pass"}'), "structured JSON"),
     ("reason not a string", surfaced(reason=["ok"]), "reason must be a string"),
     ("reason null", surfaced(reason=None), "reason must be a string"),
+    (
+        "rubric-like reason",
+        surfaced(**{"pass": False}, score=0, reason="The output fails the rubric: score 0.2"),
+        "reads like a model-graded rubric explanation ('rubric')",
+    ),
+    ("reason with a score", surfaced(reason="Scored 0.9 on helpfulness"), "('Scored 0.9')"),
+    ("reason with a mark", surfaced(reason="Relevant and concise, 4/5"), "('4/5')"),
+    ("reason of a grader", surfaced(reason="Grader: meets all criteria"), "('Grader')"),
+    (
+        "artifact rubric-like reason",
+        artifact({**OUTCOME, "reason": "Meets the criteria: 3 out of 5"}),
+        "result.reason reads like a model-graded rubric explanation ('criteria')",
+    ),
     ("componentResults", surfaced(componentResults=[SURFACED_PASS]), "test-level GradingResult"),
     ("namedScores", surfaced(namedScores={}), "namedScores"),
     ("tokensUsed", surfaced(tokensUsed={"total": 0}), "token, cost or latency"),
@@ -224,6 +237,14 @@ def test_malformed_input_fails_closed_with_a_one_line_reason(data: Any, reason: 
         (b"  \n", "empty file"),
         (b"\xff\xfe{}", "not UTF-8"),
         (b'{"pass": true,', "invalid JSON at line 1"),
+        (
+            b'{"pass": false, "score": 0, "pass": true, "assertion": {"type": "equals"}}',
+            "key 'pass' appears twice in one object",
+        ),
+        (
+            b'{"pass": true, "score": 1, "assertion": {"type": "llm-rubric", "type": "equals"}}',
+            "key 'type' appears twice in one object",
+        ),
         (json.dumps(SURFACED_PASS).encode() + b"\n" + json.dumps(SURFACED_FAIL).encode(), "JSONL"),
     ],
 )
@@ -262,3 +283,17 @@ def test_any_json_either_reduces_to_a_valid_artifact_or_is_refused(data: Any) ->
 def test_any_extra_key_on_a_surfaced_result_is_refused(key: str) -> None:
     with pytest.raises(MalformedPromptfooResult):
         reduce_promptfoo_result({**SURFACED_PASS, key: 0})
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "Assertion passed",
+        'Expected output "Lyon" to equal "Paris"',
+        'Expected output "fails the rubric: score 0.2" to equal "4/5"',
+    ],
+)
+def test_an_equals_reason_is_kept_whatever_the_texts_it_quotes_say(reason: str) -> None:
+    outcome = {"pass": False, "score": 0, "reason": reason}
+    reduced = reduce_promptfoo_result(artifact(outcome))
+    assert reduced.result.reason == reason

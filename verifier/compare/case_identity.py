@@ -21,7 +21,8 @@ The digest is over the lines in the file's order, each the canonical JSON of the
 case without its outputs (numbers normalised, so ``1`` and ``1.0`` are one value),
 followed by a newline; a line that is not JSON enters as its bytes, and blank lines
 not at all. It is read as a stream: a cases file can be larger than memory. A suite
-document is read whole, each item of its ``cases`` taking the place of a line.
+document is read whole, each item of its ``cases`` taking the place of a line. Under
+a contract's ``cases:`` mapping, each log line is the case it maps to.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 import orjson
 
 from verifier._internal.canonical import canonical_json, loads_exact, normalise_numbers
+from verifier._internal.case_mapping import CaseMapping
 from verifier._internal.suite_document import SuiteProblem, cases_form, read_suite
 from verifier.contract.models import Contract
 from verifier.engine.comparative import RUNS_KEY
@@ -76,6 +78,9 @@ def case_identity(path: Path, contract: Contract) -> CaseIdentity:
         CasesError: The file is a suite document that cannot be read.
     """
     drops = [compile_path(text).parts for text in output_paths(contract)]
+    # A log's lines are taken as the cases they map to (every line, whatever its time),
+    # so the identity leaves out the outputs the mapping reads too.
+    mapping = None if contract.cases is None else CaseMapping(dict(contract.cases.map))
     digest = hashlib.sha256()
     cases = 0
     for value in _values(path):
@@ -84,6 +89,9 @@ def case_identity(path: Path, contract: Contract) -> CaseIdentity:
             continue
         if isinstance(value, dict):
             cases += 1
+            if mapping is not None:
+                mapped = mapping.case_of(value, "")
+                value = mapped if isinstance(mapped, dict) else {"unmapped": mapped.problem}
             for parts in drops:
                 value = _without(value, parts)
         digest.update(canonical_json(normalise_numbers(value)) + b"\n")

@@ -8,6 +8,7 @@ same pass.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -228,11 +229,46 @@ class _Linter:
                         "an LLM may phrase a correct answer many ways, so use a rubric "
                         "(regex, enum of the accepted values, similar, citation) or a judge",
                     )
+            disguised = _equality_in_disguise(spec)
+            if disguised is not None and any(paths_overlap(path, f) for f in llm):
+                key, what = disguised
+                self.report(
+                    (*loc, key),
+                    f"claim {claim_id!r}: {what} on LLM-written field {path!r}: string "
+                    "equality in disguise; use `contains` for the words it must hold, "
+                    "`similar` below 100, or a judge",
+                )
         items = spec.get("of")
         if isinstance(items, list):
             for j, item in enumerate(items):
                 if isinstance(item, dict):
                     self.equality_in(item, (*loc, "of", j), claim_id, path, llm)
+
+
+# An anchored pattern whose body has no metacharacter (escaped punctuation and
+# \n, \t, \r are literal too) matches exactly one text.
+_LITERAL_BODY = re.compile(r"(?:[^\\.^$*+?()\[\]{}|]|\\[^A-Za-z0-9]|\\[ntr])+")
+_ANCHORED = re.compile(r"(?:\^|\\A)(?P<body>.*)(?:\$|\\z)", re.DOTALL)
+
+
+def _equality_in_disguise(spec: dict[str, Any]) -> tuple[str, str] | None:
+    """The key and a description of a `regex` or `similar` that passes one exact text
+    only: an anchored literal pattern (``^Acme Inc$``), or a similarity of 100."""
+    rubric = spec.get("rubric")
+    if rubric == "regex":
+        pattern, flags = spec.get("pattern"), spec.get("flags", "")
+        # With `m`, ^ and $ match at every line: one line equals the text, not the field.
+        if not isinstance(pattern, str) or not isinstance(flags, str) or "m" in flags:
+            return None
+        anchored = _ANCHORED.fullmatch(pattern)
+        if anchored is None or not _LITERAL_BODY.fullmatch(anchored["body"]):
+            return None
+        return "pattern", f"regex {pattern!r} (an anchored literal) matches one exact text"
+    if rubric == "similar":
+        ratio = spec.get("min_ratio")
+        if isinstance(ratio, int | float) and not isinstance(ratio, bool) and ratio >= 100:
+            return "min_ratio", f"`similar` at min_ratio {ratio:g} passes identical text only"
+    return None
 
 
 def _phase(claim: dict[str, Any]) -> str:

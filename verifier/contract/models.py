@@ -23,6 +23,7 @@ from pydantic import (
 
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
+from verifier.contract.cases_spec import CasesSpec
 from verifier.contract.findings import FindingsClaim
 from verifier.contract.overall import Overall, overall_problem
 from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS, ClaimCommon
@@ -384,6 +385,9 @@ class Contract(_Frozen):
     record: RecordSpec = Field(
         default_factory=RecordSpec,
         description="What the gap store keeps of each case's content.",
+    )
+    cases: CasesSpec | None = Field(
+        default=None, description="Read each cases line as a production log line, mapped."
     )
     claims: tuple[Claim, ...] = Field(min_length=1)
     # After `claims`: its check reads them (and an error names `overall`).

@@ -16,7 +16,8 @@ Everything else fails closed, never partially imported: the eval export envelope
 result rows and JSONL lines, arrays, test-level aggregates (``componentResults``),
 ``namedScores``, token or cost data, raw prompt/output/vars/expected, provider data,
 assertion configuration beyond ``type`` and ``value``, model-graded and red-team
-assertions, and reasons that are empty, multi-line, structured or long. Only
+assertions, and reasons that are empty, multi-line, structured, long or rubric-like
+(a grader's explanation: "fails the rubric", "score 0.2", "4/5"). Only
 ``equals`` was captured, so only ``equals`` is frozen; a score is 0 or 1 and agrees
 with ``pass``, because that is the shape a deterministic ``equals`` was seen to have.
 """
@@ -24,6 +25,7 @@ with ``pass``, because that is the shape a deterministic ``equals`` was seen to 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
@@ -89,6 +91,20 @@ _MODEL_GRADED = frozenset(
         *("conversation-relevance", "moderation", "pi", "search-rubric", "select-best"),
     }
 )
+
+
+# A reason a grader model writes, not one an equals check gives ("Assertion passed",
+# 'Expected output "Lyon" to equal "Paris"'): it speaks of a rubric, criteria or
+# grading, or gives a score or a mark out of a total ("score 0.2", "4/5", "3 out of 5").
+_RUBRIC_LIKE = re.compile(
+    r"\b(?:rubric|criteri(?:a|on)|grad(?:er|ers|ing|ed))\b"
+    r"|\bscor(?:e|es|ed)\b\W{0,3}(?:of\W{0,2})?\d+(?:\.\d+)?"
+    r"|\b\d+(?:\.\d+)?\s*(?:/|out of)\s*\d+\b",
+    re.IGNORECASE,
+)
+# promptfoo's equals reason quotes the output and the expected text, the system's own
+# words, which may say anything: that shape is not read for rubric words.
+_EQUALS_REASON = re.compile(r'Expected output ".*" to equal ".*"')
 
 
 class MalformedPromptfooResult(VerifierError):
@@ -266,6 +282,12 @@ def _checked_reason(reason: Any, where: str) -> str:
     if len(reason) > MAX_REASON_CHARS:
         raise MalformedPromptfooResult(
             f"{where} has {len(reason)} characters; v1 keeps at most {MAX_REASON_CHARS}"
+        )
+    rubric_like = None if _EQUALS_REASON.fullmatch(reason) else _RUBRIC_LIKE.search(reason)
+    if rubric_like is not None:
+        raise MalformedPromptfooResult(
+            f"{where} reads like a model-graded rubric explanation ({rubric_like[0]!r}), "
+            "not a deterministic assertion's reason"
         )
     if reason.lstrip().startswith(("{", "[")):
         try:

@@ -24,6 +24,7 @@ from typing import Any, Final
 import orjson
 
 from verifier._internal.canonical import canonical_json, sha256_hex
+from verifier._internal.duplicate_keys import duplicate_key
 from verifier.gaps.row_fields import ROW_SCHEMA
 from verifier.gaps.store import GapStore
 from verifier.integrations.promptfoo_artifact import (
@@ -90,7 +91,7 @@ def _decoded(raw: bytes) -> Any:
     if not text.strip():
         raise MalformedPromptfooResult("empty file; expected one JSON object")
     try:
-        return orjson.loads(text)
+        data = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         lines = [line for line in text.splitlines() if line.strip()]
         if len(lines) > 1 and all(_is_json(line) for line in lines):
@@ -101,6 +102,12 @@ def _decoded(raw: bytes) -> Any:
         raise MalformedPromptfooResult(
             f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    # A parser keeps the last of two equal keys ("pass": false, "pass": true): which
+    # one promptfoo meant is unknown, so the document is refused, not read last-wins.
+    twice = duplicate_key(text.encode("utf-8"), data)
+    if twice is not None:
+        raise MalformedPromptfooResult(f"key {twice!r} appears twice in one object")
+    return data
 
 
 def _is_json(line: str) -> bool:

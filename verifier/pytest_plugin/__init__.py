@@ -22,6 +22,7 @@ error listing every problem as ``FILE:LINE:COL: message``.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -172,7 +173,9 @@ class ContractFile(pytest.File):
         self.loaded, self.cases_path = loaded, cases_path
         baseline = self.path.with_name(f"{self.path.stem}.baseline.jsonl")
         try:
-            stream = read_cases(cases_path)
+            spec = loaded.contract.cases
+            mapping = spec.mapping(dt.datetime.now(dt.UTC)) if spec is not None else None
+            stream = read_cases(cases_path, mapping=mapping)
             if baseline.is_file():
                 stream = join_baseline(stream, read_baseline(baseline))
             lines = list(stream)

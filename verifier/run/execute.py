@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from verifier._internal.case_mapping import CaseMapping
 from verifier.cases import CaseLine, case_lines, read_cases, sample_cases
 from verifier.contract.selection import judged_claims
 from verifier.engine.ports import Progress
@@ -24,6 +25,7 @@ from verifier.run.resume import (
     check_resumable,
     resume_hint,
     resume_point,
+    resumed_mapping,
     resumed_sample,
     same_choice,
     same_system,
@@ -95,12 +97,14 @@ def execute_run(
         begun = _begin(
             store, prepared, judges, run_id=prepared.run_id, resume=resume, sample=prepared.sample
         )
-        open_cases = _case_reader(prepared, shard, begun.sample)
+        mapping = resumed_mapping(prepared.mapping, begun.resumed)
+        open_cases = _case_reader(prepared, shard, begun.sample, mapping)
         new_first = None
         if begun.resumed is not None:  # its new work first, past the lines it stored
             point = 0
             if prepared.cases_path is not None:
-                whole = begun.sample is None and shard is None
+                cut = mapping is not None and mapping.since is not None
+                whole = begun.sample is None and shard is None and not cut
                 path = prepared.cases_path
                 point = resume_point(store, begun.resumed, path, whole_file=whole)
             seen = StoredPrefixIds(store, begun.run_id, point) if point else None
@@ -272,16 +276,19 @@ def _begin(
 
 
 def _case_reader(
-    prepared: PreparedRun, shard: ShardPart | None, sample: Sample | None
+    prepared: PreparedRun,
+    shard: ShardPart | None,
+    sample: Sample | None,
+    mapping: CaseMapping | None,
 ) -> OpenCases:
     """Reads the run's cases from line ``after`` on (``seen``: the ids taken before it):
     its shard's part, its sample, each joined with its baseline."""
 
     def open_cases(after: int = 0, seen: Any = None) -> Iterator[CaseLine]:
         if prepared.cases_path is not None:
-            stream = read_cases(prepared.cases_path, after=after, seen=seen)
+            stream = read_cases(prepared.cases_path, after=after, seen=seen, mapping=mapping)
         else:
-            stream = case_lines(iter(prepared.cases))
+            stream = case_lines(iter(prepared.cases), mapping)
         if shard is not None:
             stream = in_shard(stream, shard.shard)
         if sample is not None and sample.seed is not None:

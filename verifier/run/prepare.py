@@ -6,6 +6,7 @@ the systems under test and the options that only make sense together.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -13,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier._internal.case_mapping import CaseMapping
 from verifier.cases import (
+    MAPPING_OPTION,
     SUITE_OPTION,
     CaseLine,
     case_lines,
@@ -63,6 +66,8 @@ class PreparedRun:
         sample: The sample to check, if any.
         shard: The part of a sharded run, if any.
         batch: How judge requests go as Message Batches, if they do.
+        mapping: How each case is read from a production log line (the contract's
+            ``cases:``, its cutoff fixed when the run was prepared), if it is.
     """
 
     loaded: LoadedContract
@@ -82,12 +87,13 @@ class PreparedRun:
     sample: Sample | None
     shard: ShardPart | None
     batch: Batch | None
+    mapping: CaseMapping | None = None
 
     def read(self) -> Iterator[CaseLine]:
         """The cases from the first (a file is read again each time)."""
         if self.cases_path is not None:
-            return read_cases(self.cases_path)
-        return case_lines(iter(self.cases))
+            return read_cases(self.cases_path, mapping=self.mapping)
+        return case_lines(iter(self.cases), self.mapping)
 
 
 def contract_of(
@@ -190,6 +196,10 @@ def prepare_run(
     )
     if suite is not None and resume is None:
         recorded = {**recorded, SUITE_OPTION: suite_record(suite)}
+    spec = chosen.contract.cases
+    mapping = spec.mapping(dt.datetime.now(dt.UTC)) if spec is not None else None
+    if mapping is not None and resume is None:
+        recorded = {**recorded, MAPPING_OPTION: mapping.record()}
     index = read_baseline(Path(baseline)) if baseline is not None else None
     matches = BaselineMatches() if baseline is not None and reads_baseline(chosen) else None
     return PreparedRun(
@@ -210,6 +220,7 @@ def prepare_run(
         sample=sample,
         shard=shard,
         batch=batch,
+        mapping=mapping,
     )
 
 

@@ -15,11 +15,14 @@ of the store as later lines come (:class:`StoredPrefixIds`).
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from verifier._internal.case_mapping import CaseMapping
 from verifier._internal.seen_ids import SeenIds
 from verifier.engine.stored_cases import last_stored_line, line_of_row, select
 from verifier.errors import VerifierError
@@ -204,3 +207,15 @@ class StoredPrefixIds(SeenIds):
             if 0 < line <= self._before:
                 return True
         return False
+
+
+def resumed_mapping(mapping: CaseMapping | None, resumed: RunRecord | None) -> CaseMapping | None:
+    """The log mapping a run reads with: a resumed run keeps the cutoff it started with
+    (a window such as ``7d`` is not moved by resuming it later)."""
+    if mapping is None or resumed is None or mapping.since is None:
+        return mapping
+    recorded = resumed.options.get("cases_mapping")
+    since = recorded.get("since") if isinstance(recorded, Mapping) else None
+    if not isinstance(since, str):
+        return mapping
+    return replace(mapping, since=dt.datetime.fromisoformat(since))

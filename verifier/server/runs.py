@@ -109,7 +109,9 @@ class RunManager:
             },
             started_at=_now(),
         )
-        lines = list(case_lines(cases))
+        spec = loaded.contract.cases  # posted log lines are read through its mapping
+        mapping = None if spec is None else spec.mapping(dt.datetime.now(dt.UTC))
+        lines = list(case_lines(cases, mapping))
         self._runs[entry.run_id] = entry
         entry.task = asyncio.create_task(self._execute(entry, resolved, lines))
         return entry
