@@ -27,6 +27,7 @@ from verifier.gaps.records import CHAIN_SUMMARY_KEY, RunRecord, StoreError
 from verifier.gaps.sql import RUN_COLUMNS, run_record
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
+from verifier.judge_summary import judges_were_off
 
 T = TypeVar("T")
 
@@ -49,7 +50,8 @@ class RunListing:
     The counts are ``None`` when the summary does not hold them (a run still going,
     or stopped before recording its end). ``status`` is the stored one: ``running``,
     ``finished`` or ``interrupted`` (``GapStore.run_written`` tells a running run that
-    nobody writes any more).
+    nobody writes any more). ``judges_off``: the run ran with its judges off, so its
+    judge claims were not checked.
     """
 
     run_id: str
@@ -63,6 +65,7 @@ class RunListing:
     pass_rate: float | None
     judge_calls: int | None
     cost_usd: float | None
+    judges_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -330,6 +333,7 @@ def listing(record: RunRecord) -> RunListing:
         pass_rate=passed / total if total and passed is not None else None,
         judge_calls=_count(usage.get("calls")),
         cost_usd=float(cost) if _is_number(cost) else None,
+        judges_off=judges_were_off(record.options, summary),
     )
 
 

@@ -27,7 +27,6 @@ from verifier.analyses.browse import (
     case_results,
     contract_ids,
     list_runs,
-    run_results,
 )
 from verifier.errors import VerifierError
 from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
@@ -36,6 +35,7 @@ from verifier.report._claim_notes import claim_notes
 from verifier.report._run_view import RunView, read_run
 from verifier.report._spans import deciding_spans
 from verifier.report.case_view import FIELD_CHARS
+from verifier.viewer._run_results import ORDERS, results_page
 from verifier.viewer._views import (
     STATUSES,
     BackTrail,
@@ -98,20 +98,26 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         claim: str = "",
         status: str = "",
         q: str = "",
+        order: str = "",
+        part: str = "",
         after: int | None = Query(None, ge=0),
         back: str = "",
     ) -> Response:
         """One run: its verdict, each claim's pass rate, then its results."""
         if status and status not in STATUSES:
             return viewer.problem(400, f"status {status!r}: one of {', '.join(STATUSES)}")
+        if order not in ORDERS:
+            return viewer.problem(400, f"order {order!r}: run, or none for failures first")
+        filters = {"claim": claim, "status": status, "q": q, "order": order}
         with viewer.store() as store:
             try:
                 record = _record(store, run)
             except _Missing as exc:
                 return viewer.problem(404, str(exc))
             if record.run_id != run:
-                return _canonical(f"runs/{record.run_id}", claim, status, q)
-            context = _run_context(store, record, claim, status, q, after, BackTrail.parse(back))
+                return _canonical(f"runs/{record.run_id}", filters)
+            trail = BackTrail.parse(back)
+            context = _run_context(store, record, filters, part, after, trail)
         title = f"verifier run {record.run_id} ({record.contract_id})"
         return viewer.page("run.html.j2", title, context)
 
@@ -160,41 +166,30 @@ def _record(store: GapStore, run: str) -> RunRecord:
     return record
 
 
-def _canonical(path: str, claim: str, status: str, q: str) -> RedirectResponse:
+def _canonical(path: str, filters: dict[str, str]) -> RedirectResponse:
     """A redirect from ``last``/``last~N`` to the run's own address, so its links and
     pages stay on that run when newer runs come."""
-    target = f"{VIEW_PREFIX}/{path}{query(claim=claim, status=status, q=q)}"
+    target = f"{VIEW_PREFIX}/{path}{query(**filters)}"
     return RedirectResponse(target, status_code=303)
 
 
 def _run_context(
     store: GapStore,
     record: RunRecord,
-    claim: str,
-    status: str,
-    q: str,
+    filters: dict[str, str],
+    part: str,
     after: int | None,
     trail: BackTrail,
 ) -> dict[str, Any]:
     notes = claim_notes(store, record)
     lines = claim_lines(record.summary, notes)
-    page = run_results(
-        store,
-        record.run_id,
-        claim=claim or None,
-        status=status or None,
-        text=q or None,
-        after=after,
-        limit=RESULTS_PER_PAGE,
-    )
+    page = results_page(store, record.run_id, filters, part, after, trail, RESULTS_PER_PAGE)
     contents = ContentReader(store)
     results = [shown_result(row, contents, notes.get(row.claim_id)) for row in page.items]
     count = results_in_summary(lines)
     judged = None
     if lines and count <= INLINE_JUDGES_UP_TO:
         judged = _judged(read_run(store, record, max_results=0, content_budget=0))
-    filters = {"claim": claim, "status": status, "q": q}
-    back = trail.previous()
     return {
         "run": RunView(record, store.location, 0),
         "claims": lines,
@@ -202,14 +197,11 @@ def _run_context(
         "claim_ids": [c.claim_id for c in lines] or sorted(notes),
         "statuses": STATUSES,
         "filters": filters,
+        "filtered": any(filters[k] for k in ("claim", "status", "q")),
         "page": page,
+        "show_all": query(claim=filters["claim"], q=filters["q"], order="run"),
         "results": results,
         "judged": judged,
-        "first": query(**filters) if after is not None else None,
-        "previous": None if back is None else query(**filters, after=back[0], back=back[1].text()),
-        "next": None
-        if page.next_after is None or not page.has_more
-        else query(**filters, after=page.next_after, back=trail.forward(after).text()),
     }
 
 
