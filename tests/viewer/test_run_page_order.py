@@ -15,9 +15,11 @@ import pytest
 from tests.gaps._support import begin, draft
 from tests.server._support import running
 from tests.viewer._stores import DemoStore, demo_store
+from verifier.analyses import browse
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.server.settings import ServerSettings
 from verifier.server.view import create_view_app
+from verifier.viewer import pages
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +94,12 @@ def test_a_run_with_its_judges_off_is_marked_in_the_runs_list(tmp_path: Path) ->
     marked = re.findall(r'<tr class="run" data-run="(\w+)">.*?</tr>', page, re.S)
     rows = dict(zip(marked, re.findall(r'<tr class="run".*?</tr>', page, re.S), strict=True))
     assert 'class="judges-off"' in rows["off"] and "judges-off" not in rows["on"]
+
+
+def test_a_count_past_the_bound_is_said_as_more_than_it(
+    url: str, demo: DemoStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(browse, "COUNT_UP_TO", 100)
+    monkeypatch.setattr(pages, "COUNT_UP_TO", 100)
+    page = httpx.get(f"{url}/view/runs/{demo.older}?status=pass").text
+    assert count(page) == "more than 100 results match"

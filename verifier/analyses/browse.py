@@ -227,11 +227,12 @@ def count_results(
     text: str | None = None,
     failing: bool | None = None,
 ) -> int | None:
-    """How many of a run's results ``run_results`` lists with these filters.
+    """How many of a run's results ``run_results`` lists with these filters, up to
+    ``COUNT_UP_TO + 1``: a larger count is not read to its end.
 
-    Counted when an index answers it (one filter of claim, status or ``failing``) or
-    the run is small (``COUNT_UP_TO`` results at most); ``None`` otherwise, rather
-    than read a large run's every row for a number.
+    Counted through an index when one answers it (one filter of claim, status or
+    ``failing``), by reading the rows of a small run (``COUNT_UP_TO`` results at most);
+    ``None`` for a larger run, rather than read its every row for a number.
 
     Raises:
         StoreError: The store cannot be read.
@@ -243,8 +244,10 @@ def count_results(
     needle = text.strip().lower() if text is not None else ""
     given = [f for f in (claim, status, failing) if f is not None]
     if not given and not needle:
-        return _row_count(record)
-    if needle or len(given) > 1:
+        rows = _row_count(record)
+        if rows is not None:
+            return rows
+    elif needle or len(given) > 1:
         beyond = backend.select(
             store,
             "SELECT seq FROM rows WHERE run_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
@@ -253,7 +256,11 @@ def count_results(
         if beyond:
             return None
     where, params = _result_filter(backend, run_id, claim, status, failing, needle)
-    (count,) = backend.select(store, f"SELECT COUNT(*) FROM rows{where}", params)[0]
+    (count,) = backend.select(
+        store,
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM rows{where} LIMIT ?) AS counted",
+        (*params, COUNT_UP_TO + 1),
+    )[0]
     return int(count)
 
 

@@ -84,6 +84,8 @@ def register(router: APIRouter, viewer: Viewer) -> None:
                 other = _record(store, against) if against else None
             except _Missing as exc:
                 return viewer.problem(404, str(exc))
+            if other is not None:
+                filters["against"] = other.run_id  # its links stay on that run
             context = _grid_context(store, record, other, filters, cursor)
         title = f"grid of run {record.run_id} ({record.contract_id})"
         return viewer.page("grid.html.j2", title, context)
@@ -131,6 +133,7 @@ def _grid_context(
         "statuses": STATUSES,
         "filters": filters,
         "lines": lines,
+        "previews": any(line.preview for line in lines),
         "other_runs": [r.run_id for r in runs if r.run_id != record.run_id],
         "first": query(**filters) if cursor is not None else None,
         "next": None if page.next is None else query(**filters, at=page.next.text()),

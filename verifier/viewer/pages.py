@@ -23,6 +23,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from verifier.analyses.browse import (
+    COUNT_UP_TO,
     case_in_runs,
     case_results,
     contract_ids,
@@ -199,6 +200,7 @@ def _run_context(
         "filters": filters,
         "filtered": any(filters[k] for k in ("claim", "status", "q")),
         "page": page,
+        "count_up_to": COUNT_UP_TO,
         "show_all": query(claim=filters["claim"], q=filters["q"], order="run"),
         "results": results,
         "judged": judged,
