@@ -19,12 +19,11 @@ from fastapi import APIRouter, Response
 
 from verifier.analyses.browse import ResultRow, case_results, list_runs
 from verifier.analyses.grid import GridCase, GridCursor, run_grid
-from verifier.errors import VerifierError
-from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
+from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._case_content import ContentReader
 from verifier.report._claim_notes import claim_notes
 from verifier.viewer._views import STATUSES, claim_lines, query
-from verifier.viewer.frame import Viewer
+from verifier.viewer.frame import MissingPage, Viewer, stored_run
 
 __all__ = ["CASES_PER_PAGE", "register"]
 
@@ -60,10 +59,6 @@ class GridLine:
     cells: list[GridCell | None]
 
 
-class _Missing(Exception):
-    """A run the page names is not in the store; the message is one line."""
-
-
 def register(router: APIRouter, viewer: Viewer) -> None:
     """Adds the grid page to the viewer's ``router``."""
 
@@ -80,26 +75,15 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         filters = {"claim": claim, "status": status, "q": q, "against": against}
         with viewer.store() as store:
             try:
-                record = _record(store, run)
-                other = _record(store, against) if against else None
-            except _Missing as exc:
+                record = stored_run(store, run)
+                other = stored_run(store, against) if against else None
+            except MissingPage as exc:
                 return viewer.problem(404, str(exc))
             if other is not None:
                 filters["against"] = other.run_id  # its links stay on that run
             context = _grid_context(store, record, other, filters, cursor)
         title = f"grid of run {record.run_id} ({record.contract_id})"
         return viewer.page("grid.html.j2", title, context)
-
-
-def _record(store: GapStore, run: str) -> RunRecord:
-    try:
-        run_id = resolve_run_id(store, run)
-    except VerifierError as exc:
-        raise _Missing(str(exc).splitlines()[0]) from None
-    record = store.run(run_id)
-    if record is None:
-        raise _Missing(f"no run {run_id} in {store.location}")
-    return record
 
 
 def _grid_context(

@@ -29,8 +29,7 @@ from verifier.analyses.browse import (
     contract_ids,
     list_runs,
 )
-from verifier.errors import VerifierError
-from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
+from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
 from verifier.report._claim_notes import claim_notes
 from verifier.report._run_view import RunView, read_run
@@ -45,7 +44,7 @@ from verifier.viewer._views import (
     results_in_summary,
     shown_result,
 )
-from verifier.viewer.frame import VIEW_PREFIX, Viewer
+from verifier.viewer.frame import VIEW_PREFIX, MissingPage, Viewer, stored_run
 
 __all__ = ["INLINE_JUDGES_UP_TO", "RESULTS_PER_PAGE", "RUNS_PER_PAGE", "register"]
 
@@ -55,10 +54,6 @@ INLINE_JUDGES_UP_TO: Final = 5_000
 """Results of a run whose judges the run page shows itself (they are read from every
 row); a larger run's page links to its judges' page instead."""
 RUN_STATUSES: Final = ("running", "finished", "interrupted")
-
-
-class _Missing(Exception):
-    """What a page asked for is not in the store; the message is one line."""
 
 
 def register(router: APIRouter, viewer: Viewer) -> None:
@@ -112,8 +107,8 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         filters = {"claim": claim, "status": status, "q": q, "order": order}
         with viewer.store() as store:
             try:
-                record = _record(store, run)
-            except _Missing as exc:
+                record = stored_run(store, run)
+            except MissingPage as exc:
                 return viewer.problem(404, str(exc))
             if record.run_id != run:
                 return _canonical(f"runs/{record.run_id}", filters)
@@ -127,8 +122,8 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         """A run's judge claims, each with the stability triples that judged it."""
         with viewer.store() as store:
             try:
-                record = _record(store, run)
-            except _Missing as exc:
+                record = stored_run(store, run)
+            except MissingPage as exc:
                 return viewer.problem(404, str(exc))
             judged = _judged(read_run(store, record, max_results=0, content_budget=0))
         context = {"record": record, "judged": judged}
@@ -149,22 +144,11 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 def _case_page(viewer: Viewer, run: str, case_id: str) -> HTMLResponse:
     with viewer.store() as store:
         try:
-            record = _record(store, run)
+            record = stored_run(store, run)
             context = _case_context(store, record, case_id)
-        except _Missing as exc:
+        except MissingPage as exc:
             return viewer.problem(404, str(exc))
     return viewer.page("case.html.j2", f"case {case_id} of run {record.run_id}", context)
-
-
-def _record(store: GapStore, run: str) -> RunRecord:
-    try:
-        run_id = resolve_run_id(store, run)
-    except VerifierError as exc:
-        raise _Missing(str(exc).splitlines()[0]) from None
-    record = store.run(run_id)
-    if record is None:
-        raise _Missing(f"no run {run_id} in {store.location}")
-    return record
 
 
 def _canonical(path: str, filters: dict[str, str]) -> RedirectResponse:
@@ -214,7 +198,7 @@ def _judged(view: RunView) -> list[Any]:
 def _case_context(store: GapStore, record: RunRecord, case_id: str) -> dict[str, Any]:
     rows = case_results(store, record.run_id, case_id)
     if not rows:
-        raise _Missing(f"case {case_id!r} is not in run {record.run_id}")
+        raise MissingPage(f"case {case_id!r} is not in run {record.run_id}")
     notes = claim_notes(store, record)
     content = ContentReader(store).read(rows[0].content_sha256)
     failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
