@@ -9,7 +9,9 @@ size, and reused by the next run of this script (``--rebuild`` builds it again).
 Then times, as the viewer asks them: the run list's first page, and the big run's
 first page of results unfiltered, filtered by status, by claim, by claim and status
 together, and by a text search that matches near the start and one that matches
-nothing (the worst case: one window of ``browse.SCAN_WINDOW`` rows scanned). Prints
+nothing (the worst case: one window of ``browse.SCAN_WINDOW`` rows scanned), the
+failing results first, a count of the failing ones, and the first page of the run's
+grid (``verifier.analyses.grid``) unfiltered and filtered. Prints
 the median and the slowest of ``--tries`` tries of each, in milliseconds. The target
 is a first page in under 300 ms.
 
@@ -33,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.store import with_contents  # noqa: E402
 from tests.gaps._support import begin, draft, finish  # noqa: E402
-from verifier.analyses import browse  # noqa: E402
+from verifier.analyses import browse, grid  # noqa: E402
 from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 
 BIG_RUN = "bench-big"
@@ -98,6 +100,16 @@ def prepared_store(description: str) -> tuple[Path, argparse.Namespace]:
     return path, args
 
 
+def _gridded(page: grid.GridPage) -> browse.Page[Any]:
+    """A grid page as a listing page of its cases, for the table below."""
+    return browse.Page(page.cases, page.next is not None, None, None)
+
+
+def _counted(count: int | None) -> browse.Page[Any]:
+    """A count as a page of one item, for the table below."""
+    return browse.Page([count], False, None, count)
+
+
 def main() -> None:
     path, args = prepared_store(__doc__.splitlines()[0])
     began = time.perf_counter()
@@ -114,6 +126,15 @@ def main() -> None:
         ),
         ("  text 'case 4242'", lambda: browse.run_results(store, BIG_RUN, text="case 4242")),
         ("  text matching nothing", lambda: browse.run_results(store, BIG_RUN, text="zebra")),
+        ("  failing first", lambda: browse.run_results(store, BIG_RUN, failing=True)),
+        (
+            "count_results status=fail",
+            lambda: _counted(browse.count_results(store, BIG_RUN, status="fail")),
+        ),
+        ("run_grid first page", lambda: _gridded(grid.run_grid(store, BIG_RUN))),
+        ("  status=pass", lambda: _gridded(grid.run_grid(store, BIG_RUN, status="pass"))),
+        ("  claim=tone", lambda: _gridded(grid.run_grid(store, BIG_RUN, claim="tone"))),
+        ("  text 'case 4242'", lambda: _gridded(grid.run_grid(store, BIG_RUN, text="case 4242"))),
     ]
     with store:
         print(f"{'first page of':<28}{'median ms':>10}{'max ms':>9}  items  has_more")

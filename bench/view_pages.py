@@ -5,7 +5,8 @@ Uses the store ``bench/view_first_page.py`` builds (50 small runs and one run of
 ``verifier view``'s application under uvicorn on loopback, and times whole HTTP
 requests from a client on the same machine: the runs list, the big run's first page
 of results (the page a person opens), filtered by status, by claim, by text, its
-next page, and one case's page. Prints the median and the slowest of ``--tries``
+next page, one case's page, and the big run's grid (first page, filtered, and
+against another run). Prints the median and the slowest of ``--tries``
 tries of each, in milliseconds, and the page's size. The target is a first page in
 under 300 ms.
 
@@ -46,6 +47,9 @@ def main() -> None:
             ("  text 'case-4242'", f"{run}?q=case-4242"),
             ("  next page", found.group(1).replace("&amp;", "&")),
             ("a case", case.group(1)),
+            ("grid, first page", f"{run}/grid"),
+            ("  status=pass", f"{run}/grid?status=pass"),
+            ("  against a run", f"{run}/grid?against=bench-small-049"),
         ]
         print(f"{'page':<24}{'median ms':>10}{'max ms':>9}{'KiB':>7}  status")
         for name, path_ in asks:

@@ -4,11 +4,12 @@
 
 Runs the example contracts of contracts/examples/ (judges replayed from their
 recordings: offline, no key) into a temporary store, serves that store with
-``verifier view`` on 127.0.0.1 (a free port), and photographs three of its pages in
-headless Chromium at a fixed viewport: a run, one of its cases, and the diff of two
-runs. The browser is Debian's (``/usr/bin/chromium``, or ``$VERIFIER_TEST_CHROMIUM``),
-driven by Playwright, never one Playwright downloads; every request but the viewer's
-own is refused. Needs the ``dev`` extra (the viewer and Playwright).
+``verifier view`` on 127.0.0.1 (a free port), and photographs four of its pages in
+headless Chromium at a fixed viewport: a run, one of its cases, the diff of two runs,
+and the grid of the second against the first. The browser is Debian's
+(``/usr/bin/chromium``, or ``$VERIFIER_TEST_CHROMIUM``), driven by Playwright, never
+one Playwright downloads; every request but the viewer's own is refused. Needs the
+``dev`` extra (the viewer and Playwright).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ SHOTS = (
     ("viewer-run.png", "/view/runs/last"),
     ("viewer-case.png", "/view/runs/last/cases/acct-003"),
     ("viewer-diff.png", "/view/diff?a=last~2&b=last~1"),
+    ("viewer-grid.png", "/view/runs/last~1/grid?against=last~2"),
 )
 # Run in this order: two runs of one contract to diff, then the run to show.
 RUNS = (

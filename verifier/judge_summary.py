@@ -60,6 +60,14 @@ class JudgeClaimsNotRun:
         return cls(ids("judges_off"), ids("not_chosen"))
 
 
+def judges_were_off(options: Mapping[str, Any], summary: Mapping[str, Any]) -> bool:
+    """Whether a run ran with its judges off (``--judges off``): its options say so, or
+    its summary lists judge claims it left unchecked for it."""
+    if options.get("judges") == "off":
+        return True
+    return bool(JudgeClaimsNotRun.of(summary.get("judge_claims_not_run")).judges_off)
+
+
 def judge_usage_text(usage: dict[str, int]) -> str:
     """One line on a run's judge calls and tokens, from ``RunSummary.judge_usage``."""
     u = usage

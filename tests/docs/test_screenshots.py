@@ -1,7 +1,7 @@
 """docs/screenshots.py makes the viewer's screenshots the docs show: each one a real page.
 
 The script runs the bundled examples into a temporary store, serves it with ``verifier
-view`` and photographs three pages in headless Chromium; here it writes them to a
+view`` and photographs four pages in headless Chromium; here it writes them to a
 temporary folder, and each PNG must have the fixed viewport's size and be a page, not
 a blank or an error: many colours (text, marks, banners, links).
 """
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.e2e
 
 __all__ = ["chromium"]  # the fixture, used below
 
-SHOTS = ("viewer-run.png", "viewer-case.png", "viewer-diff.png")
+SHOTS = ("viewer-run.png", "viewer-case.png", "viewer-diff.png", "viewer-grid.png")
 COLOURS = """async (src) => {
   const image = new Image();
   image.src = src;
@@ -61,7 +61,9 @@ def _colours(browser: Any, png: bytes) -> int:
         context.close()
 
 
-def test_the_script_photographs_the_run_a_case_and_a_diff(chromium: Any, tmp_path: Path) -> None:
+def test_the_script_photographs_the_run_a_case_a_diff_and_a_grid(
+    chromium: Any, tmp_path: Path
+) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "screenshots.py"), "--out", str(tmp_path)],
         env=os.environ | {"VERIFIER_TEST_CHROMIUM": chromium_executable()},

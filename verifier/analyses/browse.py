@@ -27,6 +27,7 @@ from verifier.gaps.records import CHAIN_SUMMARY_KEY, RunRecord, StoreError
 from verifier.gaps.sql import RUN_COLUMNS, run_record
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.gaps.store import GapStore
+from verifier.judge_summary import judges_were_off
 
 T = TypeVar("T")
 
@@ -35,6 +36,9 @@ MAX_LIMIT = 1000
 
 SCAN_WINDOW = 50_000
 """How many seqs past ``after`` a page answered by a scan looks at, at most."""
+
+COUNT_UP_TO = 50_000
+"""Results of a run up to which ``count_results`` counts what no index answers."""
 
 _ROW_COLUMNS = "seq, run_id, case_id, claim_id, kind, status, score, body"
 
@@ -46,7 +50,8 @@ class RunListing:
     The counts are ``None`` when the summary does not hold them (a run still going,
     or stopped before recording its end). ``status`` is the stored one: ``running``,
     ``finished`` or ``interrupted`` (``GapStore.run_written`` tells a running run that
-    nobody writes any more).
+    nobody writes any more). ``judges_off``: the run ran with its judges off, so its
+    judge claims were not checked.
     """
 
     run_id: str
@@ -60,6 +65,7 @@ class RunListing:
     pass_rate: float | None
     judge_calls: int | None
     cost_usd: float | None
+    judges_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,7 @@ def run_results(
     claim: str | None = None,
     status: str | None = None,
     text: str | None = None,
+    failing: bool | None = None,
     after: int | None = None,
     limit: int = 50,
 ) -> Page[ResultRow]:
@@ -161,14 +168,18 @@ def run_results(
         status: Only results of this status (``pass``, ``fail``, ``error``, ``skipped``).
         text: Only results whose case id, claim id or reason holds this text, ignoring
             case (SQLite folds ASCII letters only). Empty or blank text filters nothing.
+        failing: ``True``: only ``fail`` and ``error`` results; ``False``: only the
+            others; ``None``: any (a page of the failing ones first, then of the
+            others, lists failures first).
         after: The ``next_after`` of the previous page; ``None`` for the first.
         limit: How many results the page holds at most (1 to ``MAX_LIMIT``).
 
     Returns:
         The page. ``total`` is the run's result count for an unfiltered listing of a
-        run that has ended, else ``None``. A page answered by a scan (text, or claim
-        and status together) may hold fewer than ``limit`` results with ``has_more``
-        set: see the module's docstring.
+        run that has ended, else ``None`` (``count_results`` counts a filtered one). A
+        page answered by a scan (text, ``failing``, or claim and status together) may
+        hold fewer than ``limit`` results with ``has_more`` set: see the module's
+        docstring.
 
     Raises:
         ValueError: ``limit`` is out of range.
@@ -181,27 +192,18 @@ def run_results(
         return Page([], False, None, 0)
     needle = text.strip().lower() if text is not None else ""
     start = 0 if after is None else after
-    where, params = _where((("run_id", run_id), ("claim_id", claim), ("status", status)))
+    where, params = _result_filter(backend, run_id, claim, status, failing, needle)
     where += " AND seq > ?"
     params += (start,)
-    scanned = bool(needle) or (claim is not None and status is not None)
+    scanned = bool(needle) or failing is not None or (claim is not None and status is not None)
     if scanned:
         where += " AND seq <= ?"
         params += (start + SCAN_WINDOW,)
-    if needle:
-        fields = ("case_id", "claim_id", backend.REASON)
-        where += " AND (" + " OR ".join(backend.contains(field) for field in fields) + ")"
-        params += (needle, needle, needle)
-        if _written_as_is(needle):
-            # The body holds all three fields, so a row whose body lacks the text is
-            # passed over without parsing its JSON: a fifth of the cost per row.
-            where += " AND " + backend.contains("body")
-            params += (needle,)
     found = backend.select(
         store, f"SELECT {_ROW_COLUMNS} FROM rows{where} ORDER BY seq LIMIT ?", (*params, limit + 1)
     )
     items = [_result(row) for row in found[:limit]]
-    filtered = claim is not None or status is not None or bool(needle)
+    filtered = claim is not None or status is not None or failing is not None or bool(needle)
     total = None if filtered else _row_count(record)
     if len(found) > limit:
         return Page(items, True, items[-1].seq, total)
@@ -214,6 +216,76 @@ def run_results(
         (run_id, window_end),
     )
     return Page(items, bool(beyond), window_end if beyond else None, total)
+
+
+def count_results(
+    store: GapStore,
+    run_id: str,
+    *,
+    claim: str | None = None,
+    status: str | None = None,
+    text: str | None = None,
+    failing: bool | None = None,
+) -> int | None:
+    """How many of a run's results ``run_results`` lists with these filters, up to
+    ``COUNT_UP_TO + 1``: a larger count is not read to its end.
+
+    Counted through an index when one answers it (one filter of claim, status or
+    ``failing``), by reading the rows of a small run (``COUNT_UP_TO`` results at most);
+    ``None`` for a larger run, rather than read its every row for a number.
+
+    Raises:
+        StoreError: The store cannot be read.
+    """
+    backend = _backend(store)
+    record = store.run(run_id)
+    if record is None:
+        return 0
+    needle = text.strip().lower() if text is not None else ""
+    given = [f for f in (claim, status, failing) if f is not None]
+    if not given and not needle:
+        rows = _row_count(record)
+        if rows is not None:
+            return rows
+    elif needle or len(given) > 1:
+        beyond = backend.select(
+            store,
+            "SELECT seq FROM rows WHERE run_id = ? ORDER BY seq LIMIT 1 OFFSET ?",
+            (run_id, COUNT_UP_TO),
+        )
+        if beyond:
+            return None
+    where, params = _result_filter(backend, run_id, claim, status, failing, needle)
+    (count,) = backend.select(
+        store,
+        f"SELECT COUNT(*) FROM (SELECT 1 FROM rows{where} LIMIT ?) AS counted",
+        (*params, COUNT_UP_TO + 1),
+    )[0]
+    return int(count)
+
+
+def _result_filter(
+    backend: _Backend,
+    run_id: str,
+    claim: str | None,
+    status: str | None,
+    failing: bool | None,
+    needle: str,
+) -> tuple[str, tuple[Any, ...]]:
+    """`` WHERE ...`` of the run's results that these filters keep."""
+    where, params = _where((("run_id", run_id), ("claim_id", claim), ("status", status)))
+    if failing is not None:
+        where += f" AND status {'' if failing else 'NOT '}IN ('fail', 'error')"
+    if needle:
+        fields = ("case_id", "claim_id", backend.REASON)
+        where += " AND (" + " OR ".join(backend.contains(field) for field in fields) + ")"
+        params += (needle, needle, needle)
+        if _written_as_is(needle):
+            # The body holds all three fields, so a row whose body lacks the text is
+            # passed over without parsing its JSON: a fifth of the cost per row.
+            where += " AND " + backend.contains("body")
+            params += (needle,)
+    return where, params
 
 
 def case_results(store: GapStore, run_id: str, case_id: str) -> list[ResultRow]:
@@ -268,6 +340,7 @@ def listing(record: RunRecord) -> RunListing:
         pass_rate=passed / total if total and passed is not None else None,
         judge_calls=_count(usage.get("calls")),
         cost_usd=float(cost) if _is_number(cost) else None,
+        judges_off=judges_were_off(record.options, summary),
     )
 
 

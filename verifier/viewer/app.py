@@ -22,7 +22,7 @@ from typing import Final
 from fastapi import APIRouter, HTTPException, Response
 from fastapi.responses import RedirectResponse
 
-from verifier.viewer import diff, pages, panel, trends
+from verifier.viewer import diff, grid, pages, panel, trends
 from verifier.viewer.frame import (
     CONTENT_SECURITY_POLICY,
     VIEW_PREFIX,
@@ -45,6 +45,7 @@ viewer's own additions, and its script."""
 
 PAGES: Final[tuple[Registrar, ...]] = (
     pages.register,
+    grid.register,
     diff.register,
     trends.register,
     panel.register,

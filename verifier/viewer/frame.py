@@ -19,17 +19,19 @@ from fastapi.routing import APIRoute
 
 from verifier import __version__
 from verifier.errors import VerifierError
-from verifier.gaps.store import GapStore, open_store, redacted_target
+from verifier.gaps.store import GapStore, RunRecord, open_store, redacted_target, resolve_run_id
 from verifier.report._html_page import environment
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
     "SECURITY_HEADERS",
     "VIEW_PREFIX",
+    "MissingPage",
     "Registrar",
     "Viewer",
     "ViewerRoute",
     "case_url",
+    "stored_run",
 ]
 
 VIEW_PREFIX: Final = "/view"
@@ -148,6 +150,26 @@ def case_url(run_id: str, case_id: str) -> str:
     if case_id in (".", ".."):
         return f"{VIEW_PREFIX}/runs/{run}/case?{urlencode({'id': case_id})}"
     return f"{VIEW_PREFIX}/runs/{run}/cases/{quote(case_id, safe='')}"
+
+
+class MissingPage(Exception):
+    """What a page asked for is not in the store; the message is one line."""
+
+
+def stored_run(store: GapStore, run: str) -> RunRecord:
+    """The run ``run`` names (an id, ``last`` or ``last~N``, as on the command line).
+
+    Raises:
+        MissingPage: The store holds no such run.
+    """
+    try:
+        run_id = resolve_run_id(store, run)
+    except VerifierError as exc:
+        raise MissingPage(str(exc).splitlines()[0]) from None
+    record = store.run(run_id)
+    if record is None:
+        raise MissingPage(f"no run {run_id} in {store.location}")
+    return record
 
 
 Registrar = Callable[[APIRouter, Viewer], None]

@@ -23,19 +23,19 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from verifier.analyses.browse import (
+    COUNT_UP_TO,
     case_in_runs,
     case_results,
     contract_ids,
     list_runs,
-    run_results,
 )
-from verifier.errors import VerifierError
-from verifier.gaps.store import GapStore, RunRecord, resolve_run_id
+from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
 from verifier.report._claim_notes import claim_notes
 from verifier.report._run_view import RunView, read_run
 from verifier.report._spans import deciding_spans
 from verifier.report.case_view import FIELD_CHARS
+from verifier.viewer._run_results import ORDERS, results_page
 from verifier.viewer._views import (
     STATUSES,
     BackTrail,
@@ -44,7 +44,7 @@ from verifier.viewer._views import (
     results_in_summary,
     shown_result,
 )
-from verifier.viewer.frame import VIEW_PREFIX, Viewer
+from verifier.viewer.frame import VIEW_PREFIX, MissingPage, Viewer, stored_run
 
 __all__ = ["INLINE_JUDGES_UP_TO", "RESULTS_PER_PAGE", "RUNS_PER_PAGE", "register"]
 
@@ -54,10 +54,6 @@ INLINE_JUDGES_UP_TO: Final = 5_000
 """Results of a run whose judges the run page shows itself (they are read from every
 row); a larger run's page links to its judges' page instead."""
 RUN_STATUSES: Final = ("running", "finished", "interrupted")
-
-
-class _Missing(Exception):
-    """What a page asked for is not in the store; the message is one line."""
 
 
 def register(router: APIRouter, viewer: Viewer) -> None:
@@ -98,20 +94,26 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         claim: str = "",
         status: str = "",
         q: str = "",
+        order: str = "",
+        part: str = "",
         after: int | None = Query(None, ge=0),
         back: str = "",
     ) -> Response:
         """One run: its verdict, each claim's pass rate, then its results."""
         if status and status not in STATUSES:
             return viewer.problem(400, f"status {status!r}: one of {', '.join(STATUSES)}")
+        if order not in ORDERS:
+            return viewer.problem(400, f"order {order!r}: run, or none for failures first")
+        filters = {"claim": claim, "status": status, "q": q, "order": order}
         with viewer.store() as store:
             try:
-                record = _record(store, run)
-            except _Missing as exc:
+                record = stored_run(store, run)
+            except MissingPage as exc:
                 return viewer.problem(404, str(exc))
             if record.run_id != run:
-                return _canonical(f"runs/{record.run_id}", claim, status, q)
-            context = _run_context(store, record, claim, status, q, after, BackTrail.parse(back))
+                return _canonical(f"runs/{record.run_id}", filters)
+            trail = BackTrail.parse(back)
+            context = _run_context(store, record, filters, part, after, trail)
         title = f"verifier run {record.run_id} ({record.contract_id})"
         return viewer.page("run.html.j2", title, context)
 
@@ -120,8 +122,8 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         """A run's judge claims, each with the stability triples that judged it."""
         with viewer.store() as store:
             try:
-                record = _record(store, run)
-            except _Missing as exc:
+                record = stored_run(store, run)
+            except MissingPage as exc:
                 return viewer.problem(404, str(exc))
             judged = _judged(read_run(store, record, max_results=0, content_budget=0))
         context = {"record": record, "judged": judged}
@@ -142,59 +144,37 @@ def register(router: APIRouter, viewer: Viewer) -> None:
 def _case_page(viewer: Viewer, run: str, case_id: str) -> HTMLResponse:
     with viewer.store() as store:
         try:
-            record = _record(store, run)
+            record = stored_run(store, run)
             context = _case_context(store, record, case_id)
-        except _Missing as exc:
+        except MissingPage as exc:
             return viewer.problem(404, str(exc))
     return viewer.page("case.html.j2", f"case {case_id} of run {record.run_id}", context)
 
 
-def _record(store: GapStore, run: str) -> RunRecord:
-    try:
-        run_id = resolve_run_id(store, run)
-    except VerifierError as exc:
-        raise _Missing(str(exc).splitlines()[0]) from None
-    record = store.run(run_id)
-    if record is None:
-        raise _Missing(f"no run {run_id} in {store.location}")
-    return record
-
-
-def _canonical(path: str, claim: str, status: str, q: str) -> RedirectResponse:
+def _canonical(path: str, filters: dict[str, str]) -> RedirectResponse:
     """A redirect from ``last``/``last~N`` to the run's own address, so its links and
     pages stay on that run when newer runs come."""
-    target = f"{VIEW_PREFIX}/{path}{query(claim=claim, status=status, q=q)}"
+    target = f"{VIEW_PREFIX}/{path}{query(**filters)}"
     return RedirectResponse(target, status_code=303)
 
 
 def _run_context(
     store: GapStore,
     record: RunRecord,
-    claim: str,
-    status: str,
-    q: str,
+    filters: dict[str, str],
+    part: str,
     after: int | None,
     trail: BackTrail,
 ) -> dict[str, Any]:
     notes = claim_notes(store, record)
     lines = claim_lines(record.summary, notes)
-    page = run_results(
-        store,
-        record.run_id,
-        claim=claim or None,
-        status=status or None,
-        text=q or None,
-        after=after,
-        limit=RESULTS_PER_PAGE,
-    )
+    page = results_page(store, record.run_id, filters, part, after, trail, RESULTS_PER_PAGE)
     contents = ContentReader(store)
     results = [shown_result(row, contents, notes.get(row.claim_id)) for row in page.items]
     count = results_in_summary(lines)
     judged = None
     if lines and count <= INLINE_JUDGES_UP_TO:
         judged = _judged(read_run(store, record, max_results=0, content_budget=0))
-    filters = {"claim": claim, "status": status, "q": q}
-    back = trail.previous()
     return {
         "run": RunView(record, store.location, 0),
         "claims": lines,
@@ -202,14 +182,12 @@ def _run_context(
         "claim_ids": [c.claim_id for c in lines] or sorted(notes),
         "statuses": STATUSES,
         "filters": filters,
+        "filtered": any(filters[k] for k in ("claim", "status", "q")),
         "page": page,
+        "count_up_to": COUNT_UP_TO,
+        "show_all": query(claim=filters["claim"], q=filters["q"], order="run"),
         "results": results,
         "judged": judged,
-        "first": query(**filters) if after is not None else None,
-        "previous": None if back is None else query(**filters, after=back[0], back=back[1].text()),
-        "next": None
-        if page.next_after is None or not page.has_more
-        else query(**filters, after=page.next_after, back=trail.forward(after).text()),
     }
 
 
@@ -220,7 +198,7 @@ def _judged(view: RunView) -> list[Any]:
 def _case_context(store: GapStore, record: RunRecord, case_id: str) -> dict[str, Any]:
     rows = case_results(store, record.run_id, case_id)
     if not rows:
-        raise _Missing(f"case {case_id!r} is not in run {record.run_id}")
+        raise MissingPage(f"case {case_id!r} is not in run {record.run_id}")
     notes = claim_notes(store, record)
     content = ContentReader(store).read(rows[0].content_sha256)
     failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
