@@ -37,7 +37,8 @@ class ScoreDifferences(Sequence[Fraction]):
 
     def append(self, difference: Fraction) -> None:
         """Adds one pair's difference."""
-        self._codes.append(self._code(difference))
+        code = self._code(difference)  # first: it may widen ``_codes``
+        self._codes.append(code)
 
     def append_keyed(self, key: Hashable, difference: Callable[[], Fraction]) -> None:
         """Adds the difference ``difference()`` makes, made only the first time ``key``
