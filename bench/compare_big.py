@@ -124,7 +124,10 @@ def measured(command: list[str], code: Path) -> tuple[float, float, str]:
     env["PYTHONPATH"] = str(code)
     began = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        # In the checkout's folder: ``-m`` and ``-c`` put the working folder first on the path.
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=code
+        )
         _, _, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - began
         out.seek(0)
