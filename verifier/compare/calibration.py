@@ -19,8 +19,10 @@ agree with one another, and how far they agree when the judge is counted as one 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -208,25 +210,51 @@ def calibrate_run(
             else f"{store.location} has no runs"
         )
     run = record.run_id
-    rows: dict[tuple[str, str], JudgeVerdict] = {}
-    cases: set[str] = set()
-    claims: dict[str, str] = {}
-    wordings = StoredWordings(store)
-    for stored in store.iter_rows(run):
-        cases.add(stored.case_id)
-        claims.setdefault(stored.claim_id, stored.kind)
-        if stored.kind == "judge":
-            # A resumed run can hold a case twice; the later row is the run's word.
-            verdict = judge_verdict(stored)
-            wording = wordings.text(verdict.contract_sha256, verdict.claim_id)
-            rows[(stored.case_id, stored.claim_id)] = replace(verdict, wording=wording)
+    verdicts = _RunVerdicts(labels, StoredWordings(store))
+    for case_id, group in groupby(store.iter_rows_by_case(run), attrgetter("case_id")):
+        verdicts.read_case(case_id, group)
     return calibrate_verdicts(
         run,
         labels,
-        rows,
-        lambda label, row: _why_unmatched(label, row, run, cases, claims),
+        verdicts.rows,
+        lambda label, row: _why_unmatched(label, row, run, verdicts.cases, verdicts.claims),
         kappa_margin=kappa_margin,
+        unlabelled=verdicts.unlabelled,
     )
+
+
+class _RunVerdicts:
+    """A run's judge verdicts as its cases stream past: those of the labelled items
+    kept, the others only counted (pass or fail) by claim, triple and wording."""
+
+    def __init__(self, labels: LabelSet, wordings: StoredWordings) -> None:
+        self.labelled = {(label.case_id, label.claim_id) for label in labels.labels}
+        self.wordings = wordings
+        self.rows: dict[tuple[str, str], JudgeVerdict] = {}
+        self.cases: set[str] = set()  # the labelled cases the run has
+        self.claims: dict[str, str] = {}
+        self.unlabelled: dict[_GroupKey, int] = defaultdict(int)
+        self._label_cases = {case for case, _ in self.labelled}
+
+    def read_case(self, case_id: str, rows: Iterable[StoredRow]) -> None:
+        """Reads one case's rows (in seq order)."""
+        if case_id in self._label_cases:
+            self.cases.add(case_id)
+        last: dict[str, StoredRow] = {}
+        for stored in rows:
+            self.claims.setdefault(stored.claim_id, stored.kind)
+            if stored.kind == "judge":
+                # A resumed run can hold a case twice; the later row is the run's word.
+                last[stored.claim_id] = stored
+        for claim_id, stored in last.items():
+            verdict = judge_verdict(stored)
+            verdict = replace(
+                verdict, wording=self.wordings.text(verdict.contract_sha256, verdict.claim_id)
+            )
+            if (case_id, claim_id) in self.labelled:
+                self.rows[(case_id, claim_id)] = verdict
+            elif verdict.status in ("pass", "fail"):
+                self.unlabelled[verdict.key] += 1
 
 
 def calibrate_verdicts(
@@ -237,6 +265,7 @@ def calibrate_verdicts(
     *,
     kappa_margin: float = DEFAULT_KAPPA_MARGIN,
     trial_id: str | None = None,
+    unlabelled: Mapping[_GroupKey, int] | None = None,
 ) -> CalibrationReport:
     """Joins ``labels`` with judge verdicts by (case, claim) and measures them, per
     claim and per triple.
@@ -248,6 +277,8 @@ def calibrate_verdicts(
         why_unmatched: Why a label has no usable verdict (``None``: it has one).
         kappa_margin: Half-width of kappa's 95% interval to plan the labels for.
         trial_id: The trial whose re-asked verdicts these are, if they are.
+        unlabelled: Pass/fail verdicts of items no label names, counted by group, when
+            ``rows`` holds only the labelled items' verdicts; added to those of ``rows``.
     """
     unmatched: list[Unmatched] = []
     by_item: dict[tuple[str, str], list[HumanLabel]] = defaultdict(list)
@@ -262,7 +293,7 @@ def calibrate_verdicts(
     for item, item_labels in by_item.items():
         verdict = rows[item]
         groups[verdict.key].append((verdict, item_labels))
-    unlabelled: dict[_GroupKey, int] = defaultdict(int)
+    unlabelled = defaultdict(int, unlabelled or {})
     for item, verdict in rows.items():
         if item not in by_item and verdict.status in ("pass", "fail"):
             unlabelled[verdict.key] += 1

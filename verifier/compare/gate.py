@@ -33,7 +33,8 @@ import orjson
 
 from verifier.compare.analysis import ClaimComparison, RunComparison
 from verifier.compare.gate_file import Gate, GateRefused
-from verifier.compare.signed_rank import signed_ranks, wilcoxon_signed_rank
+from verifier.compare.score_differences import difference_counts
+from verifier.compare.signed_rank import rank_groups, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
 from verifier.results import ClaimTally, rate_text, tally_rows
 
@@ -216,12 +217,13 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
         return p, figures
     differences = comparison.paired.claims[index].score_differences
     test = wilcoxon_signed_rank(differences)
-    ranks, positive = signed_ranks(differences)
-    # The null distribution is symmetric about sum(ranks) / 2 (doubled units), so the
+    groups, positive = rank_groups(difference_counts(differences))
+    total = sum(doubled * size for doubled, size in groups)
+    # The null distribution is symmetric about the rank sum / 2 (doubled units), so the
     # one-sided p-value is half the two-sided one when the ranks lean the tested way,
     # and at least one half when they do not.
-    leans_worse = 2 * positive < sum(ranks)
-    leans_better = 2 * positive > sum(ranks)
+    leans_worse = 2 * positive < total
+    leans_better = 2 * positive > total
     leans = leans_worse if towards_worse else leans_better
     p = test.p_value / 2 if leans else 1.0 - test.p_value / 2
     figures = (

@@ -8,28 +8,28 @@ the claim failed, or the claim did not apply to the case) is counted and left ou
 Rows are read from the row bodies, the hash-chained truth that ``verifier audit``
 checks, not from the index columns beside them.
 
-Memory: the baseline's outcomes are held (two strings and a status per row) while the
-candidate's rows stream past them and are folded into counts at once.
+Memory: both runs stream, a case at a time, through a merge join on case id
+(``merge``): each pair is folded into its claim's counts at once, and what is kept
+grows with the claims, not with the cases (the score differences, for Wilcoxon's test,
+take a byte or so a pair: ``score_differences``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Any
 
-import orjson
-
-from verifier.compare.judge_changes import JudgeChange, JudgesSeen, judge_changes
+from verifier.compare.judge_changes import JudgeChange, judge_changes
+from verifier.compare.merge import NOT_APPLICABLE, CaseRows, Outcome, RunSide, merge_cases
 from verifier.compare.run_checks import CompareError, RunInfo, check_runs, run_info
+from verifier.compare.score_differences import ScoreDifferences
 from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
-from verifier.results import ClaimTally, stored_outcome
+from verifier.results import ClaimTally
 
-__all__ = ["CompareError", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
+__all__ = ["CompareError", "OnPair", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,8 @@ class OutcomePairs:
         table: The pass/fail pairs as a paired 2x2 table.
         score_differences: Candidate minus baseline score of every pass/fail pair, exact:
             between the fractions the stored scores stand for
-            (``signed_rank.exact_score``), so differences equal on paper tie.
+            (``signed_rank.exact_score``), so differences equal on paper tie; in case
+            id order, each distinct value kept once.
         graded: Some paired score is strictly between 0 and 1, so scores carry more
             than pass/fail and a signed-rank test on them means something.
         errors: Pairs left out because a row of either run is an error.
@@ -50,7 +51,7 @@ class OutcomePairs:
 
     name: str
     table: PairedTable
-    score_differences: tuple[Fraction, ...]
+    score_differences: ScoreDifferences
     graded: bool
     errors: int
     skipped: int
@@ -92,21 +93,22 @@ class PairedRuns:
     judge_changes: tuple[JudgeChange, ...] = ()
 
 
-_NOT_APPLICABLE = "not applicable"
-"""The status a row is paired under when its claim did not apply to the case."""
-
-_NOT_CHECKED = ("skipped", _NOT_APPLICABLE)
+_NOT_CHECKED = ("skipped", NOT_APPLICABLE)
 
 OVERALL = "all claims"
 """Name of the whole-case outcome, which is no claim id (claim ids cannot hold spaces)."""
 
+OnPair = Callable[[str, str, Outcome, Outcome], None]
+"""Told of every ``(case_id, claim_id)`` both runs have under two statuses: the two
+runs' outcomes."""
+
 
 @dataclass(slots=True)
 class _Tally:
-    """Counts of one claim (or of whole cases) as the candidate's rows stream in."""
+    """Counts of one claim (or of whole cases) as the pairs stream in."""
 
     cells: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    differences: list[Fraction] = field(default_factory=list)
+    differences: ScoreDifferences = field(default_factory=ScoreDifferences)
     graded: bool = False
     errors: int = 0
     skipped: int = 0
@@ -128,7 +130,9 @@ class _Tally:
             self.cells[2] += 1
         else:
             self.cells[3] += 1
-        self.differences.append(score_difference(cand_score, base_score))
+        self.differences.append_keyed(
+            (cand_score, base_score), lambda: score_difference(cand_score, base_score)
+        )
         if not self.graded and (base_score not in (0.0, 1.0) or cand_score not in (0.0, 1.0)):
             self.graded = True
 
@@ -136,7 +140,7 @@ class _Tally:
         return OutcomePairs(
             name,
             PairedTable(*self.cells),
-            tuple(self.differences),
+            self.differences,
             self.graded,
             self.errors,
             self.skipped,
@@ -145,7 +149,7 @@ class _Tally:
 
 @dataclass(slots=True)
 class _CaseTally:
-    """One case's rows in both runs, over the claims paired so far."""
+    """One case's rows in both runs, over the claims paired."""
 
     base_error: bool = False
     cand_error: bool = False
@@ -154,7 +158,7 @@ class _CaseTally:
     claims: int = 0
 
     def add(self, baseline: str, candidate: str) -> None:
-        if _NOT_APPLICABLE in (baseline, candidate):
+        if NOT_APPLICABLE in (baseline, candidate):
             return  # a claim that did not apply to the case says nothing of it
         self.claims += 1
         self.base_error = self.base_error or baseline == "error"
@@ -162,30 +166,59 @@ class _CaseTally:
         self.base_passed += baseline == "pass"
         self.cand_passed += candidate == "pass"
 
+    def fold(self, overall: _Tally) -> None:
+        """Adds the case to whole cases, scored by the share of its claims that passed."""
+        if not self.claims:
+            return  # no shared claim applied to the case: nothing to pair
+        base = "error" if self.base_error else "pass" if self.base_passed == self.claims else "fail"
+        cand = "error" if self.cand_error else "pass" if self.cand_passed == self.claims else "fail"
+        overall.add(base, cand, self.base_passed / self.claims, self.cand_passed / self.claims)
 
-def _outcome(body: dict[str, Any], tallies: dict[str, ClaimTally]) -> tuple[str, str, str, float]:
-    """``(case_id, claim_id, status, score)`` of a row body, read as every tally reads a
-    stored row (``results.stored_outcome``: a bad status is an error), and counted in
-    ``tallies``; a score the row lacks is 1 for a pass, else 0."""
-    status, not_applicable, score = stored_outcome(body)
-    claim_id = str(body.get("claim_id"))
-    tally = tallies.get(claim_id)
-    if tally is None:
-        tally = tallies[claim_id] = ClaimTally()
-    tally.add(status, not_applicable, score)
-    paired = _NOT_APPLICABLE if not_applicable else status
-    if score is None:
-        score = 1.0 if status == "pass" else 0.0
-    return str(body.get("case_id")), claim_id, paired, score
+
+@dataclass(slots=True)
+class _Pairing:
+    """The counts of the pairs, as the merge join yields the cases of both runs."""
+
+    on_pair: OnPair | None
+    tallies: dict[str, _Tally] = field(default_factory=dict)
+    overall: _Tally = field(default_factory=_Tally)
+    paired_cases: int = 0
+    only: list[int] = field(default_factory=lambda: [0, 0])  # baseline, candidate
+
+    def fold(self, case_id: str, base: CaseRows | None, cand: CaseRows | None) -> None:
+        if base is None or cand is None:
+            self.only[base is None] += 1
+            return
+        self.paired_cases += 1
+        case = _CaseTally()
+        for claim_id, theirs in cand.items():
+            ours = base.get(claim_id)
+            if ours is None:
+                continue
+            tally = self.tallies.get(claim_id)
+            if tally is None:
+                tally = self.tallies[claim_id] = _Tally()
+            tally.add(ours[0], theirs[0], ours[1], theirs[1])
+            case.add(ours[0], theirs[0])
+            if self.on_pair is not None and ours[0] != theirs[0]:
+                self.on_pair(case_id, claim_id, ours, theirs)
+        case.fold(self.overall)
 
 
 def pair_runs(
-    store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage | None = None
+    store: GapStore,
+    baseline_id: str,
+    candidate_id: str,
+    *,
+    lineage: Lineage | None = None,
+    on_pair: OnPair | None = None,
 ) -> PairedRuns:
     """Pairs the rows of two runs of one contract by ``(case_id, claim_id)``.
 
     ``lineage`` is the judge successions (default: the store's): a judge that
     differs between the runs by a recorded succession is named so, with its trial.
+    ``on_pair``, if given, is told of every pair whose statuses differ as it is
+    counted (in case id order).
 
     Raises:
         CompareError: A run is not in the store, the runs checked different contracts
@@ -195,119 +228,40 @@ def pair_runs(
     baseline = run_info(store, baseline_id, "baseline")
     candidate = run_info(store, candidate_id, "candidate")
     warnings = check_runs(baseline, candidate)
-
-    judges = (JudgesSeen(), JudgesSeen())
-    tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]] = ({}, {})
-    held, claim_order, baseline_duplicates = _hold_baseline(
-        store, baseline_id, judges[0], tallies[0]
+    sides = (RunSide(), RunSide())
+    pairing = _Pairing(on_pair)
+    cases = merge_cases(
+        sides[0].cases(store.iter_rows_by_case(baseline_id)),
+        sides[1].cases(store.iter_rows_by_case(candidate_id)),
     )
-    stream = _CandidateStream()
-    for row in store.iter_rows(candidate_id):
-        body = orjson.loads(row.body)
-        outcome = _outcome(body, tallies[1])
-        judges[1].note(body, outcome[1])
-        stream.fold(held, *outcome)
-
-    baseline_cases = {case_id for case_id, _ in held}
-    candidate_cases, candidate_claims = stream.case_ids, stream.claim_ids
-    if not baseline_cases & candidate_cases:
+    for case_id, base, cand in cases:
+        pairing.fold(case_id, base, cand)
+    if not pairing.paired_cases:
         raise CompareError(
             f"runs {baseline_id} and {candidate_id} have no case id in common: a comparison "
             "needs both runs over the same cases"
         )
+    claim_order, candidate_claims = sides[0].claim_order(), sides[1].claim_order()
     shared = [c for c in claim_order if c in candidate_claims]
     changes = judge_changes(
         shared,
-        *judges,
+        sides[0].judges,
+        sides[1].judges,
         lineage=Lineage.of_store(store) if lineage is None else lineage,
         contract_id=baseline.contract_id,
     )
-    claims = tuple((stream.tallies.get(c) or _Tally()).freeze(c) for c in shared)
     return PairedRuns(
         baseline=baseline,
         candidate=candidate,
-        claims=claims,
-        overall=_overall(stream.cases.values()),
-        paired_cases=len(baseline_cases & candidate_cases),
-        cases_only_in_baseline=len(baseline_cases - candidate_cases),
-        cases_only_in_candidate=len(candidate_cases - baseline_cases),
+        claims=tuple((pairing.tallies.get(c) or _Tally()).freeze(c) for c in shared),
+        overall=pairing.overall.freeze(OVERALL),
+        paired_cases=pairing.paired_cases,
+        cases_only_in_baseline=pairing.only[0],
+        cases_only_in_candidate=pairing.only[1],
         claims_only_in_baseline=tuple(c for c in claim_order if c not in candidate_claims),
         claims_only_in_candidate=tuple(c for c in candidate_claims if c not in claim_order),
-        duplicate_rows={"baseline": baseline_duplicates, "candidate": stream.duplicates},
+        duplicate_rows={"baseline": sides[0].duplicates, "candidate": sides[1].duplicates},
         warnings=(*warnings, *(w for c in changes for w in c.warnings(baseline_id, candidate_id))),
-        tallies=tallies,
+        tallies=(sides[0].ordered_tallies(), sides[1].ordered_tallies()),
         judge_changes=tuple(changes),
     )
-
-
-Held = dict[tuple[str, str], list[Any]]
-"""The baseline's outcomes: ``(case_id, claim_id) -> [status, score, paired yet?]``."""
-
-
-def _hold_baseline(
-    store: GapStore,
-    run_id: str,
-    judges: JudgesSeen,
-    tallies: dict[str, ClaimTally],
-) -> tuple[Held, dict[str, None], int]:
-    """The baseline's outcomes, its claims in order of appearance, and its duplicates."""
-    held: Held = {}
-    claim_order: dict[str, None] = {}
-    duplicates = 0
-    for row in store.iter_rows(run_id):
-        body = orjson.loads(row.body)
-        case_id, claim_id, status, score = _outcome(body, tallies)
-        judges.note(body, claim_id)
-        key = (case_id, claim_id)
-        if key in held:
-            duplicates += 1
-            continue
-        held[key] = [status, score, False]
-        claim_order.setdefault(claim_id, None)
-    return held, claim_order, duplicates
-
-
-@dataclass(slots=True)
-class _CandidateStream:
-    """Folds the candidate's rows, one at a time, into counts against the baseline."""
-
-    tallies: dict[str, _Tally] = field(default_factory=dict)
-    cases: dict[str, _CaseTally] = field(default_factory=dict)
-    case_ids: set[str] = field(default_factory=set)
-    claim_ids: dict[str, None] = field(default_factory=dict)
-    unpaired: set[tuple[str, str]] = field(default_factory=set)
-    duplicates: int = 0
-
-    def fold(self, held: Held, case_id: str, claim_id: str, status: str, score: float) -> None:
-        self.case_ids.add(case_id)
-        self.claim_ids.setdefault(claim_id, None)
-        key = (case_id, claim_id)
-        entry = held.get(key)
-        if entry is None:
-            self.duplicates += key in self.unpaired
-            self.unpaired.add(key)
-            return
-        if entry[2]:
-            self.duplicates += 1
-            return
-        entry[2] = True
-        tally = self.tallies.get(claim_id)
-        if tally is None:
-            tally = self.tallies[claim_id] = _Tally()
-        tally.add(entry[0], status, entry[1], score)
-        case = self.cases.get(case_id)
-        if case is None:
-            case = self.cases[case_id] = _CaseTally()
-        case.add(entry[0], status)
-
-
-def _overall(cases: Iterable[_CaseTally]) -> OutcomePairs:
-    """Whole cases as pass/fail pairs, scored by the share of claims that passed."""
-    tally = _Tally()
-    for case in cases:
-        if not case.claims:
-            continue  # no shared claim applied to the case: nothing to pair
-        base = "error" if case.base_error else "pass" if case.base_passed == case.claims else "fail"
-        cand = "error" if case.cand_error else "pass" if case.cand_passed == case.claims else "fail"
-        tally.add(base, cand, case.base_passed / case.claims, case.cand_passed / case.claims)
-    return tally.freeze(OVERALL)

@@ -33,11 +33,13 @@ least as far from its mean ``n(n+1)/4`` as the one observed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Final, Literal
+
+from verifier.compare.score_differences import difference_counts
 
 __all__ = [
     "EXACT_MAX_PAIRS",
@@ -45,6 +47,7 @@ __all__ = [
     "SCORE_TOLERANCE",
     "SignedRankResult",
     "exact_score",
+    "rank_groups",
     "score_difference",
     "signed_ranks",
     "wilcoxon_signed_rank",
@@ -94,29 +97,39 @@ def score_difference(candidate: float, baseline: float) -> Fraction:
     return exact_score(candidate) - exact_score(baseline)
 
 
-def signed_ranks(differences: Sequence[Fraction]) -> tuple[list[int], int]:
-    """Doubled average ranks of the nonzero ``|differences|``, and the doubled positive sum.
+def rank_groups(counts: Mapping[Fraction, int]) -> tuple[list[tuple[int, int]], int]:
+    """The tie groups of the nonzero ``|differences|``, smallest first, from how often
+    each difference occurs: each group's doubled average rank and size, and the doubled
+    sum of the ranks of the positive differences.
 
     Doubling makes every average rank an integer: a tie over ranks ``i..j`` has the
     doubled rank ``i + j``.
+    """
+    sizes: dict[Fraction, list[int]] = {}  # |difference| -> [pairs, positive pairs]
+    for difference, n in counts.items():
+        if difference != 0 and n:
+            group = sizes.setdefault(abs(difference), [0, 0])
+            group[0] += n
+            group[1] += n if difference > 0 else 0
+    groups: list[tuple[int, int]] = []
+    positive = start = 0
+    for _, (size, positives) in sorted(sizes.items()):
+        doubled = (start + 1) + (start + size)
+        groups.append((doubled, size))
+        positive += doubled * positives
+        start += size
+    return groups, positive
+
+
+def signed_ranks(differences: Sequence[Fraction | int]) -> tuple[list[int], int]:
+    """Doubled average ranks of the nonzero ``|differences|``, and the doubled positive sum
+    (``rank_groups``, a rank per difference).
 
     Returns:
         ``(doubled ranks, doubled sum of the ranks of positive differences)``.
     """
-    nonzero = sorted((abs(d), d > 0) for d in differences if d != 0)
-    ranks: list[int] = []
-    positive = 0
-    start = 0
-    while start < len(nonzero):
-        end = start
-        while end + 1 < len(nonzero) and nonzero[end + 1][0] == nonzero[start][0]:
-            end += 1
-        doubled = (start + 1) + (end + 1)
-        for index in range(start, end + 1):
-            ranks.append(doubled)
-            positive += doubled if nonzero[index][1] else 0
-        start = end + 1
-    return ranks, positive
+    groups, positive = rank_groups(difference_counts(differences))
+    return [doubled for doubled, size in groups for _ in range(size)], positive
 
 
 def _exact_two_sided(ranks: Sequence[int], positive: int) -> float:
@@ -138,13 +151,13 @@ def _exact_two_sided(ranks: Sequence[int], positive: int) -> float:
     return float(Fraction(extreme, 2 ** len(ranks)))
 
 
-def _normal_two_sided(ranks: Sequence[int], positive: int) -> float:
+def _normal_two_sided(groups: Sequence[tuple[int, int]], positive: int) -> float:
     """Normal approximation with tie-corrected variance and a continuity correction of 1/2."""
-    n = len(ranks)
+    n = sum(size for _, size in groups)
     mean = n * (n + 1) / 4
     # The tie-corrected variance is the sum of the squared ranks over 4, which for
     # average ranks equals n(n+1)(2n+1)/24 - sum(t^3 - t)/48.
-    variance = sum(r * r for r in ranks) / 16
+    variance = sum(doubled * doubled * size for doubled, size in groups) / 16
     distance = max(0.0, abs(positive / 2 - mean) - 0.5)
     # 2 * Phi(-z) is erfc(z / sqrt 2); erfc keeps its digits far in the tail, where
     # 2 * cdf(-z) loses them (a p of 1e-20 would print as 0.0).
@@ -171,12 +184,16 @@ class SignedRankResult:
     method: Literal["exact", "normal", "none"]
 
 
-def _median(values: Sequence[Fraction]) -> Fraction:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
+def _median(counts: Mapping[Fraction, int]) -> Fraction:
+    """The median of the differences ``counts`` counts (each as often as counted)."""
+    total = sum(counts.values())
+    wanted = (total - 1) // 2, total // 2  # the middle one, or the middle two
+    found: list[Fraction] = []
+    seen = 0
+    for value, n in sorted(counts.items()):
+        found.extend(value for index in wanted if seen <= index < seen + n)
+        seen += n
+    return found[0] if total % 2 else (found[0] + found[1]) / 2
 
 
 def wilcoxon_signed_rank(differences: Sequence[Fraction | int]) -> SignedRankResult:
@@ -184,23 +201,26 @@ def wilcoxon_signed_rank(differences: Sequence[Fraction | int]) -> SignedRankRes
 
     Args:
         differences: Candidate minus baseline, as fractions (``exact_score`` turns
-            stored scores into them) or integers.
+            stored scores into them) or integers; a ``ScoreDifferences`` is read by
+            its counts, without a rank per pair.
 
     Returns:
         The test; see the module docstring for the handling of zeros and ties and for
         when the p-value is exact.
     """
-    exact = [Fraction(d) for d in differences]
-    median = float(_median(exact)) if exact else 0.0
-    ranks, positive = signed_ranks(exact)
-    if not ranks:
+    counts = difference_counts(differences)
+    median = float(_median(counts)) if counts else 0.0
+    groups, positive = rank_groups(counts)
+    nonzero = sum(size for _, size in groups)
+    if not nonzero:
         return SignedRankResult(0.0, 1.0, 0, median, "none")
-    negative = sum(ranks) - positive
+    negative = sum(doubled * size for doubled, size in groups) - positive
     statistic = min(positive, negative) / 2
-    if len(ranks) <= EXACT_MAX_PAIRS:
+    if nonzero <= EXACT_MAX_PAIRS:
+        ranks = [doubled for doubled, size in groups for _ in range(size)]
         return SignedRankResult(
-            statistic, _exact_two_sided(ranks, positive), len(ranks), median, "exact"
+            statistic, _exact_two_sided(ranks, positive), nonzero, median, "exact"
         )
     return SignedRankResult(
-        statistic, _normal_two_sided(ranks, positive), len(ranks), median, "normal"
+        statistic, _normal_two_sided(groups, positive), nonzero, median, "normal"
     )

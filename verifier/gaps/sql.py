@@ -14,20 +14,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Final
 
 import orjson
 
 from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier._internal.closing import Closing
+from verifier.gaps.chain import SealedRow
 from verifier.gaps.records import (
     RunRecord,
     RunStatus,
     StoredContract,
+    StoredRow,
     StoreError,
     check_run_id,
     record_run_end,
 )
+from verifier.gaps.row_fields import STORE_COLUMN_LIST
 from verifier.gaps.seals import (
     HEAD_QUERY,
     RUN_SEAL_QUERY,
@@ -66,6 +70,8 @@ class Dialect:
         contents_order: The order ``iter_contents`` streams contents in.
         columns_query: A table's column names in order (one parameter: the table).
         has_table_query: Whether a table exists (one parameter: the table).
+        by_code_point: What makes a text column order by code point, as Python
+            orders strings (SQLite's default; PostgreSQL's ``C`` collation).
     """
 
     name: str
@@ -75,6 +81,7 @@ class Dialect:
     contents_order: str
     columns_query: str
     has_table_query: str
+    by_code_point: str = ""
 
     def sql(self, statement: str) -> str:
         """``statement`` (``?`` placeholders) with this dialect's marker."""
@@ -101,6 +108,7 @@ POSTGRES: Final = Dialect(
         " current_schema() AND table_name = %s ORDER BY ordinal_position"
     ),
     has_table_query="SELECT to_regclass(%s) IS NOT NULL",
+    by_code_point=' COLLATE "C"',
 )
 
 RUN_COLUMNS: Final = (
@@ -272,6 +280,24 @@ class SqlStore(Closing):
     def _end(self, execute: Execute, run_id: str, end: dict[str, Any]) -> None:
         """Records a run's end (``finish_run``'s keywords) inside the write transaction."""
         record_run_end(execute, self.dialect.mark, run_id, **end)
+
+    def iter_rows_by_case(self, run_id: str, *, page: int = 2_000) -> Iterator[StoredRow]:
+        """Streams one run's rows ordered by ``(case_id, seq)``, ``case_id`` by code
+        point, ``page`` rows a query: each page resumes after the last row of the one
+        before (keyset pagination through the run's case index, no ``OFFSET``), so no
+        cursor stays open between pages and the reader holds one page at a time."""
+        case = f"case_id{self.dialect.by_code_point}"
+        first = f"SELECT {STORE_COLUMN_LIST} FROM rows WHERE run_id = ?"
+        order = f"ORDER BY {case}, seq LIMIT ?"
+        make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
+        rows = self._read(self.dialect.sql(f"{first} {order}"), (run_id, page))
+        after = self.dialect.sql(f"{first} AND ({case}, seq) > (?, ?) {order}")
+        while rows:
+            yield from map(make, rows)
+            if len(rows) < page:
+                return
+            last = make(rows[-1])
+            rows = self._read(after, (run_id, last.case_id, last.seq, page))
 
     def run(self, run_id: str) -> RunRecord | None:
         """Returns one run, or ``None``."""

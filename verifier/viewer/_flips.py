@@ -6,9 +6,11 @@ claim_id)`` passed in one run and failed in the other. Rows are paired as
 repeated pair, errors, skips and claims that did not apply left out), so the flips
 of a claim are exactly its ``baseline_only + candidate_only`` pairs.
 
-Finding them walks both runs, as the comparison itself does. Runs that have ended
-do not change, so the comparison and its flips are kept for a few pairs of runs
-(``DiffCache``): paging through the flips of a large pair walks the runs once.
+Finding them is the comparison's own walk of both runs (``pair_runs``, a merge join
+on case id that holds a case at a time), which tells each pair to the flips' collector
+as it counts it. Runs that have ended do not change, so the comparison and its flips
+are kept for a few pairs of runs (``DiffCache``): paging through the flips of a large
+pair walks the runs once.
 """
 
 from __future__ import annotations
@@ -18,14 +20,13 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import Literal
 
-import orjson
-
-from verifier.compare.analysis import RunComparison, compare_runs
+from verifier.compare.analysis import RunComparison, compare_paired
+from verifier.compare.merge import Outcome
+from verifier.compare.runs import PairedRuns, pair_runs
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
-from verifier.results import row_not_applicable
 
-__all__ = ["DiffCache", "Flip", "FlipDirection", "RunDiff", "find_flips"]
+__all__ = ["DiffCache", "Flip", "FlipDirection", "RunDiff", "diff_runs", "find_flips"]
 
 FlipDirection = Literal["regressed", "fixed"]
 """``regressed``: passed in run A, failed in run B; ``fixed``: the other way."""
@@ -68,42 +69,48 @@ class RunDiff:
         ]
 
 
-def _verdict(body: object) -> tuple[str, str, str | None]:
-    """``(case_id, claim_id, pass|fail|None)`` of a row body; ``None``: not a verdict."""
-    if not isinstance(body, dict):
-        return "", "", None
-    status = body.get("status")
-    verdict = status if status in ("pass", "fail") and not row_not_applicable(body) else None
-    return str(body.get("case_id")), str(body.get("claim_id")), verdict
+class _Flips:
+    """Collects the flips among the pairs ``pair_runs`` is told of."""
+
+    def __init__(self) -> None:
+        self.found: list[Flip] = []
+
+    def __call__(self, case_id: str, claim_id: str, base: Outcome, cand: Outcome) -> None:
+        if base[0] == cand[0] or base[0] not in _VERDICTS or cand[0] not in _VERDICTS:
+            return
+        direction: FlipDirection = "regressed" if base[0] == "pass" else "fixed"
+        self.found.append(Flip(claim_id, case_id, direction, base[2], cand[2]))
+
+    def ordered(self, paired: PairedRuns) -> list[Flip]:
+        """The flips by claim (run A's order), regressions first, then case id."""
+        order = {claims.name: n for n, claims in enumerate(paired.claims)}
+        return sorted(
+            self.found, key=lambda f: (order[f.claim_id], f.direction != "regressed", f.case_id)
+        )
+
+
+_VERDICTS = ("pass", "fail")
+
+
+def diff_runs(
+    store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage | None = None
+) -> RunDiff:
+    """The comparison of two runs and their flips, from one walk of both runs.
+
+    Memory: the runs stream case by case (``verifier.compare.merge``); the flips are kept.
+
+    Raises:
+        CompareError: A run is unknown, or the runs cannot be compared.
+    """
+    flips = _Flips()
+    paired = pair_runs(store, baseline_id, candidate_id, lineage=lineage, on_pair=flips)
+    return RunDiff(compare_paired(paired), tuple(flips.ordered(paired)))
 
 
 def find_flips(store: GapStore, baseline_id: str, candidate_id: str) -> list[Flip]:
     """Every flip between two runs, ordered by claim (run A's order), regressions
-    first, then case id.
-
-    Memory: run A's verdicts (two ids and a seq a row) are held while run B streams.
-    """
-    held: dict[tuple[str, str], tuple[str | None, int]] = {}
-    claim_order: dict[str, int] = {}
-    for row in store.iter_rows(baseline_id):
-        case_id, claim_id, verdict = _verdict(orjson.loads(row.body))
-        claim_order.setdefault(claim_id, len(claim_order))
-        held.setdefault((case_id, claim_id), (verdict, row.seq))
-    seen: set[tuple[str, str]] = set()
-    flips: list[Flip] = []
-    for row in store.iter_rows(candidate_id):
-        case_id, claim_id, verdict = _verdict(orjson.loads(row.body))
-        key = (case_id, claim_id)
-        if key in seen:
-            continue  # compare pairs the first row of a repeated pair only
-        seen.add(key)
-        base = held.get(key)
-        if base is None or base[0] is None or verdict is None or base[0] == verdict:
-            continue
-        direction: FlipDirection = "regressed" if base[0] == "pass" else "fixed"
-        flips.append(Flip(claim_id, case_id, direction, base[1], row.seq))
-    flips.sort(key=lambda f: (claim_order[f.claim_id], f.direction != "regressed", f.case_id))
-    return flips
+    first, then case id."""
+    return list(diff_runs(store, baseline_id, candidate_id).flips)
 
 
 class DiffCache:
@@ -138,8 +145,8 @@ class DiffCache:
             if found is not None:
                 self._entries.move_to_end(key)
                 return found
-        comparison = compare_runs(store, baseline_id, candidate_id, lineage=lineage)
-        made = RunDiff(comparison, tuple(find_flips(store, baseline_id, candidate_id)))
+        made = diff_runs(store, baseline_id, candidate_id, lineage=lineage)
+        comparison = made.comparison
         if "running" in (comparison.paired.baseline.status, comparison.paired.candidate.status):
             return made
         with self._lock:
