@@ -5,7 +5,8 @@ For each backend: appends ``--rows`` rows (default 1,000,000) in batches of
 store's ``append``, which seals every row into the hash chain and writes it in one
 transaction per batch, with the content record of each row's case (one case of about
 a kilobyte per three rows, stored once); prints rows per second of appending (building the drafts is
-not timed). Then audits the whole store in a fresh process (``audit_store``: schema,
+not timed), then the same appends without contents into a second new store (the
+``record: content: none`` of a contract) and the two side by side. Then audits the whole store in a fresh process (``audit_store``: schema,
 columns, judge triples, chain, duplicate ids, run records) and prints its wall time,
 its resident memory once the store is open, its peak, and samples along the way, to
 show that memory stays flat; then again with the history analyses that ``verifier
@@ -164,17 +165,36 @@ def audit_elsewhere(target: str, history: bool) -> dict[str, object]:
     return result
 
 
+def print_insert(
+    name: str, label: str, rows: int, seconds: float, cpu: float, server_cpu: float | None
+) -> None:
+    server = "" if server_cpu is None else f", server {server_cpu:.1f} s"
+    print(
+        f"{name:<8} {label:<8} {rows:,} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s"
+        f" (CPU: verifier {cpu:.1f} s{server})"
+    )
+
+
 def mib(n: object) -> str:
     return f"{int(n) / 2**20:.0f} MiB"  # type: ignore[call-overload]
 
 
-def bench(name: str, target: str, rows: int, batch: int, contents: bool = True) -> None:
+def bench(
+    name: str, target: str, rows: int, batch: int, contents: bool = True, beside: str | None = None
+) -> None:
+    """Appends and audits ``target``; with ``beside`` (a second new store), appends the
+    same rows without contents there too, then prints the two side by side."""
     seconds, cpu, server_cpu = insert(target, rows, batch, contents)
-    server = "" if server_cpu is None else f", server {server_cpu:.1f} s"
-    print(
-        f"{name:<8} insert: {rows:,} rows in {seconds:.1f} s = {rows / seconds:,.0f} rows/s"
-        f" (CPU: verifier {cpu:.1f} s{server})"
-    )
+    print_insert(name, "insert:" if beside is None else "contents", rows, seconds, cpu, server_cpu)
+    if beside is not None:
+        bare = insert(beside, rows, batch, contents=False)
+        print_insert(name, "none", rows, *bare)
+        work = cpu + (server_cpu or 0.0)
+        bare_work = bare[1] + (bare[2] or 0.0)
+        print(
+            f"{name:<8} contents / none: {seconds / bare[0]:.2f}x the time,"
+            f" {work / bare_work:.2f}x the CPU (verifier plus server)"
+        )
     for history in (False, True):
         audit = audit_elsewhere(target, history)
         along = ", ".join(f"{k} {mib(v)}" for k, v in audit["rss_along"].items())  # type: ignore[attr-defined]
@@ -227,8 +247,8 @@ def main() -> None:
     parser.add_argument(
         "--no-contents",
         action="store_true",
-        help="append rows without their cases' contents (the work of a store before the "
-        "content record, to compare like with like)",
+        help="append rows without their cases' contents only (the work of a store before "
+        "the content record, to compare like with like)",
     )
     parser.add_argument("--audit-only", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--history", action="store_true", help=argparse.SUPPRESS)
@@ -236,13 +256,20 @@ def main() -> None:
     if args.audit_only:
         audit_here(args.audit_only, args.history)
         return
+    contents = not args.no_contents
     with tempfile.TemporaryDirectory(prefix="verifier-bench-") as folder:
-        bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch, not args.no_contents)
+        bare = str(Path(folder) / "bare.db") if contents else None
+        bench("sqlite", str(Path(folder) / "gaps.db"), args.rows, args.batch, contents, bare)
     if args.no_postgres:
         return
     with postgres_url(args.postgres) as url:
-        if url is not None:
-            bench("postgres", url, args.rows, args.batch, not args.no_contents)
+        if url is None:
+            return
+        if not contents:
+            bench("postgres", url, args.rows, args.batch, contents=False)
+            return
+        with postgres_url(args.postgres) as bare_url:
+            bench("postgres", url, args.rows, args.batch, beside=bare_url)
 
 
 if __name__ == "__main__":

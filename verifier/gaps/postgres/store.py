@@ -66,6 +66,15 @@ _RUNS_AND_LAST_ROW = (
     " UNION ALL (SELECT NULL, NULL, seq, row_hash FROM rows ORDER BY seq DESC LIMIT 1)"
     " UNION ALL (SELECT NULL, 'seal', n, seal_hash FROM seals ORDER BY n DESC LIMIT 1)"
 )
+# ... then (NULL, 'content', NULL, sha256) of each content asked about that is stored.
+_AND_CONTENTS = (
+    " UNION ALL SELECT NULL, 'content', NULL, sha256 FROM contents WHERE sha256 = ANY(%s)"
+)
+_COPY_CONTENTS = "COPY contents (sha256, body) FROM STDIN (FORMAT BINARY)"
+# A body goes as the UTF-8 bytes it is: binary COPY sends a text value as its bytes, as
+# it sends a bytea's, and the server reads them as the column's text (checking them
+# against the connection's encoding, UTF-8), so nothing is decoded to be encoded again.
+_CONTENT_TYPES = ["text", "bytea"]
 # For this transaction only; in the same statement as the lock, to spare a round trip.
 _COMMIT_ASYNCHRONOUSLY = ", set_config('synchronous_commit', 'off', true)"
 
@@ -200,11 +209,18 @@ class PostgresStore(SqlStore):
         if not batch and not contents:
             return 0
         run_ids = list({str(draft.get("run_id")) for draft in batch})
+        shas = list(contents) if contents else []
+        query, params = (
+            (_RUNS_AND_LAST_ROW + _AND_CONTENTS, (run_ids, shas))
+            if shas
+            else (_RUNS_AND_LAST_ROW, (run_ids,))
+        )
         with self._write(durable=False) as cur:
-            # Read under the chain lock, in one round trip: the runs' states, and the
+            # Read under the chain lock, in one round trip: the runs' states, the
             # chain's last row (another process may have appended since this one last
-            # looked, and none can until this transaction commits).
-            found = cur.execute(_RUNS_AND_LAST_ROW, (run_ids,)).fetchall()
+            # looked, and none can until this transaction commits) and which contents
+            # are stored (every writer of contents holds the lock too).
+            found = cur.execute(query, params).fetchall()
             check_running(
                 run_ids, {run_id: status for run_id, status, _, _ in found if run_id is not None}
             )
@@ -216,11 +232,8 @@ class PostgresStore(SqlStore):
                 ((n, h) for run_id, kind, n, h in found if run_id is None and kind == "seal"), None
             )
             if contents:
-                cur.executemany(
-                    "INSERT INTO contents (sha256, body) VALUES (%s, %s)"
-                    " ON CONFLICT (sha256) DO NOTHING",
-                    [(sha, body.decode("utf-8")) for sha, body in contents.items()],
-                )
+                stored = {h for run_id, kind, _, h in found if kind == "content" and not run_id}
+                _copy_contents(cur, contents, stored)
             # Sealing a slice at a time lets the server store one slice while the next
             # is hashed. A draft that cannot be sealed aborts the COPY: nothing is kept.
             try:
@@ -406,3 +419,17 @@ class PostgresStore(SqlStore):
 
     def _error(self, message: str) -> StoreError:
         return StoreError(f"gap store {message}")
+
+
+def _copy_contents(
+    cur: psycopg.Cursor[Any], contents: Mapping[str, bytes], stored: set[str]
+) -> None:
+    """Writes the contents not ``stored`` yet (inside the caller's transaction), in one
+    COPY: a content is written once, whatever number of rows and batches name it."""
+    missing = [(sha, body) for sha, body in contents.items() if sha not in stored]
+    if not missing:
+        return
+    with cur.copy(_COPY_CONTENTS) as copy:
+        copy.set_types(_CONTENT_TYPES)
+        for item in missing:
+            copy.write_row(item)
