@@ -39,6 +39,7 @@ def test_a_directory_of_examples_checks_clean_skipping_other_yaml(tmp_path: Path
         "examples/answer-comparison.yaml",
         "examples/data-extraction.yaml",
         "examples/support-bot.yaml",
+        "examples/support-log.yaml",
     ]
     assert (
         "note: examples: skipped 2 YAML file(s) without a top-level `contract:` key: "

@@ -125,7 +125,8 @@ def test_pass_env_keeps_provider_keys_from_the_command(
     text = CONTRACT.replace("  timeout: 2", "  timeout: 20")
     if pass_env is not None:
         text = text.replace("    env: {", f"    pass_env: {pass_env}\n    env: {{")
-    said = "  - {id: unset, rubric: regex, field: output, pattern: '^unset$'}"
+    # The script says "set" or "unset"; an anchored literal would be equality in disguise.
+    said = "  - {id: unset, rubric: contains, field: output, values: [unset]}"
     text = text.replace("claims:", "claims:\n" + said)
     cases = write_cases(
         tmp_path / "cases.jsonl",
