@@ -41,8 +41,10 @@ def trial_json(store: str, server: MessagesServer, *extra: str) -> dict[str, Any
     return dict(json.loads(done.stdout))
 
 
-def stop_midway(store: str, server: MessagesServer, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``verifier judge trial`` in a process of its own, sent Ctrl-C once the candidate
+def stop_midway(
+    store: str, server: MessagesServer, cwd: Path, sig: signal.Signals
+) -> subprocess.CompletedProcess[str]:
+    """``verifier judge trial`` in a process of its own, sent ``sig`` once the candidate
     has answered a few verdicts."""
     env = {k: v for k, v in os.environ.items() if k not in CLEARED}
     env["ANTHROPIC_API_KEY"] = KEY
@@ -56,17 +58,20 @@ def stop_midway(store: str, server: MessagesServer, cwd: Path) -> subprocess.Com
         assert process.poll() is None, process.communicate()
         assert time.monotonic() < deadline, "the candidate was never asked"
         time.sleep(0.02)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     out, err = process.communicate(timeout=60)
     return subprocess.CompletedProcess(args, process.returncode, out, err)
 
 
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["sigint", "sigterm"]
+)
 def test_a_stopped_trial_is_kept_and_resumed_to_the_figures_of_one_never_stopped(
-    store: str, tmp_path: Path
+    store: str, tmp_path: Path, sig: signal.Signals, code: int
 ) -> None:
     with MessagesServer(default=slowly) as server:
-        stopped = stop_midway(store, server, tmp_path)
-        assert stopped.returncode == 130, stopped.stderr
+        stopped = stop_midway(store, server, tmp_path, sig)
+        assert stopped.returncode == code, stopped.stderr
         with TrialStore(store, read_only=True) as trials:
             (kept,) = trials.all()
         assert kept.outcome == "interrupted"

@@ -28,6 +28,7 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_INVALID",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "NEW_RUN_ID",
     "NEW_RUN_ID_RULE",
     "RUN_ID",
@@ -46,6 +47,8 @@ __all__ = [
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 EXIT_INTERRUPTED = 130
 """What a command stopped by Ctrl-C exits with (128 + SIGINT), its work so far kept."""
+EXIT_TERMINATED = 143
+"""What a command stopped by SIGTERM exits with (128 + SIGTERM), its work so far kept."""
 
 
 STORE_OPTION = click.option(

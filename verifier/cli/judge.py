@@ -13,6 +13,7 @@ from verifier.cli._options import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     RUN_ID,
     STORE_OPTION,
     existing_store,
@@ -109,6 +110,7 @@ def trial(
     printed first; the trial is sealed into the store. Exit 0: the rule passed; 1: it
     failed or could not be applied; 2: nothing to trial, or the candidate's API key is
     unset; 130: interrupted (what was asked is kept: resume with --resume)."""
+    from verifier.engine.stoppable import Terminated
     from verifier.errors import VerifierError
     from verifier.gaps.store import open_store
     from verifier.gaps.trials import TrialStore
@@ -122,6 +124,7 @@ def trial(
         if model is None:
             fail("judge trial needs --to MODEL, the candidate (or --resume TRIAL)")
         candidate = Candidate(judge, model, prompt, base_url, recordings)
+        terminated = False
         # The rule goes out before the first call: on stderr when stdout carries JSON.
         say = (lambda line: click.echo(line, err=True)) if fmt == "json" else click.echo
         try:
@@ -133,13 +136,14 @@ def trial(
                 )  # fmt: skip
         except TrialInterrupted as stopped:
             report = stopped.report
+            terminated = isinstance(stopped.__cause__, Terminated)
         with TrialStore(target) as trials:
             trials.save(report.row())
     except VerifierError as exc:
         fail(str(exc))
     if report.interrupted:
         click.echo(f"interrupted: {report.decision()[1]}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
     _print(report, fmt)
     sys.exit(EXIT_OK if report.decision()[0] == "pass" else EXIT_FAILED)
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
-__all__ = ["Terminated", "run_stoppable"]
+__all__ = ["Terminated", "run_stoppable", "sigterm_interrupts"]
 
 T = TypeVar("T")
 
@@ -69,3 +70,23 @@ def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
             raise
         finally:
             signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While open, SIGTERM raises ``Terminated`` (a ``KeyboardInterrupt``) where the
+    main thread is, as Ctrl-C raises ``KeyboardInterrupt``: for work that runs its own
+    loops (a judge trial) rather than one ``run_stoppable`` coroutine. Outside the main
+    thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

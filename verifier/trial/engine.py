@@ -26,6 +26,7 @@ from verifier.compare.signed_rank import exact_score
 from verifier.contract.load import LoadedContract
 from verifier.contract.models import JudgeClaim, Scale
 from verifier.engine.plan import Plan
+from verifier.engine.stoppable import sigterm_interrupts
 from verifier.errors import VerifierError
 from verifier.files import FileScope
 from verifier.gaps.content import recorded_policy
@@ -142,8 +143,8 @@ def trial_judge(
             filters).
         NoJudgeKey: The candidate's API key is not set (raised before any call).
         TrialResumeError: ``resume`` is of another judge or candidate, or finished.
-        TrialInterrupted: Interrupted (``KeyboardInterrupt``); it carries the report
-            of the verdicts asked so far.
+        TrialInterrupted: Interrupted (Ctrl-C, or SIGTERM: its cause is then
+            ``Terminated``); it carries the report of the verdicts asked so far.
     """
     if resume is not None:
         report = _resumed(resume, candidate)
@@ -174,9 +175,10 @@ def trial_judge(
     if announce is not None:
         _announce(announce, report, len(drawn), len(answered))
     try:
-        for claim_id in sorted({s.row.claim_id for s in drawn}):
-            mine = [s for s in drawn if s.row.claim_id == claim_id]
-            _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
+        with sigterm_interrupts():  # a CI job's SIGTERM stops it as Ctrl-C does
+            for claim_id in sorted({s.row.claim_id for s in drawn}):
+                mine = [s for s in drawn if s.row.claim_id == claim_id]
+                _ask(store, candidate, claim_id, mine, limits or CallLimits(), report)
     except KeyboardInterrupt as exc:
         report.interrupted = True
         report.verdicts.sort(key=lambda v: v.seq)
