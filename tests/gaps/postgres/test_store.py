@@ -62,6 +62,7 @@ def test_a_new_store_gets_the_schema_at_the_latest_version(postgres_url: str) ->
         (3,),
         (4,),
         (5,),
+        (6,),
     ]
     assert sql(postgres_url, "SELECT value FROM meta WHERE key = 'store'") == [
         ("verifier.gap-store",)
@@ -158,25 +159,25 @@ def test_a_version_1_store_is_migrated_and_keeps_its_chain(postgres_url: str) ->
         )
         store.append([], {"ab" * 32: b'{"case":{}}'})
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
     tables = sql(postgres_url, "SELECT to_regclass('contents') IS NOT NULL")
     assert tables == [(True,)]
     with PostgresStore(postgres_url):  # already at the latest version: nothing runs twice
         pass
-    assert len(sql(postgres_url, "SELECT version FROM schema_version")) == 5
+    assert len(sql(postgres_url, "SELECT version FROM schema_version")) == 6
 
 
 def test_a_failed_migration_leaves_the_store_at_its_version(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     PostgresStore(postgres_url).close()
-    broken = Migration(6, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
+    broken = Migration(7, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
     monkeypatch.setattr(_postgres_schema, "MIGRATIONS", (*_postgres_schema.MIGRATIONS, broken))
     with pytest.raises(StoreError, match="no_such_thing") as caught:
         PostgresStore(postgres_url)
     assert "\n" not in str(caught.value)
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
     assert sql(postgres_url, "SELECT indexname FROM pg_indexes WHERE indexname = 'one'") == []
 
 
@@ -198,7 +199,7 @@ def test_stores_opened_at_once_migrate_a_new_schema_exactly_once(postgres_url: s
         thread.join(timeout=60)
     assert failures == []
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
 
 
 def test_a_store_from_a_newer_verifier_is_refused(postgres_url: str) -> None:
@@ -373,3 +374,18 @@ def test_live_verdicts_are_cached_in_the_postgresql_store(
     with PostgresStore(postgres_url) as store:
         assert audit_store(store).ok
         assert len(store.runs()) == 2
+
+
+def test_a_page_of_rows_by_case_is_read_through_an_index_of_their_order(postgres_url: str) -> None:
+    PostgresStore(postgres_url).close()
+    # The page query of ``iter_rows_by_case``, planned with sequential scans ruled out: an
+    # index of the code-point order answers it, so no page sorts the run's rows.
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = conn.execute(
+            "EXPLAIN SELECT seq FROM rows WHERE run_id = 'r' AND (case_id COLLATE \"C\", seq)"
+            " > ('c', 1) ORDER BY case_id COLLATE \"C\", seq LIMIT 2000"
+        ).fetchall()
+    text = "\n".join(str(line) for (line,) in plan)
+    assert "rows_case_code" in text
+    assert "Sort" not in text

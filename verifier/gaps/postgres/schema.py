@@ -126,6 +126,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             " summary TEXT NOT NULL, PRIMARY KEY (run_id, shard))",
         ),
     ),
+    Migration(
+        6,
+        "a run's rows by case id in code-point order, as comparisons pair two runs",
+        # ``SqlStore.iter_rows_by_case`` orders by ``case_id COLLATE "C"`` (Python's string
+        # order); without an index of that collation every page would sort the run's
+        # remaining rows.
+        ('CREATE INDEX IF NOT EXISTS rows_case_code ON rows (run_id, case_id COLLATE "C", seq)',),
+    ),
 )
 
 
