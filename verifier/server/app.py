@@ -41,6 +41,7 @@ from verifier.server.models import (
     RunState,
     ValidationProblem,
 )
+from verifier.server.play import add_play_routes
 from verifier.server.prompt_eval_route import add_prompt_eval_route
 from verifier.server.routing import OrjsonRoute
 from verifier.server.runs import RunManager, TooManyRuns
@@ -105,6 +106,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     # The read-only pages over the same store, behind the same guard (ADR 0042).
     app.include_router(viewer_router(settings.store, frame_ancestors=settings.frame_ancestors))
+    # The playground: edit a contract, try it on one case, save it (ADR 0081).
+    add_play_routes(app, settings)
     if settings.token is not None:
         _document_bearer(app)
     add_guard(app, settings)

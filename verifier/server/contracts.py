@@ -81,65 +81,97 @@ def resolve_contract(reference: str, contracts_dir: Path | None) -> ResolvedCont
         source = path.read_bytes()
     except OSError as exc:
         raise ContractRejected([f"{reference}: cannot read: {exc.strerror or exc}"]) from None
-    loaded = _checked(source, path, reference, tree=root)
+    loaded = _stored(source, path, reference, tree=root)
     sibling = path.with_name(f"{path.stem}.recordings.jsonl")
     return ResolvedContract(loaded, sibling if is_file(sibling) else None)
 
 
 def _load_inline(text: str, contracts_dir: Path | None) -> LoadedContract:
+    loaded, diagnostics = check_inline(text, contracts_dir)
+    if loaded is None:
+        raise ContractRejected([str(d) for d in diagnostics if d.severity == "error"])
+    return loaded
+
+
+def check_inline(
+    text: str, contracts_dir: Path | None, *, name: str = INLINE_NAME
+) -> tuple[LoadedContract | None, list[Diagnostic]]:
+    """Checks contract text a request carries, as ``verifier check`` checks a file, and
+    holds it to the rules of an inline contract (no judge ``base_url``, no file outside
+    the contracts directory, no ``sut:``).
+
+    Args:
+        text: The contract's YAML.
+        contracts_dir: The server's contracts directory (``None``: it may name no file).
+        name: Where in that directory the text stands (its relative files are found
+            beside it) and how its problems name it.
+
+    Returns:
+        The contract when it has no error, and every problem found, warnings included.
+    """
     source = text.encode("utf-8", "surrogatepass")
     try:
         data, positions = parse_yaml_with_positions(source)
     except YamlProblem as problem:
-        raise ContractRejected(
-            [str(Diagnostic(INLINE_NAME, problem.line, problem.col, problem.message))]
-        ) from None
+        return None, [Diagnostic(name, problem.line, problem.col, problem.message)]
     root = contracts_dir.resolve() if contracts_dir is not None else None
-    refused = sorted(_refusals(data, positions, root))
+    # Relative files are found beside it in the contracts directory, as for a file
+    # stored there.
+    path = (root if root is not None else Path.cwd()) / name
+    if root is not None and not path.resolve().is_relative_to(root):
+        return None, [Diagnostic(name, 0, 0, "not a place inside the contracts directory")]
+    refused = sorted(_refusals(data, positions, root, path.parent, name))
     if refused:
-        raise ContractRejected([str(d) for d in refused])
-    # Relative files are found in the contracts directory, as for a file stored there.
-    base = root if root is not None else Path.cwd()
-    return _checked(source, base / INLINE_NAME, INLINE_NAME)
+        return None, refused
+    return _checked(source, path, name, tree=root)
 
 
-def _checked(source: bytes, path: Path, name: str, *, tree: Path | None = None) -> LoadedContract:
+def _checked(
+    source: bytes, path: Path, name: str, *, tree: Path | None = None
+) -> tuple[LoadedContract | None, list[Diagnostic]]:
     # A stored contract may name any file of the contracts directory (its tree).
     loaded, diagnostics = check_contract_source(source, path, name=name, tree=tree)
+    if loaded is None or loaded.contract.sut is None:
+        return loaded, diagnostics
+    # Running a command or importing a module named by a request is not this API's
+    # business; it checks the outputs the cases carry.
+    line, col = loaded.positions.of(("sut",), key=True)
+    message = (
+        "sut: the HTTP API checks the outputs sent with the cases and never runs a "
+        "system under test; run this contract with `verifier run`"
+    )
+    return None, sorted({*diagnostics, Diagnostic(name, line, col, message)})
+
+
+def _stored(source: bytes, path: Path, name: str, *, tree: Path) -> LoadedContract:
+    loaded, diagnostics = _checked(source, path, name, tree=tree)
     if loaded is None:
         raise ContractRejected([str(d) for d in diagnostics if d.severity == "error"])
-    if loaded.contract.sut is not None:
-        # Running a command or importing a module named by a request is not this API's
-        # business; it checks the outputs the cases carry.
-        line, col = loaded.positions.of(("sut",), key=True)
-        message = (
-            "sut: the HTTP API checks the outputs sent with the cases and never runs a "
-            "system under test; run this contract with `verifier run`"
-        )
-        raise ContractRejected([str(Diagnostic(name, line, col, message))])
     return loaded
 
 
-def _refusals(data: Any, positions: Positions, root: Path | None) -> Iterator[Diagnostic]:
+def _refusals(
+    data: Any, positions: Positions, root: Path | None, folder: Path, name: str
+) -> Iterator[Diagnostic]:
     judges = data.get("judges") if isinstance(data, dict) else None
     if isinstance(judges, dict):
-        for name, block in judges.items():
+        for judge, block in judges.items():
             if isinstance(block, dict) and "base_url" in block:
-                line, col = positions.of(("judges", name, "base_url"), key=True)
+                line, col = positions.of(("judges", judge, "base_url"), key=True)
                 yield Diagnostic(
-                    INLINE_NAME,
+                    name,
                     line,
                     col,
-                    f"judge {name!r}: base_url is not accepted in an inline contract (the "
+                    f"judge {judge!r}: base_url is not accepted in an inline contract (the "
                     "server's API key would go there); store the contract on the server",
                 )
     for loc, key, value in _file_references(data, ()):
-        if root is not None and _inside(root, value) is not None:
+        if root is not None and _inside(root, str(folder / value)) is not None:
             continue
         line, col = positions.of((*loc, key))
         where = "outside the contracts directory" if root else "on a server without one"
         yield Diagnostic(
-            INLINE_NAME,
+            name,
             line,
             col,
             f"{key} {value!r}: an inline contract cannot name a file {where}",
