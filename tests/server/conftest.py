@@ -10,6 +10,7 @@ import pytest
 from tests.gaps.conftest import postgres_server, postgres_url  # noqa: F401
 from tests.judge.judge_brain import brain
 from tests.judge.messages_server import MessagesServer
+from tests.report._chromium import chromium  # noqa: F401 (fixture of the playground's tests)
 from tests.server._support import KEY
 
 
