@@ -6,7 +6,9 @@ Runs the example contracts of contracts/examples/ (judges replayed from their
 recordings: offline, no key) into a temporary store, serves that store with
 ``verifier view`` on 127.0.0.1 (a free port), and photographs four of its pages in
 headless Chromium at a fixed viewport: a run, one of its cases, the diff of two runs,
-and the grid of the second against the first. The browser is Debian's
+and the grid of the second against the first. Then it serves the same store with
+``verifier serve --contracts`` over a copy of the examples and photographs the
+playground (``/play/``) with a stored case of the last run tried. The browser is Debian's
 (``/usr/bin/chromium``, or ``$VERIFIER_TEST_CHROMIUM``), driven by Playwright, never
 one Playwright downloads; every request but the viewer's own is refused. Needs the
 ``dev`` extra (the viewer and Playwright).
@@ -43,6 +45,9 @@ RUNS = (
     ("data-extraction.yaml", "data-extraction.candidate.cases.jsonl"),
     ("account-research.yaml", "account-research.cases.jsonl"),
 )
+PLAYGROUND = "playground.png"
+PLAYGROUND_CONTRACT = "account-research.yaml"
+PLAYGROUND_CASE = "acct-003"
 BROWSER_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 
 
@@ -86,11 +91,12 @@ def run_examples(store: Path) -> None:
 
 
 @contextmanager
-def viewer(folder: Path) -> Iterator[str]:
-    """``verifier view`` serving ``folder``'s store on a free port of 127.0.0.1; yields
-    its URL. It runs in ``folder``, so its pages name the store as a relative path."""
+def viewer(folder: Path, command: str = "view", *options: str) -> Iterator[str]:
+    """``verifier view`` (or ``serve``) serving ``folder``'s store on a free port of
+    127.0.0.1; yields its URL. It runs in ``folder``, so its pages name the store as a
+    relative path."""
     process = subprocess.Popen(
-        _verifier("view", "--store", STORE, "--host", "127.0.0.1", "--port", "0"),
+        _verifier(command, "--store", STORE, "--host", "127.0.0.1", "--port", "0", *options),
         cwd=folder,
         env=_environment(),
         stderr=subprocess.PIPE,
@@ -99,11 +105,11 @@ def viewer(folder: Path) -> Iterator[str]:
     assert process.stderr is not None
     try:
         for line in process.stderr:
-            if line.startswith("serving the viewer on "):
+            if line.startswith("serving the "):
                 yield line.split(" on ", 1)[1].strip().removesuffix("/view/")
                 break
         else:
-            sys.exit(f"error: verifier view did not start (exit {process.wait()})")
+            sys.exit(f"error: verifier {command} did not start (exit {process.wait()})")
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
@@ -117,8 +123,9 @@ def chromium() -> str:
     return path
 
 
-def photograph(base: str, out: Path) -> list[Path]:
-    """Each page of SHOTS at ``base``, as a PNG of the viewport in ``out``."""
+@contextmanager
+def browser_page(base: str) -> Iterator[Any]:
+    """A page of headless Chromium at the fixed viewport that reaches ``base`` only."""
     from playwright.sync_api import sync_playwright
 
     def route(request: Any) -> None:
@@ -127,7 +134,6 @@ def photograph(base: str, out: Path) -> list[Path]:
         else:
             request.abort()
 
-    written = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=chromium(), headless=True, args=BROWSER_FLAGS
@@ -136,15 +142,42 @@ def photograph(base: str, out: Path) -> list[Path]:
             viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1
         )
         context.route("**/*", route)
-        page = context.new_page()
+        yield context.new_page()
+        browser.close()
+
+
+def photograph(base: str, out: Path) -> list[Path]:
+    """Each page of SHOTS at ``base``, as a PNG of the viewport in ``out``."""
+    written = []
+    with browser_page(base) as page:
         for name, path in SHOTS:
             response = page.goto(base + path, wait_until="load")
             if response is None or not response.ok:
                 sys.exit(f"error: {path}: the viewer answered {response and response.status}")
             page.screenshot(path=str(out / name))
             written.append(out / name)
-        browser.close()
     return written
+
+
+def photograph_playground(base: str, out: Path) -> Path:
+    """The playground with the example contract open and a stored case of its last run
+    tried: the verdicts beside the output, the deciding spans marked (the whole page,
+    as the verdicts come below the editor)."""
+    from playwright.sync_api import expect
+
+    with browser_page(base) as page:
+        page.goto(base + "/play/", wait_until="load")
+        page.locator("#pick").select_option(f"file:{PLAYGROUND_CONTRACT}")
+        page.locator("#open").click()
+        expect(page.locator("#check-summary")).to_contain_text("account-research")
+        page.locator("#run").select_option(index=1)
+        page.locator(f"#case-id option[value='{PLAYGROUND_CASE}']").wait_for(state="attached")
+        page.locator("#case-id").select_option(PLAYGROUND_CASE)
+        expect(page.locator("#output")).not_to_have_value("")
+        page.locator("#run-button").click()
+        page.locator("#play-verdict").wait_for()
+        page.screenshot(path=str(out / PLAYGROUND), full_page=True)
+    return out / PLAYGROUND
 
 
 def main() -> None:
@@ -158,6 +191,10 @@ def main() -> None:
         with viewer(Path(folder)) as base:
             for path in photograph(base, out):
                 print(path)
+        shutil.copytree(ROOT / EXAMPLES, Path(folder) / "contracts")
+        options = ("--contracts", "contracts", "--judges", "replay")
+        with viewer(Path(folder), "serve", *options) as base:
+            print(photograph_playground(base, out))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """docs/screenshots.py makes the viewer's screenshots the docs show: each one a real page.
 
 The script runs the bundled examples into a temporary store, serves it with ``verifier
-view`` and photographs four pages in headless Chromium; here it writes them to a
+view`` and photographs four pages in headless Chromium, then the playground of
+``verifier serve`` with a case tried; here it writes them to a
 temporary folder, and each PNG must have the fixed viewport's size and be a page, not
 a blank or an error: many colours (text, marks, banners, links).
 """
@@ -26,6 +27,8 @@ pytestmark = pytest.mark.e2e
 __all__ = ["chromium"]  # the fixture, used below
 
 SHOTS = ("viewer-run.png", "viewer-case.png", "viewer-diff.png", "viewer-grid.png")
+PLAYGROUND = "playground.png"
+"""The playground's whole page (its verdicts come below the viewport)."""
 COLOURS = """async (src) => {
   const image = new Image();
   image.src = src;
@@ -61,7 +64,7 @@ def _colours(browser: Any, png: bytes) -> int:
         context.close()
 
 
-def test_the_script_photographs_the_run_a_case_a_diff_and_a_grid(
+def test_the_script_photographs_the_run_a_case_a_diff_a_grid_and_the_playground(
     chromium: Any, tmp_path: Path
 ) -> None:
     done = subprocess.run(
@@ -72,10 +75,14 @@ def test_the_script_photographs_the_run_a_case_a_diff_and_a_grid(
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(SHOTS)
-    assert done.stdout.split() == [str(tmp_path / name) for name in SHOTS]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*SHOTS, PLAYGROUND])
+    assert done.stdout.split() == [str(tmp_path / name) for name in (*SHOTS, PLAYGROUND)]
     for name in SHOTS:
         png = (tmp_path / name).read_bytes()
         assert _size(png) == (1200, 900), name
         # A blank page has one colour, an error page a handful; the viewer's, hundreds.
         assert _colours(chromium, png) > 64, name
+    played = (tmp_path / PLAYGROUND).read_bytes()
+    width, height = _size(played)
+    assert width == 1200 and height > 900
+    assert _colours(chromium, played) > 64

@@ -133,8 +133,9 @@ def stops_on_ctrl_c(what: str) -> Iterator[None]:
 @FRAME_ANCESTOR_OPTION
 def serve_command(**options: Any) -> None:
     """Serve the HTTP API: POST /v1/evaluate (one evaluation, judged by the judge named
-    here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json. Ctrl-C stops it
-    (exit 0)."""
+    here), POST /v1/runs and GET /v1/runs/ID; OpenAPI at /openapi.json; the viewer at
+    /view/ and the playground at /play/ (edit a contract, try it on one case, save it
+    into --contracts). Ctrl-C stops it (exit 0)."""
     try:
         from verifier.server.serve import serve, settings_from_options
     except ImportError:

@@ -165,7 +165,7 @@
   function loadRuns() {
     get("/play/runs?contract=" + encodeURIComponent(contractId || "")).then(({ status, data }) => {
       if (status !== 200) return;
-      const runs = data.runs.map((r) => [r.run_id, r.run_id + " (" + (r.cases ?? "?") + " cases)"]);
+      const runs = data.runs.map((r) => [r.run_id, r.run_id + " · " + (r.cases ?? "?") + " cases"]);
       fillSelect($("run"), runs.length ? "(a run of this contract)" : "(no run stored)", runs);
       fillSelect($("case-id"), "(case)", []);
     });
