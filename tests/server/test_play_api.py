@@ -8,14 +8,17 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests._cli import cli
-from tests.server._support import TOKEN, running
+from tests.judge.messages_server import Gate, MessagesServer
+from tests.server._support import MODEL, TOKEN, running
 from verifier.gaps.store import open_store
 from verifier.server.settings import ServerSettings
 
@@ -284,3 +287,58 @@ def test_stored_cases_of_a_run(client: httpx.Client, folder: Path, tmp_path: Pat
     assert case["case"] == _case("acct-002")
     assert client.get("/play/case", params={"run": "last", "id": "nope"}).status_code == 404
     assert client.get("/play/cases", params={"run": "nope"}).status_code == 404
+
+
+LIVE = f"""contract: live-try
+version: 1
+judges:
+  strict:
+    provider: anthropic
+    model: {MODEL}
+    sampling: {{max_tokens: 256}}
+claims:
+  - id: no_guessing
+    judge: strict
+    instruction: The answer states facts and does not guess
+"""
+
+
+def test_judge_claims_are_asked_in_the_servers_judge_mode(
+    tmp_path: Path, messages: MessagesServer
+) -> None:
+    settings = ServerSettings(port=0, store=str(tmp_path / "gaps.db"), judge_mode="live")
+    with running(settings) as base, httpx.Client(base_url=base, timeout=60) as client:
+        verdicts = {}
+        for output in ("Revenue is $2M.", "Revenue is a guess."):
+            case = {"input": "Revenue?", "output": output}
+            answer = client.post("/play/run", json={"text": LIVE, "case": case})
+            assert answer.status_code == 200, answer.text
+            verdicts[output] = answer.json()["verdicts"][0]["status"]
+            assert f"judge <code>{MODEL}</code>" in answer.json()["html"]
+    assert verdicts == {"Revenue is $2M.": "pass", "Revenue is a guess.": "fail"}
+    assert len(messages.model_calls()) == 2
+
+
+def test_tries_beyond_the_servers_runs_are_429(tmp_path: Path, judge_env: None) -> None:
+    # The first try's judge call is held at the gate until the 429 is seen.
+    gate = Gate()
+    case = {"input": "Revenue?", "output": "Revenue is $2M."}
+    with MessagesServer(default=gate) as held, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANTHROPIC_BASE_URL", held.base_url)
+        settings = ServerSettings(
+            port=0, store=str(tmp_path / "gaps.db"), judge_mode="live", max_runs=1
+        )
+        with running(settings) as base, httpx.Client(base_url=base, timeout=60) as client:
+            with ThreadPoolExecutor(1) as pool:
+                first = pool.submit(client.post, "/play/run", json={"text": LIVE, "case": case})
+                try:
+                    deadline = time.monotonic() + 30
+                    while not held.model_calls() and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                    second = client.post("/play/run", json={"text": LIVE, "case": case})
+                    assert second.status_code == 429, second.text
+                finally:
+                    gate.open()
+                assert first.result().status_code == 200
+            again = client.post("/play/run", json={"text": LIVE, "case": case})
+            assert again.status_code == 200

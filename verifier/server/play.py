@@ -147,6 +147,7 @@ def _add_edit_routes(
     router: APIRouter, settings: ServerSettings, viewer: Viewer, root: Path | None
 ) -> None:
     guarded = [Depends(same_origin_json)]
+    trying = [0]  # tries in progress; the event loop is one thread, so a list suffices
 
     @router.post("/check", dependencies=guarded)
     async def check(body: ContractText) -> Any:
@@ -164,11 +165,18 @@ def _add_edit_routes(
             check_run(settings, loaded, 1)
         except OverLimit as exc:
             raise HTTPException(413, exc.detail) from None
+        if trying[0] >= settings.max_runs:
+            raise HTTPException(
+                429, f"{settings.max_runs} tries are in progress; retry when one finishes"
+            )
         case = {"id": PLAY_CASE_ID, **body.case}
+        trying[0] += 1
         try:
             outcome = await asyncio.to_thread(run_one_case, loaded, case, mode=settings.judge_mode)
         except VerifierError as exc:
             raise HTTPException(422, _shown(exc, root)) from None
+        finally:
+            trying[0] -= 1
         html = viewer.environment.get_template("_play_verdicts.html.j2").render(o=outcome)
         return {
             "passed": outcome.passed,
