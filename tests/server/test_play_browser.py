@@ -182,7 +182,7 @@ def test_a_pasted_case_and_a_starter(page: Any, server: str) -> None:
     expect(page.locator("#check-summary")).to_contain_text("account-research v2")
     page.locator("#input").fill("Brief me on Acme.")
     page.locator("#output").fill("Acme is gonna grow, lol [source: CRM].")
-    page.locator("#run-button").click()
+    page.locator("#output").press("Control+Enter")
     formal = page.locator("tr.verdict[data-claim='formal_tone']")
     expect(formal).to_have_attribute("data-status", "fail")
     expect(page.locator(".play-output [data-path='output'] mark")).to_have_text(["gonna", "lol"])

@@ -269,6 +269,13 @@
       checkSoon();
     }
   });
+  // Ctrl+Enter (or Cmd+Enter) runs, from the editor or a box of the case.
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !$("run-button").disabled) {
+      event.preventDefault();
+      run();
+    }
+  });
   $("name").addEventListener("change", check);
   $("open").addEventListener("click", open);
   $("run").addEventListener("change", loadCases);
