@@ -158,6 +158,11 @@ def test_a_pasted_case_gets_the_playground_id_and_a_problem_stops_the_try(
     case = {"input": "Brief me.", "output": "Acme is gonna grow, lol."}
     answer = client.post("/play/run", json={"name": CONTRACT, "text": TEXT, "case": case})
     assert "case <code>playground</code>" in answer.json()["html"]
+    hostile = {"input": "x", "output": "<img src=x onerror=alert(1)> gonna", "id": "<b>id</b>"}
+    shown = client.post("/play/run", json={"name": CONTRACT, "text": TEXT, "case": hostile})
+    html = shown.json()["html"]
+    assert "<img" not in html and "<b>" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt; <mark>gonna</mark>" in html
     broken = TEXT.replace(PATTERN, "  pattern: 'x'")
     refused = client.post("/play/run", json={"name": CONTRACT, "text": broken, "case": case})
     assert refused.status_code == 422 and refused.json()["problems"][0]["line"] == 27
@@ -192,6 +197,7 @@ def test_save_writes_a_new_file_and_replaces_one_only_with_a_higher_version(
     ("name", "status"),
     [
         ("../outside.yaml", 422),
+        ("examples/nul\u0000.yaml", 422),
         ("/tmp/outside.yaml", 422),
         (".hidden/x.yaml", 400),
         ("examples/x.txt", 400),
