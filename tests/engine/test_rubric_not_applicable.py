@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests._cli import verifier
+from tests._cli import run_written
 from verifier.gaps.store import open_store
 
 CONTRACT = """\
@@ -53,16 +53,8 @@ CASES = [
 def test_a_case_no_llm_filled_is_skipped_and_one_without_metadata_is_an_error(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "c.yaml").write_text(CONTRACT, encoding="utf-8")
-    (tmp_path / "cases.jsonl").write_text(
-        "".join(json.dumps(case) + "\n" for case in CASES), encoding="utf-8"
-    )
-    result = verifier(
-        "run", "c.yaml", "--cases", "cases.jsonl", "--store", "gaps.db", "--format", "json",
-        "--out", "report.json", cwd=tmp_path,
-    )  # fmt: skip
+    result, report = run_written(tmp_path, CONTRACT, CASES)
     assert result.returncode == 1, result.stderr  # the error case does not pass
-    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     cases = {case["id"]: case for case in report["cases"]}
     spans = {case_id: case["results"][0] for case_id, case in cases.items()}
     assert spans["mixed"]["status"] == "pass"
