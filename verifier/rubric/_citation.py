@@ -26,6 +26,7 @@ from verifier.rubric._base import (
     field_missing,
     field_path,
     fold_case,
+    names_field,
     original_span,
     passed,
     unusable_source,
@@ -259,10 +260,7 @@ class _SourceFilter:
         source = entry.get("source") if isinstance(entry, Mapping) else None
         if source is not None:
             return bool(source == "llm")
-        return any(
-            path == name or path == f"fields.{name}" or path.endswith(f".{name}")
-            for path in self.llm_fields
-        )
+        return any(names_field(path, name) for path in self.llm_fields)
 
     def _values(self, case: Mapping[str, Any]) -> dict[str, Any] | None:
         if self.values is None:
