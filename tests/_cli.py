@@ -13,11 +13,13 @@ would take the place of the test's own.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from click.testing import Result
 
@@ -95,6 +97,23 @@ def verifier(
         cleared = dict.fromkeys(k for k in os.environ if _is_cleared(k, clear_prefixes))
         return _in_process(args, cwd=cwd, env={**cleared, **(env or {})})
     return verifier_process(*args, cwd=cwd, env=env, clear_prefixes=clear_prefixes, timeout=timeout)
+
+
+def run_written(
+    folder: Path, contract: str, cases: list[Any], *, store: str = "gaps.db"
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``verifier run`` of ``contract`` (its YAML) over ``cases`` (written as JSONL) in
+    ``folder``; the process and its JSON report."""
+    (folder / "c.yaml").write_text(contract, encoding="utf-8")
+    (folder / "cases.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in cases), encoding="utf-8"
+    )
+    result = verifier(
+        "run", "c.yaml", "--cases", "cases.jsonl", "--store", store, "--format", "json",
+        "--out", "report.json", cwd=folder,
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    return result, json.loads((folder / "report.json").read_text(encoding="utf-8"))
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:

@@ -272,6 +272,10 @@ def mapped_case(
         if case_id is None or "\x00" in case_id or not seen.add(case_id):
             case_id = unused_id(seen, f"line-{number}")
         return CaseLine(number, case_id, None, case.problem)
+    if mapping.derives_ids:
+        # The same input again in this run: a case of its own, numbered after the first.
+        case["id"] = unused_id(seen, case["id"])
+        return CaseLine(number, case["id"], case)
     return checked_case(number, case, seen, where)
 
 

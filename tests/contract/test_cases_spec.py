@@ -13,7 +13,7 @@ CLAIMS = "claims:\n  - id: x\n    rubric: present\n    field: output\n"
 @pytest.mark.parametrize(
     ("section", "position", "fragment"),
     [
-        ("  map: {output: response.text}\n", "4:8", "map needs `id`"),
+        ("  map: {}\n", "4:8", "map needs at least one field"),
         ("  map: {id: trace_id, 'in put': request.text}\n", "4:8", "'in put' is not a case field"),
         ("  map: {id: trace_id, output: response..text}\n", "4:8", "map.output: 'response..text'"),
         ("  map: {id: trace_id}\n  since: 7d\n", "4:3", "since needs `time`"),
@@ -47,3 +47,11 @@ def test_a_usable_mapping_loads(write_contract) -> None:
         "id": "trace_id",
         "output": "response.messages.-1.text",
     }
+
+
+def test_a_mapping_without_id_loads_and_derives_ids(write_contract) -> None:
+    path = write_contract(HEAD + "  map: {input: request.text, output: response.text}\n" + CLAIMS)
+    loaded, diagnostics = check_contract(path)
+    assert loaded is not None, [str(d) for d in diagnostics]
+    spec = loaded.contract.cases
+    assert spec is not None and "id" not in spec.map

@@ -21,8 +21,8 @@ is checked in a fresh folder holding a copy of contracts/ and pyproject.toml (wi
   commands and options, and only importable modules after ``python -m``.
 - ``yaml``: parses. A contract (``contract:``), a list of claims, or a part of a
   contract (``judges:``, ``sut:``, ``record:``...) is checked by ``check_contract``,
-  a part inside a minimal contract; a workflow step using the action passes only
-  the action's inputs; a pre-commit config names only the repository's hooks.
+  a part inside a minimal contract; a prompt-eval settings file validates; a
+  workflow step using the action passes only the action's inputs; a pre-commit config names only the repository's hooks.
 - ``json``: parses (JSON Lines: each line); a request or response of the HTTP API or
   of ``verifier prompt-eval`` validates against its model.
 - ``python``: ruff-clean under the project's settings, and runs (exit 0) as an ``sh``
@@ -276,6 +276,11 @@ def check_yaml(block: Block, folder: Path) -> None:
     assert data is not None, "an empty block"
     if isinstance(data, dict) and "repos" in data:
         _check_pre_commit(data)
+        return
+    if isinstance(data, dict) and data and set(data) <= {"models", "optimization"}:
+        from verifier.prompt_eval.settings import PromptEvalSettings
+
+        PromptEvalSettings.model_validate(data)  # a prompt-eval settings file
         return
     contract = as_contract(data)
     if contract is not None:

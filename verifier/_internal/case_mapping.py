@@ -8,6 +8,13 @@ not read) reaches a row. A path is dotted like a claim's field, with one additio
 log needs: a negative index counts from a list's end (``request.messages.-1.content``,
 the last message).
 
+A mapping without ``id`` derives each case's id from the line: ``log-`` and the first
+16 hex digits of the sha256 of the mapped ``input`` (every mapped field when the map
+has no ``input``) as canonical JSON. The same line read again, from a file or posted to
+the HTTP API, gets the same id, and so does the same input logged by another version
+of the system, so runs over two logs pair case by case; a line repeating an input
+already read in the same run takes ``~2``, ``~3``... after it (``log-...~2``).
+
 A mapping may also name the line's time and a cutoff: a line logged before it is
 passed over (not a case, not a row), so a weekly run checks the last week's lines.
 A line a path finds nothing in, or whose time cannot be read, is an unusable line
@@ -22,10 +29,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from verifier._internal.canonical import canonical_json, normalise_numbers, sha256_hex
 from verifier._internal.json_words import json_kind
 from verifier.fieldpath import closest_path
 
-__all__ = ["CaseMapping", "MappedLine", "parse_since", "resolve"]
+__all__ = ["DERIVED_ID_PREFIX", "CaseMapping", "MappedLine", "derived_id", "parse_since", "resolve"]
+
+DERIVED_ID_PREFIX = "log-"
+"""How a derived case id starts (``derived_id``)."""
 
 _MISSING: Any = object()
 _DURATION = re.compile(r"(?P<count>[1-9][0-9]{0,5})(?P<unit>[hdw])")
@@ -60,6 +71,11 @@ class CaseMapping:
     time: str | None = None
     since: dt.datetime | None = None
 
+    @property
+    def derives_ids(self) -> bool:
+        """Whether case ids are derived from the lines (the map names no ``id``)."""
+        return "id" not in self.fields
+
     def record(self) -> dict[str, Any]:
         """What a run records of the mapping it read its cases with."""
         since = None if self.since is None else self.since.isoformat()
@@ -83,10 +99,19 @@ class CaseMapping:
                 problem = _not_found(line, where, f"map.{name}", path)
                 return MappedLine(problem, case_id=self._id(line))
             case[name] = value
+        if self.derives_ids:
+            case["id"] = derived_id(case)
         return case
 
     def _id(self, line: dict[str, Any]) -> Any:
         return resolve(line, self.fields["id"]) if "id" in self.fields else None
+
+
+def derived_id(case: Mapping[str, Any]) -> str:
+    """The id of a mapped case whose line has none: ``log-`` and 16 hex digits of the
+    sha256 of its ``input`` (all its fields without one) as canonical JSON."""
+    basis = case["input"] if "input" in case else dict(case)
+    return DERIVED_ID_PREFIX + sha256_hex(canonical_json(normalise_numbers(basis)))[:16]
 
 
 def resolve(line: Any, path: str) -> Any:

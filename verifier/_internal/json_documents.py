@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,7 +20,7 @@ from verifier._internal.canonical import loads_exact
 from verifier._internal.json_words import json_kind
 from verifier.errors import VerifierError
 
-__all__ = ["DocumentError", "parse_document", "read_document", "where"]
+__all__ = ["DocumentError", "allowed_keys", "parse_document", "read_document", "where"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,7 +41,7 @@ def where(loc: Sequence[Any]) -> str:
     return text
 
 
-def _fields(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
+def allowed_keys(model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
     """The keys allowed at ``loc`` (a key of a nested model, or of a list's items)."""
     current: type[BaseModel] = model
     for part in loc:
@@ -67,7 +67,7 @@ def _problem(label: str, model: type[BaseModel], error: Mapping[str, Any]) -> st
         prefix = f"{label}: {parent}: " if parent else f"{label}: "
         if kind == "missing":
             return f"{prefix}missing {key!r}"
-        close = difflib.get_close_matches(key, _fields(model, loc[:-1]), n=1)
+        close = difflib.get_close_matches(key, allowed_keys(model, loc[:-1]), n=1)
         return f"{prefix}unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
     message = str(error["msg"]).removeprefix("Value error, ")
     message = message[:1].lower() + message[1:]
@@ -75,7 +75,13 @@ def _problem(label: str, model: type[BaseModel], error: Mapping[str, Any]) -> st
     return f"{label}: {at}: {message}" if at else f"{label}: {message}"
 
 
-def parse_document(raw: bytes, label: str, model: type[M], what: str) -> M:
+def parse_document(
+    raw: bytes,
+    label: str,
+    model: type[M],
+    what: str,
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> M:
     """Decodes and validates one JSON object as ``model``.
 
     Args:
@@ -83,6 +89,8 @@ def parse_document(raw: bytes, label: str, model: type[M], what: str) -> M:
         label: How to name the source in errors (the path, or ``stdin``).
         model: What the document must be.
         what: What it is called in errors (``a prompt evaluation``).
+        prepare: Changes the decoded object before it is validated (settings from
+            elsewhere filled in or overriding its keys).
 
     Raises:
         DocumentError: Every problem found, each naming where it is.
@@ -102,13 +110,20 @@ def parse_document(raw: bytes, label: str, model: type[M], what: str) -> M:
     if not isinstance(data, dict):
         raise DocumentError([f"{label}: {what} must be a JSON object, not {json_kind(data)}"])
     try:
-        return model.model_validate(data)
+        return model.model_validate(data if prepare is None else prepare(data))
     except ValidationError as exc:
         raise DocumentError([_problem(label, model, e) for e in exc.errors()]) from None
 
 
-def read_document(name: str, model: type[M], what: str) -> M:
+def read_document(
+    name: str,
+    model: type[M],
+    what: str,
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> M:
     """Reads and validates the document in file ``name`` (``-``: standard input).
+
+    ``prepare`` is as ``parse_document``'s.
 
     Raises:
         DocumentError: The file cannot be read or is not a valid document.
@@ -118,4 +133,4 @@ def read_document(name: str, model: type[M], what: str) -> M:
         raw = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
     except OSError as exc:
         raise DocumentError([f"{label}: cannot read: {exc.strerror or exc}"]) from None
-    return parse_document(raw, label, model, what)
+    return parse_document(raw, label, model, what, prepare)

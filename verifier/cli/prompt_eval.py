@@ -26,6 +26,24 @@ from verifier.cli._options import EXIT_FAILED, EXIT_INVALID, EXIT_OK, STORE_OPTI
     default=None,
     help="Recorded replies (default in replay: FILE's NAME.recordings.jsonl beside it).",
 )
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Settings file (YAML: models.target, models.judge, optimization.batch_size, "
+    "optimization.seed; default: prompt-eval.config.yaml here, if present). A request's "
+    "own keys win over it.",
+)
+@click.option("--model", default=None, help="The target model (overrides request and file).")
+@click.option("--judge-model", default=None, help="The judge model (overrides request and file).")
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Examples evaluated, drawn at random with the seed (overrides request and file).",
+)
+@click.option("--seed", type=int, default=None, help="The seed of that draw (overrides both).")
 @STORE_OPTION
 @click.option(
     "--format",
@@ -39,6 +57,11 @@ def prompt_eval_command(
     requests: tuple[str, ...],
     judge_mode: str | None,
     recordings: Path | None,
+    config: Path | None,
+    model: str | None,
+    judge_model: str | None,
+    batch_size: int | None,
+    seed: int | None,
     store: str | None,
     fmt: str,
 ) -> None:
@@ -47,7 +70,10 @@ def prompt_eval_command(
     judge every check, score 50% empirical, 30% structural, 20% adversarial (pass at
     70/100). Each evaluation is a run of gap rows. With FILE2, evaluate both prompts and
     compare their example results pair by pair. A check the judge could not answer is
-    not scored and leaves the evaluation incomplete. Exit 0 when every prompt passed."""
+    not scored and leaves the evaluation incomplete. Exit 0 when every prompt passed.
+
+    Settings come from the file (--config), then the request, then the options, each
+    overriding the one before."""
     from verifier._internal.json_documents import read_document
     from verifier._internal.terminal import printable
     from verifier.errors import VerifierError
@@ -55,15 +81,20 @@ def prompt_eval_command(
     from verifier.prompt_eval.models import EvaluateRequest
     from verifier.prompt_eval.run import evaluate_prompt
     from verifier.prompt_eval.scoring import not_answered, shown
+    from verifier.prompt_eval.settings import request_settings
     from verifier.run.assembly import Judges
 
     if len(requests) > 2:
         raise click.UsageError("give one request file, or two to compare their prompts")
     target = store_target(store)
     evaluated = []
+    flags = {"model": model, "judge_model": judge_model, "batch_size": batch_size, "seed": seed}
     try:
+        settings = request_settings(config, flags)
         for name in requests:
-            request = read_document(name, EvaluateRequest, "a prompt evaluation")
+            request = read_document(
+                name, EvaluateRequest, "a prompt evaluation", prepare=settings.apply
+            )
             judges = Judges(mode=judge_mode, recordings=recordings)  # type: ignore[arg-type]
             evaluated.append(
                 evaluate_prompt(

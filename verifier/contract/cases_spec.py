@@ -24,9 +24,10 @@ class CasesSpec(_Frozen):
     """How each line of a cases file (a production log) becomes a case."""
 
     map: dict[str, str] = Field(
-        description="Each case field (`id` required) and the dotted path of the log line "
-        "holding it; a negative index counts from a list's end "
-        "(`request.messages.-1.content`). The case holds these fields only.",
+        description="Each case field and the dotted path of the log line holding it; a "
+        "negative index counts from a list's end (`request.messages.-1.content`). The case "
+        "holds these fields only. Without `id`, each case's id is derived from its mapped "
+        "`input` (`log-` and 16 hex digits of its sha256), the same for the same input.",
     )
     time: str | None = Field(
         default=None,
@@ -42,8 +43,8 @@ class CasesSpec(_Frozen):
     @field_validator("map")
     @classmethod
     def _fields(cls, value: dict[str, str]) -> dict[str, str]:
-        if "id" not in value:
-            raise ValueError("map needs `id`: the path of the line's id (a trace or request id)")
+        if not value:
+            raise ValueError("map needs at least one field (`input: request.text`)")
         for name, path in value.items():
             if not _NAME.fullmatch(name):
                 raise ValueError(f"map: {name!r} is not a case field name (letters, digits, _)")

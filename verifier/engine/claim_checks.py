@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from verifier.cases import CaseLine
 from verifier.contract.json_fields import unparsed_check
 from verifier.engine.plan import Plan, PlannedClaim
-from verifier.results import ClaimResult, claim_result
+from verifier.results import NOT_APPLICABLE, ClaimResult, RowStatus, claim_result
 from verifier.rubric._base import Check
 
 
@@ -121,7 +121,10 @@ def _check_rubric(steps: Sequence[_RubricStep], case: Mapping[str, Any]) -> dict
         # Outcome.resolved_score, inlined: this runs once per claim per case.
         if score is None and status != "error":
             score = 1.0 if status == "pass" else 0.0
-        results[claim_id] = claim_result(claim_id, "rubric", status, score, reason, evidence)
+        row_status: RowStatus = status
+        if status == "error" and NOT_APPLICABLE in evidence:
+            row_status = "skipped"  # the predicate found nothing it applies to on this case
+        results[claim_id] = claim_result(claim_id, "rubric", row_status, score, reason, evidence)
     return results
 
 

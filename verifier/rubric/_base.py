@@ -268,10 +268,15 @@ def llm_written(case: Mapping[str, Any], path_text: str) -> bool:
     for key, info in meta.items():
         if not isinstance(info, Mapping) or info.get("source") != "llm":
             continue
-        key = str(key)
-        if path_text == key or path_text == "fields." + key or path_text.endswith("." + key):
+        if names_field(path_text, str(key)):
             return True
     return False
+
+
+def names_field(path_text: str, key: str) -> bool:
+    """Whether the path ``path_text`` is the field a ``field_meta`` key names: ``K``
+    itself, ``fields.K`` or any path ending in ``.K``."""
+    return path_text == key or path_text == "fields." + key or path_text.endswith("." + key)
 
 
 def fold_case(text: str) -> tuple[str, list[int] | None]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fastapi import FastAPI, HTTPException
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from verifier import __version__
@@ -218,6 +219,7 @@ def _add_run_routes(
                 resolve_contract, request.contract, settings.contracts_dir
             )
             check_run(settings, resolved.loaded, len(request.cases))
+            _check_ids(request, resolved.loaded.contract.cases is not None)
         except ContractRejected as exc:
             return JSONResponse(
                 {"detail": "the contract cannot be used", "diagnostics": exc.diagnostics},
@@ -276,6 +278,24 @@ def add_guard(app: FastAPI, settings: ServerSettings) -> None:
         max_body=settings.max_body,
         hosts=host_check(settings.host, settings.allowed_hosts),
     )
+
+
+def _check_ids(request: RunRequest, reads_a_log: bool) -> None:
+    """Refuses (422, as a body that does not validate) a case without its own id, unless
+    the contract reads log lines, whose ids its map finds or derives."""
+    problem = None if reads_a_log else request.id_problem()
+    if problem is not None:
+        index, message = problem
+        raise RequestValidationError(
+            [
+                {
+                    "type": "value_error",
+                    "loc": ("body", "cases", index),
+                    "msg": f"Value error, {message}",
+                    "input": request.cases[index],
+                }
+            ]
+        )
 
 
 def _judge_or_503(settings: ServerSettings) -> JudgeChoice:

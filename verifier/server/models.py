@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from verifier.evaluate import EvaluationInput, Threshold
 
@@ -159,23 +159,27 @@ class RunRequest(_Body):
     )
     cases: list[dict[str, Any]] = Field(
         min_length=1,
-        description='Case objects as in a cases file: {"id", "input", "output", ...}.',
+        description='Case objects as in a cases file: {"id", "input", "output", ...}; for a '
+        "contract with `cases: {map: ...}`, log lines as the system wrote them (their ids "
+        "found by the map, or derived from the mapped input when it names no `id`).",
     )
 
-    @field_validator("cases")
-    @classmethod
-    def _usable_ids(cls, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def id_problem(self) -> tuple[int, str] | None:
+        """The first case without a usable id, or with one an earlier case has, as its
+        index and the problem; ``None`` when every case has its own id. Asked only when
+        the contract reads no log (``cases: {map: ...}`` finds or derives each id)."""
         seen: dict[str, int] = {}
-        for index, case in enumerate(cases):
+        for index, case in enumerate(self.cases):
             case_id = _case_id(case.get("id"))
             if case_id is None:
-                raise ValueError(f'cases[{index}] has no "id" (a non-empty string or integer)')
+                return index, f'cases[{index}] has no "id" (a non-empty string or integer)'
             if case_id in seen:
-                raise ValueError(
-                    f"duplicate case id {case_id!r} (cases[{seen[case_id]}] and [{index}])"
+                return (
+                    index,
+                    f"duplicate case id {case_id!r} (cases[{seen[case_id]}] and [{index}])",
                 )
             seen[case_id] = index
-        return cases
+        return None
 
 
 class RunAccepted(_Body):
