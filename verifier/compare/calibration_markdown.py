@@ -88,6 +88,7 @@ def render_markdown(report: CalibrationReport) -> str:
             for u in report.unmatched
         ],
     )
+    lines += _case_lines(report)
     lines += [
         "",
         "<sub>Kappa's interval: Fleiss, Cohen & Everitt (1969) large-sample standard "
@@ -96,3 +97,23 @@ def render_markdown(report: CalibrationReport) -> str:
         "quadratic weights on the scores.</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _case_lines(report: CalibrationReport) -> list[str]:
+    """The case labels against the case scores, when the file gives any."""
+    cases = report.cases
+    if cases is None:
+        return []
+    lines = [
+        "",
+        f"### Case labels ({cases.labels}) against each case's {cases.case_score}",
+        "",
+        *(f"- {kind.text()}" for kind in cases.kinds),
+    ]
+    return lines + _listed(
+        "Case labels left out",
+        [
+            f"line {u.line}: case {code_span(u.case_id)} ({u.kind}): {u.reason}"
+            for u in cases.left_out
+        ],
+    )

@@ -14,6 +14,7 @@ from verifier.compare.agreement import (
     labels_for_kappa_margin,
 )
 from verifier.compare.calibrate import Confusion, Correlation, KappaBand
+from verifier.compare.case_labels import CaseCalibration
 
 __all__ = [
     "CalibrationReport",
@@ -190,6 +191,8 @@ class CalibrationReport:
     unmatched: tuple[Unmatched, ...]
     trial_id: str | None = None
     """The judge trial whose re-asked verdicts were calibrated (``None``: a run's)."""
+    cases: CaseCalibration | None = None
+    """The case labels against the run's case scores (``None``: the file gives none)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -202,6 +205,7 @@ class CalibrationReport:
             },
             "claims": [c.as_dict() for c in self.claims],
             "unmatched": [u.as_dict() for u in self.unmatched],
+            **({"case_labels": self.cases.as_dict()} if self.cases else {}),
         }
 
     def render_text(self) -> str:
@@ -218,6 +222,8 @@ class CalibrationReport:
                 f"  {self.labels_path}:{u.line}: case {u.case_id} claim {u.claim_id}: {u.reason}"
                 for u in self.unmatched
             ]
+        if self.cases:
+            lines += ["", *self.cases.text_lines(self.labels_path)]
         return "\n".join(lines)
 
 
