@@ -46,6 +46,12 @@ _TABLES: Final[tuple[tuple[str, tuple[str, ...] | None, tuple[str, ...], str], .
     ("trials", None, ("id",), "trial {trial_id} of judge {judge} with {candidate_model}"),
     ("successions", None, ("id",), "succession {succession_id} of judge {judge}"),
     (
+        "alert_deliveries",
+        None,
+        ("id",),
+        "delivery of alert {alert_id:.12} to {destination} at {sent_at} ({outcome})",
+    ),
+    (
         "judge_batches",
         ("run_id", "judge", "seq"),
         (),
