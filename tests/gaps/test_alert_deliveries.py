@@ -65,7 +65,7 @@ def test_an_alert_over_four_weeks_is_posted_once_across_audits(
     assert "ALERT demo/cites at run r6" in second.stdout  # the audit still shows it
 
     ((alert_id, destination_sha, destination, outcome, attempts, alert),) = rows(degraded)
-    assert body["alert_ids"] == [alert_id] and len(alert_id) == 64
+    assert [a["alert_id"] for a in body["alerts"]] == [alert_id] and len(alert_id) == 64
     assert (destination, outcome, attempts) == (f"{webhook.base_url}/…", "delivered", 1)
     assert json.loads(alert)["prior_runs"] == ["r1", "r2", "r3", "r4", "r5"]
     # The payload and the store keep no secret and nothing of a case.

@@ -20,7 +20,7 @@ from typing import Any
 from verifier._internal.canonical import canonical_json, sha256_hex
 from verifier.analyses.trends import DegradationAlert
 
-__all__ = ["alert_id", "alert_identity", "destination_sha256"]
+__all__ = ["alert_document", "alert_id", "alert_identity", "destination_sha256"]
 
 
 def alert_identity(alert: DegradationAlert) -> dict[str, Any]:
@@ -42,3 +42,8 @@ def alert_id(alert: DegradationAlert) -> str:
 def destination_sha256(url: str) -> str:
     """The SHA-256 of a destination URL, as the alerts sent keep it."""
     return sha256_hex(url)
+
+
+def alert_document(alert: DegradationAlert) -> dict[str, Any]:
+    """The alert as JSON reports and webhook bodies give it: its fields and ``alert_id``."""
+    return {**alert.as_dict(), "alert_id": alert_id(alert)}

@@ -2,9 +2,9 @@
 
 An audit that found alerts POSTs them to each URL, in one request: to a Slack
 incoming webhook (host ``hooks.slack.com``) a Slack message, ``{"text": ...}``, one line
-per alert; to any other URL the alerts as ``verifier audit --format json`` gives them,
-with their identities (``alert_ids``), the store, its head, the run audited and the
-window, and the same ``text``. An audit without alerts sends nothing. Nothing of a case
+per alert; to any other URL the alerts as ``verifier audit --format json`` gives them
+(each with its identity, ``alert_id``), with the store, its head, the run audited and
+the window, and the same ``text``. An audit without alerts sends nothing. Nothing of a case
 is sent: an alert names its contract, claim and run and carries pass rates.
 
 Given the store's alerts sent (``verifier.gaps.alert_deliveries``), each URL is sent
@@ -32,7 +32,12 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from verifier._internal.canonical import canonical_json
-from verifier.analyses.alert_memory import alert_id, alert_identity, destination_sha256
+from verifier.analyses.alert_memory import (
+    alert_document,
+    alert_id,
+    alert_identity,
+    destination_sha256,
+)
 from verifier.gaps.alert_deliveries import DELIVERED, AlertDelivery, AlertDeliveryStore
 
 if TYPE_CHECKING:
@@ -116,8 +121,8 @@ def alert_payload(
     audit: HistoryAudit, url: str, alerts: Sequence[DegradationAlert] | None = None
 ) -> dict[str, Any]:
     """The body sent to ``url`` of ``alerts`` (default: every alert of the audit): a
-    Slack message to a Slack webhook, else the alerts' JSON with their identities, the
-    store, head, run and window, and the message as ``text``."""
+    Slack message to a Slack webhook, else the alerts' JSON (each with its identity),
+    the store, head, run and window, and the message as ``text``."""
     alerts = audit.alerts if alerts is None else alerts
     text = _text(audit, alerts)
     if urllib.parse.urlsplit(url).hostname == _SLACK_HOST:
@@ -126,8 +131,7 @@ def alert_payload(
     kept = ("store", "head", "run_id", "window", "window_kind", "window_seconds")
     return {
         **{key: report[key] for key in kept if key in report},
-        "alerts": [alert.as_dict() for alert in alerts],
-        "alert_ids": [alert_id(alert) for alert in alerts],
+        "alerts": [alert_document(alert) for alert in alerts],
         "text": text,
     }
 
