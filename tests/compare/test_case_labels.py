@@ -160,6 +160,7 @@ def test_calibrate_sets_thumbs_and_scores_against_the_case_scores_and_stores_the
     ]
     assert found[0].statistics == got
     text = _calibrate(path, store, tmp_path).stdout
+    assert "(8 claim labels, 12 case labels, sha256 " in text.splitlines()[0]
     assert "case labels (12) against each case's pass share:" in text
     assert "thumbs on 5 cases (2 up, 3 down): point-biserial " in text
     assert "AUC 0.833 [0.507, 1.000]" in text
@@ -177,6 +178,8 @@ def test_a_file_of_case_labels_only_needs_no_judge_label(
     one = _calibrate(path, store, tmp_path, "--format", "markdown")
     assert one.returncode == 0, one.stderr
     assert "### Case labels (1) against each case's pass share" in one.stdout
+    assert "(0 claim labels, 1 case labels, sha256 " in one.stdout
+    assert "| claim | judge |" not in one.stdout  # no judge calibrated: no empty table
     assert "- thumbs on 1 cases (1 up, 0 down): point-biserial n/a, AUC n/a" in one.stdout
     assert "stored 1 case calibration in" in one.stderr and "stored 0" not in one.stderr
 

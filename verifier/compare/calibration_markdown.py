@@ -52,15 +52,18 @@ def render_markdown(report: CalibrationReport) -> str:
     lines = [
         f"## verifier calibrate: {what}",
         "",
-        f"Against {code_span(report.labels_path)} ({report.labels} labels, sha256 "
+        f"Against {code_span(report.labels_path)} ({report.counted()}, sha256 "
         f"{code_span(report.labels_sha256[:12])}).",
-        "",
-        "| claim | judge | labelled | agreement | Cohen's kappa [95% CI] "
-        f"| labels for ±{margin:g} | fail precision | fail recall "
-        "| fail F1 | weighted kappa |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
-        *(_row(c) for c in report.claims),
     ]
+    if report.claims or report.cases is None:
+        lines += [
+            "",
+            "| claim | judge | labelled | agreement | Cohen's kappa [95% CI] "
+            f"| labels for ±{margin:g} | fail precision | fail recall "
+            "| fail F1 | weighted kappa |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+            *(_row(c) for c in report.claims),
+        ]
     for c in report.claims:
         (pp, pf), (fp, ff) = c.confusion.rows()
         lines += [

@@ -208,11 +208,18 @@ class CalibrationReport:
             **({"case_labels": self.cases.as_dict()} if self.cases else {}),
         }
 
+    def counted(self) -> str:
+        """``24 labels``, or ``24 claim labels, 10 case labels`` when the file gives both
+        kinds."""
+        if self.cases is None:
+            return f"{self.labels} labels"
+        return f"{self.labels} claim labels, {self.cases.labels} case labels"
+
     def render_text(self) -> str:
         what = f"trial {self.trial_id}" if self.trial_id else f"run {self.run_id}"
         lines = [
             f"calibration of {what} against {self.labels_path} "
-            f"({self.labels} labels, sha256 {self.labels_sha256[:12]})"
+            f"({self.counted()}, sha256 {self.labels_sha256[:12]})"
         ]
         for claim in self.claims:
             lines += ["", *_claim_text(claim)]
