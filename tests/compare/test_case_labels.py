@@ -180,7 +180,7 @@ def test_a_file_of_case_labels_only_needs_no_judge_label(
     assert "### Case labels (1) against each case's pass share" in one.stdout
     assert "(0 claim labels, 1 case labels, sha256 " in one.stdout
     assert "| claim | judge |" not in one.stdout  # no judge calibrated: no empty table
-    assert "- thumbs on 1 cases (1 up, 0 down): point-biserial n/a, AUC n/a" in one.stdout
+    assert "- thumbs on 1 case (1 up, 0 down): point-biserial n/a, AUC n/a" in one.stdout
     assert "stored 1 case calibration in" in one.stderr and "stored 0" not in one.stderr
 
     nowhere = _labels(tmp_path, {"case_id": "acct-404", "thumbs": "up"})

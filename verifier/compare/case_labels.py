@@ -90,10 +90,11 @@ class CaseKindCalibration:
 
     def text(self) -> str:
         """The figures in a line."""
+        cases = f"{self.n} case{'' if self.n == 1 else 's'}"
         if self.kind == "score":
-            return f"scores on {self.n} cases: Spearman {_shown(self.spearman)}"
+            return f"scores on {cases}: Spearman {_shown(self.spearman)}"
         return (
-            f"thumbs on {self.n} cases ({self.up} up, {self.down} down): point-biserial "
+            f"thumbs on {cases} ({self.up} up, {self.down} down): point-biserial "
             f"{_shown(self.point_biserial)}, AUC {_shown(self.auc)}"
         )
 
