@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from verifier.compare.analysis import compare_runs as compare_runs
     from verifier.compare.calibration import calibrate_run as calibrate_run
     from verifier.compare.calibration_report import CalibrationReport as CalibrationReport
+    from verifier.compare.case_labels import CaseCalibration as CaseCalibration
+    from verifier.compare.case_labels import calibrate_cases as calibrate_cases
     from verifier.compare.labels import read_labels as read_labels
     from verifier.contract.load import LoadedContract as LoadedContract
     from verifier.contract.load import check_contract as check_contract
@@ -123,6 +125,8 @@ _EXPORTS = {
     "read_labels": "verifier.compare.labels",
     "calibrate_run": "verifier.compare.calibration",
     "CalibrationReport": "verifier.compare.calibration_report",
+    "calibrate_cases": "verifier.compare.case_labels",
+    "CaseCalibration": "verifier.compare.case_labels",
     "compare_runs": "verifier.compare.analysis",
     "RunComparison": "verifier.compare.analysis",
     "make_writer": "verifier.report",

@@ -11,6 +11,7 @@ from tests._cli import verifier
 from tests.gaps._backends import Backend
 from tests.recheck._support import recheck, run_example, stored_rows
 from verifier.compare.calibration_store import CalibrationStore
+from verifier.compare.case_calibration_store import CaseCalibrationStore
 from verifier.gaps.resamples import ResampleRow, ResampleStore
 from verifier.judge.batch_ledger import BatchLedger, BatchRecord
 
@@ -114,6 +115,39 @@ def test_forged_or_edited_resamples_and_calibrations_fail_the_audit_and_are_not_
     found = messages(report)
     assert any(m.startswith("resamples: a row sealed") and "deleted" in m for m in found), found
     assert report["notes"] or any("calibrations" in m for m in found), report
+
+
+def test_an_edited_case_calibration_is_not_sealed_and_fails_the_audit_naming_it(
+    tmp_path: Path, store_backend: Backend
+) -> None:
+    run_example(store_backend.target, tmp_path)
+    labels = tmp_path / "labels.jsonl"
+    thumbs = {"acct-001": "up", "acct-003": "down", "acct-004": "up", "acct-005": "down"}
+    labels.write_text(
+        "".join(json.dumps({"case_id": c, "thumbs": t}) + "\n" for c, t in thumbs.items()),
+        encoding="utf-8",
+    )
+    done = verifier("calibrate", "--labels", str(labels), "--store", store_backend.target,
+                    cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    code, report = audit(store_backend.target, tmp_path)
+    assert code == 0, report["problems"]
+
+    store_backend.tamper("UPDATE case_calibrations SET n = 500")
+    with CaseCalibrationStore(store_backend.target, read_only=True) as stored:
+        (edited,) = stored.all()
+    assert edited.n == 500 and not edited.sealed
+    code, report = audit(store_backend.target, tmp_path)
+    assert code == 1
+    # Sealed under its own hash, the edited row reads as the sealed one gone and an
+    # unsealed one added, named.
+    found = messages(report)
+    assert any(m.startswith("case_calibrations: a row sealed") for m in found), found
+    assert any(
+        m.startswith("case_calibrations: 1 row(s) no seal vouches for")
+        and "case calibration (thumbs labels) of run " in m
+        for m in found
+    ), found
 
 
 def test_an_edited_batch_ledger_row_is_not_resumed_and_fails_the_audit(

@@ -35,7 +35,15 @@ _SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "Comparing and calibrating",
-        ("compare_runs", "RunComparison", "calibrate_run", "CalibrationReport", "read_labels"),
+        (
+            "compare_runs",
+            "RunComparison",
+            "calibrate_run",
+            "CalibrationReport",
+            "calibrate_cases",
+            "CaseCalibration",
+            "read_labels",
+        ),
     ),
     ("Reports", ("make_writer", "write_run_html", "write_trend_html")),
     ("CI", ("replay_stored_run", "PrCommentWriter", "load_baseline")),

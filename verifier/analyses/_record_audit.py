@@ -41,9 +41,16 @@ __all__ = ["ContentPresence", "check_records"]
 # own hash), the columns its seal leaves out, and how a row is named in a message.
 _TABLES: Final[tuple[tuple[str, tuple[str, ...] | None, tuple[str, ...], str], ...]] = (
     ("calibrations", None, ("id",), "calibration of claim {claim_id} (run {run_id})"),
+    ("case_calibrations", None, ("id",), "case calibration ({kind} labels) of run {run_id}"),
     ("resamples", None, ("id",), "resample of claim {claim_id} on case {case_id} (run {run_id})"),
     ("trials", None, ("id",), "trial {trial_id} of judge {judge} with {candidate_model}"),
     ("successions", None, ("id",), "succession {succession_id} of judge {judge}"),
+    (
+        "alert_deliveries",
+        None,
+        ("id",),
+        "delivery of alert {alert_id:.12} to {destination} at {sent_at} ({outcome})",
+    ),
     (
         "judge_batches",
         ("run_id", "judge", "seq"),

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from verifier.analyses._audit_report import JudgeNoiseObserver
+from verifier.analyses.alert_memory import alert_document
 from verifier.analyses.audit import AuditReport, audit_store
 from verifier.analyses.crossings import succession_crossings
 from verifier.analyses.drift import DriftChange, JudgeDriftObserver, ServedMismatch
@@ -78,7 +79,7 @@ class HistoryAudit:
             "drift": [change.as_dict() for change in self.drift],
             "successions": [change.as_dict() for change in self.successions],
             "served_mismatches": [m.as_dict() for m in self.mismatches],
-            "alerts": [alert.as_dict() for alert in self.alerts],
+            "alerts": [alert_document(alert) for alert in self.alerts],
             "not_judged": [shortfall.as_dict() for shortfall in self.shortfalls],
             "trends": self.trends.as_dict(),
         }

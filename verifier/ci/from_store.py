@@ -8,12 +8,10 @@ rows with the run's threshold, and the cases go to the sinks in their line order
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verifier.contract.load import check_contract_source
-from verifier.contract.selection import choose_claims, judge_claims_not_run, judged_claims, unscored
-from verifier.errors import VerifierError
+from verifier.contract.selection import judge_claims_not_run
+from verifier.engine.stored_run import StoredRunError, stored_run
 from verifier.gaps.store import GapStore
 from verifier.overall import OverallTally
 from verifier.results import RunSummary
@@ -24,10 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["StoredRunError", "replay_stored_run"]
 
 
-class StoredRunError(VerifierError):
-    """A stored run whose results cannot be rebuilt."""
-
-
 def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> RunSummary:
     """Feeds every case of a stored run to ``sinks`` and finishes them.
 
@@ -36,27 +30,9 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     Raises:
         StoredRunError: The run or its contract is not in the store.
     """
-    from verifier.engine.plan import build_plan
-    from verifier.engine.stored_cases import stored_cases
-
-    record = store.run(run_id)
-    if record is None:
-        raise StoredRunError(f"run {run_id} is not in {store.location}")
-    stored = store.contract(record.contract_sha256)
-    if stored is None:
-        raise StoredRunError(f"run {run_id}: its contract is not in {store.location}")
-    loaded, diagnostics = check_contract_source(stored.source.encode("utf-8"), Path(stored.path))
-    if loaded is None:
-        problem = next(iter(diagnostics), None)
-        raise StoredRunError(f"run {run_id}: its stored contract no longer loads: {problem}")
-    # Scored as the run was: on the claims it checked, judged claims out with judges off.
-    claims = record.options.get("claims")
-    if isinstance(claims, list):
-        loaded = choose_claims(loaded, [str(claim) for claim in claims])
-    if record.options.get("judges") == "off":
-        loaded = unscored(loaded, judged_claims(loaded))
-    threshold = record.options.get("threshold", loaded.contract.threshold)
-    plan = build_plan(loaded)
+    run = stored_run(store, run_id)
+    record, stored, loaded, plan = run.record, run.contract, run.loaded, run.plan
+    threshold = run.threshold
     summary = RunSummary(
         run_id=run_id,
         contract_id=record.contract_id,
@@ -81,9 +57,7 @@ def replay_stored_run(store: GapStore, run_id: str, sinks: list[ReportSink]) -> 
     sealed = store.run_seal(run_id)
     if sealed is not None and sealed.kind == "end":
         summary.head = sealed.seal_hash
-    # A line stored twice (a resumed run redid it) counts once: the later rows.
-    cases = {case.line: case for case in stored_cases(store, run_id, plan, float(threshold))}
-    for case in sorted(cases.values(), key=lambda c: c.line):
+    for case in run.cases(store):
         summary.add_case(case)
         for sink in sinks:
             sink.add_case(case)

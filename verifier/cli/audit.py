@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     envvar="VERIFIER_NOTIFY_URL",
     help="POST the degradation alerts, when there are any, to this webhook (repeatable; "
     "default: VERIFIER_NOTIFY_URL, URLs separated by spaces): a Slack message to a Slack "
-    "incoming webhook, else the alerts' JSON. A failed delivery is one line on stderr "
-    "and exit 2 (exit 1 when the audit fails anyway).",
+    "incoming webhook, else the alerts' JSON. Each alert is posted to a URL once: the "
+    "store remembers what it delivered, and a failed delivery is tried by the next audit. "
+    "A failed delivery is one line on stderr and exit 2 (exit 1 when the audit fails anyway).",
 )
 @click.option(
     "--recheck",
@@ -144,7 +145,7 @@ def audit(
     except VerifierError as exc:
         fail(str(exc))
     failed = report.failed(fail_on_alert=fail_on_alert)
-    undelivered = _notify(report, notify)
+    undelivered = _notify(report, notify, target)
     if recheck:
         # The recheck adds to the audit: what the audit catches (a cut tail, a flipped
         # run status, a rewritten summary, a witnessed head gone) fails the recheck too.
@@ -167,15 +168,24 @@ def _check_notify(urls: tuple[str, ...], resample: int | None) -> None:
             fail(str(exc))
 
 
-def _notify(report: HistoryAudit, urls: tuple[str, ...]) -> bool:
-    """Sends the alerts to each URL, says on stderr what could not be delivered, and
-    returns whether something was not."""
+def _notify(report: HistoryAudit, urls: tuple[str, ...], target: str) -> bool:
+    """Sends each URL the alerts not delivered to it before (the store remembers), says
+    on stderr what became of them, and returns whether something was not delivered."""
     from verifier.analyses.notify import notify_alerts
+    from verifier.errors import VerifierError
+    from verifier.gaps.alert_deliveries import AlertDeliveryStore
 
+    if not urls or not report.alerts:
+        return False
     undelivered = False
-    for delivery in notify_alerts(report, urls):
-        click.echo(delivery.line(), err=True)
-        undelivered = undelivered or not delivery.ok
+    try:
+        with AlertDeliveryStore(target) as sent:
+            for delivery in notify_alerts(report, urls, sent=sent):
+                click.echo(delivery.line(), err=True)
+                undelivered = undelivered or not delivery.ok
+    except VerifierError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return True
     return undelivered
 
 

@@ -52,15 +52,18 @@ def render_markdown(report: CalibrationReport) -> str:
     lines = [
         f"## verifier calibrate: {what}",
         "",
-        f"Against {code_span(report.labels_path)} ({report.labels} labels, sha256 "
+        f"Against {code_span(report.labels_path)} ({report.counted()}, sha256 "
         f"{code_span(report.labels_sha256[:12])}).",
-        "",
-        "| claim | judge | labelled | agreement | Cohen's kappa [95% CI] "
-        f"| labels for ±{margin:g} | fail precision | fail recall "
-        "| fail F1 | weighted kappa |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
-        *(_row(c) for c in report.claims),
     ]
+    if report.claims or report.cases is None:
+        lines += [
+            "",
+            "| claim | judge | labelled | agreement | Cohen's kappa [95% CI] "
+            f"| labels for ±{margin:g} | fail precision | fail recall "
+            "| fail F1 | weighted kappa |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+            *(_row(c) for c in report.claims),
+        ]
     for c in report.claims:
         (pp, pf), (fp, ff) = c.confusion.rows()
         lines += [
@@ -88,6 +91,7 @@ def render_markdown(report: CalibrationReport) -> str:
             for u in report.unmatched
         ],
     )
+    lines += _case_lines(report)
     lines += [
         "",
         "<sub>Kappa's interval: Fleiss, Cohen & Everitt (1969) large-sample standard "
@@ -96,3 +100,23 @@ def render_markdown(report: CalibrationReport) -> str:
         "quadratic weights on the scores.</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _case_lines(report: CalibrationReport) -> list[str]:
+    """The case labels against the case scores, when the file gives any."""
+    cases = report.cases
+    if cases is None:
+        return []
+    lines = [
+        "",
+        f"### Case labels ({cases.labels}) against each case's {cases.case_score}",
+        "",
+        *(f"- {kind.text()}" for kind in cases.kinds),
+    ]
+    return lines + _listed(
+        "Case labels left out",
+        [
+            f"line {u.line}: case {code_span(u.case_id)} ({u.kind}): {u.reason}"
+            for u in cases.left_out
+        ],
+    )

@@ -14,6 +14,7 @@ from verifier.compare.agreement import (
     labels_for_kappa_margin,
 )
 from verifier.compare.calibrate import Confusion, Correlation, KappaBand
+from verifier.compare.case_labels import CaseCalibration
 
 __all__ = [
     "CalibrationReport",
@@ -190,6 +191,8 @@ class CalibrationReport:
     unmatched: tuple[Unmatched, ...]
     trial_id: str | None = None
     """The judge trial whose re-asked verdicts were calibrated (``None``: a run's)."""
+    cases: CaseCalibration | None = None
+    """The case labels against the run's case scores (``None``: the file gives none)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -202,13 +205,21 @@ class CalibrationReport:
             },
             "claims": [c.as_dict() for c in self.claims],
             "unmatched": [u.as_dict() for u in self.unmatched],
+            **({"case_labels": self.cases.as_dict()} if self.cases else {}),
         }
+
+    def counted(self) -> str:
+        """``24 labels``, or ``24 claim labels, 10 case labels`` when the file gives both
+        kinds."""
+        if self.cases is None:
+            return f"{self.labels} labels"
+        return f"{self.labels} claim labels, {self.cases.labels} case labels"
 
     def render_text(self) -> str:
         what = f"trial {self.trial_id}" if self.trial_id else f"run {self.run_id}"
         lines = [
             f"calibration of {what} against {self.labels_path} "
-            f"({self.labels} labels, sha256 {self.labels_sha256[:12]})"
+            f"({self.counted()}, sha256 {self.labels_sha256[:12]})"
         ]
         for claim in self.claims:
             lines += ["", *_claim_text(claim)]
@@ -218,6 +229,8 @@ class CalibrationReport:
                 f"  {self.labels_path}:{u.line}: case {u.case_id} claim {u.claim_id}: {u.reason}"
                 for u in self.unmatched
             ]
+        if self.cases:
+            lines += ["", *self.cases.text_lines(self.labels_path)]
         return "\n".join(lines)
 
 

@@ -55,6 +55,7 @@ def test_a_new_store_gets_the_schema_at_the_latest_version(postgres_url: str) ->
         "contents",
         "seals",
         "run_shards",
+        "alert_deliveries",
     }
     assert sql(postgres_url, "SELECT version FROM schema_version ORDER BY version") == [
         (1,),
@@ -63,6 +64,7 @@ def test_a_new_store_gets_the_schema_at_the_latest_version(postgres_url: str) ->
         (4,),
         (5,),
         (6,),
+        (7,),
     ]
     assert sql(postgres_url, "SELECT value FROM meta WHERE key = 'store'") == [
         ("verifier.gap-store",)
@@ -140,7 +142,7 @@ def test_a_version_1_store_is_migrated_and_keeps_its_chain(postgres_url: str) ->
     # A store made by a verifier from before the content record (version 1) ...
     with PostgresStore(postgres_url) as store:
         fill(store, rows=20)
-    sql(postgres_url, "DROP TABLE contents, seals, run_shards")
+    sql(postgres_url, "DROP TABLE contents, seals, run_shards, alert_deliveries")
     sql(postgres_url, "DROP FUNCTION gap_contents_unchanged, gap_seals_append_only")
     sql(postgres_url, "DELETE FROM schema_version WHERE version > 1")
     # ... is brought to the latest version: its rows still audit, contents can be stored.
@@ -159,25 +161,25 @@ def test_a_version_1_store_is_migrated_and_keeps_its_chain(postgres_url: str) ->
         )
         store.append([], {"ab" * 32: b'{"case":{}}'})
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,), (7,)]
     tables = sql(postgres_url, "SELECT to_regclass('contents') IS NOT NULL")
     assert tables == [(True,)]
     with PostgresStore(postgres_url):  # already at the latest version: nothing runs twice
         pass
-    assert len(sql(postgres_url, "SELECT version FROM schema_version")) == 6
+    assert len(sql(postgres_url, "SELECT version FROM schema_version")) == 7
 
 
 def test_a_failed_migration_leaves_the_store_at_its_version(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     PostgresStore(postgres_url).close()
-    broken = Migration(7, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
+    broken = Migration(8, "broken", ("CREATE INDEX one ON rows (seq)", "SELECT no_such_thing"))
     monkeypatch.setattr(_postgres_schema, "MIGRATIONS", (*_postgres_schema.MIGRATIONS, broken))
     with pytest.raises(StoreError, match="no_such_thing") as caught:
         PostgresStore(postgres_url)
     assert "\n" not in str(caught.value)
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,), (7,)]
     assert sql(postgres_url, "SELECT indexname FROM pg_indexes WHERE indexname = 'one'") == []
 
 
@@ -199,7 +201,7 @@ def test_stores_opened_at_once_migrate_a_new_schema_exactly_once(postgres_url: s
         thread.join(timeout=60)
     assert failures == []
     versions = sql(postgres_url, "SELECT version FROM schema_version ORDER BY version")
-    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,)]
+    assert versions == [(1,), (2,), (3,), (4,), (5,), (6,), (7,)]
 
 
 def test_a_store_from_a_newer_verifier_is_refused(postgres_url: str) -> None:

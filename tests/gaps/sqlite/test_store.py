@@ -23,8 +23,8 @@ def test_store_creates_its_folders_and_uses_wal(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"rows", "runs", "contracts", "meta", "contents", "seals"}
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("4",)
+    assert tables == {"rows", "runs", "contracts", "meta", "contents", "seals", "alert_deliveries"}
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("5",)
 
 
 def test_rows_cannot_be_updated_or_deleted_through_sqlite(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_a_version_1_file_gains_the_content_record_and_keeps_its_chain(tmp_path:
         store.append([draft(1, run_id="run-2")], {"ab" * 32: b'{"case":{"id":"x"}}'})
         assert store.content("ab" * 32) == '{"case":{"id":"x"}}'
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("4",)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("5",)
     with pytest.raises(sqlite3.IntegrityError, match="never change"):
         conn.execute("UPDATE contents SET body = '{}'")
 

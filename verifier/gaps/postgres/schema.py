@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from verifier.gaps.alert_table import ALERT_DELIVERIES_DDL_POSTGRES
 from verifier.gaps.postgres.conn import lock_key
 from verifier.gaps.records import StoreError
 from verifier.gaps.row_fields import rows_table_columns
@@ -30,6 +31,7 @@ STORE_MARKER = "verifier.gap-store"
 _OUR_TABLES: tuple[str, ...] = ("schema_version", "meta", "contracts", "runs", "rows", "contents")
 _OUR_TABLES += ("seals",)  # version 3
 _OUR_TABLES += ("run_shards",)  # version 5
+_OUR_TABLES += ("alert_deliveries",)  # version 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +135,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         # order); without an index of that collation every page would sort the run's
         # remaining rows.
         ('CREATE INDEX IF NOT EXISTS rows_case_code ON rows (run_id, case_id COLLATE "C", seq)',),
+    ),
+    Migration(
+        7,
+        "the alerts sent: each degradation alert posted, where (hashed) and how it went",
+        # So a repeated ``audit --notify`` posts each alert once (verifier.gaps.alert_deliveries).
+        ALERT_DELIVERIES_DDL_POSTGRES,
     ),
 )
 

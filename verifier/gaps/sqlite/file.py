@@ -13,13 +13,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from verifier._internal.write_errors import full_disk, no_room, os_problem
+from verifier.gaps.alert_table import ALERT_DELIVERIES_DDL_SQLITE
 from verifier.gaps.records import StoreError
 from verifier.gaps.row_fields import rows_table_columns
 
 # PRAGMA application_id marks the file as ours ("vrfy"), so a foreign SQLite file is
 # recognised before anything is written to it.
 APPLICATION_ID = 0x76726679
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 PAGE_SIZE = 16384
 
 # Version 2: the content record. A content is stored under the SHA-256 of its bytes,
@@ -66,6 +67,11 @@ _BROWSE_DDL = (
     "CREATE INDEX IF NOT EXISTS runs_contract_started ON runs (contract_id, started_at)",
 )
 
+# Version 5: the alerts sent (``verifier.gaps.alert_deliveries``): each degradation
+# alert ``audit --notify`` posted, to which destination (hashed) and how it went, so a
+# repeated audit posts each alert once. Sealed rows beside the gap rows.
+_ALERTS_DDL = ALERT_DELIVERIES_DDL_SQLITE
+
 # Separate statements, not executescript(): that would commit the open transaction,
 # and two processes creating one store at once must each do it under the write lock.
 # The triggers refuse updates and deletes of rows, so nothing that goes through SQLite
@@ -91,6 +97,7 @@ _DDL = (
     *_CONTENTS_DDL,
     *_SEALS_DDL,
     *_BROWSE_DDL,
+    *_ALERTS_DDL,
 )
 
 
@@ -167,11 +174,13 @@ def _migrate(conn: sqlite3.Connection, statements: tuple[str, ...], version: int
 
 
 # (version a store is at, what brings it to the next): 2 adds the content record, 3 the
-# seal chain, 4 the browsing indexes (built once, over every row already stored).
+# seal chain, 4 the browsing indexes (built once, over every row already stored), 5 the
+# alerts sent.
 _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (1, _CONTENTS_DDL),
     (2, _SEALS_DDL),
     (3, _BROWSE_DDL),
+    (4, _ALERTS_DDL),
 )
 
 
