@@ -9,8 +9,11 @@ kept in the temporary folder, named by its size, and reused (``--rebuild`` build
 again).
 
 Then, each in a fresh process (so its peak resident memory, ``ru_maxrss``, is its own):
-``verifier compare A B --format json`` and the viewer's diff page (``diff_context``,
-its first page from an empty cache, then the same page again from the cache). With
+``verifier compare A B --format json`` and the viewer's diff page (``diff_context``):
+its first page from an empty cache (time, and the process's peak memory when it is
+rendered), the next page by its keyset, the time until the summary (statistics and
+flip counts, computed in the background) is on the page and the peak memory then, and
+the page again from the cache. With
 ``--ref PATH`` (a checkout of another verifier) the same is run with that checkout's
 code too, side by side.
 
@@ -38,14 +41,34 @@ from verifier.gaps.sqlite.store import SqliteStore  # noqa: E402
 CLAIMS = 8
 _BATCH = 5_000
 _DIFF_PAGE = """
-import sys, time
+import resource, sys, time
 from verifier.gaps.sqlite.store import SqliteStore
 from verifier.viewer.diff import diff_context
+try:
+    from verifier.viewer._summaries import DiffSummaries
+    from verifier.viewer._flips import FlipCursor
+except ImportError:  # a version that reads both runs whole before its first page
+    kwargs = {}
+else:
+    kwargs = {"summaries": DiffSummaries(sys.argv[1])}
+def show(label, began, page):
+    mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(label, time.perf_counter() - began, mb, page["flip_total"], len(page["flips"]))
 with SqliteStore(sys.argv[1]) as store:
-    for label in ("first", "cached"):
-        began = time.perf_counter()
-        page = diff_context(store, "base", "cand")
-        print(label, time.perf_counter() - began, page["flip_total"], len(page["flips"]))
+    began = time.perf_counter()
+    page = diff_context(store, "base", "cand", **kwargs)
+    show("first", began, page)
+    if kwargs:
+        last = page["flips"][-1].flip
+        again = time.perf_counter()
+        after = FlipCursor(last.case_id, last.claim_id)
+        show("next", again, diff_context(store, "base", "cand", after=after, page=2, **kwargs))
+    while page["flip_total"] is None:  # as the page's refresh asks again
+        time.sleep(page["refresh"])
+        page = diff_context(store, "base", "cand", **kwargs)
+    show("summary", began, page)
+    again = time.perf_counter()
+    show("cached", again, diff_context(store, "base", "cand", **kwargs))
 """
 
 
@@ -145,12 +168,19 @@ def bench(results: int, versions: dict[str, Path], rebuild: bool) -> None:
         wall, rss, outputs[name] = measured(compare, code)
         print(f"{results:>10,} {name:>6}  compare     {wall:7.1f} s {rss:7.0f} MB")
         wall, rss, text = measured(diff, code)
-        lines = dict(line.split(" ", 1) for line in text.splitlines())
-        first, cached = (float(lines[k].split()[0]) for k in ("first", "cached"))
-        flips = lines["first"].split()[1]
+        lines = {k: v.split() for k, v in (line.split(" ", 1) for line in text.splitlines())}
+        first, summary, cached = lines["first"], lines["summary"], lines["cached"]
         print(
-            f"{results:>10,} {name:>6}  diff page   {first:7.1f} s {rss:7.0f} MB"
-            f"  (again: {cached * 1000:.0f} ms; {flips} flips; process {wall:.1f} s)"
+            f"{results:>10,} {name:>6}  diff page   {float(first[0]):7.2f} s"
+            f" {float(first[1]):7.0f} MB  (first page, {first[3]} flips)"
+        )
+        if "next" in lines:
+            following = lines["next"]
+            print(f"{'':>10} {'':>6}  next page   {float(following[0]):7.2f} s  (by its keyset)")
+        print(
+            f"{'':>10} {'':>6}  summary     {float(summary[0]):7.1f} s {float(summary[1]):7.0f} MB"
+            f"  (on the page; again: {float(cached[0]) * 1000:.0f} ms; {summary[2]} flips;"
+            f" process {wall:.1f} s, {rss:.0f} MB)"
         )
     if len(set(outputs.values())) > 1:
         print("  the compare JSON differs between the versions")

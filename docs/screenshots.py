@@ -154,6 +154,12 @@ def photograph(base: str, out: Path) -> list[Path]:
             response = page.goto(base + path, wait_until="load")
             if response is None or not response.ok:
                 sys.exit(f"error: {path}: the viewer answered {response and response.status}")
+            # The diff's statistics are computed in the background: asked for until shown.
+            for _ in range(240):
+                if not page.locator("#summary-pending").count():
+                    break
+                page.wait_for_timeout(250)
+                page.goto(base + path, wait_until="load")
             page.screenshot(path=str(out / name))
             written.append(out / name)
     return written

@@ -24,8 +24,10 @@ class _WatchedStore(SqliteStore):
         super().__init__(path)
         self.handed: list[tuple[str, str]] = []
 
-    def iter_rows_by_case(self, run_id: str, *, page: int = 2_000) -> Iterator[StoredRow]:
-        for row in super().iter_rows_by_case(run_id, page=page):
+    def iter_rows_by_case(
+        self, run_id: str, *, page: int = 2_000, start: str | None = None
+    ) -> Iterator[StoredRow]:
+        for row in super().iter_rows_by_case(run_id, page=page, start=start):
             self.handed.append((run_id, row.case_id))
             yield row
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,20 @@ def compare_json(where: Path, a: str, b: str, *, store: str = "gaps.db") -> dict
     return report
 
 
-def _get(url: str, **params: Any) -> httpx.Response:
+def _get_now(url: str, **params: Any) -> httpx.Response:
+    """The diff page as it answers at once, its statistics computed or not."""
     return httpx.get(f"{url}/view/diff", params=params, timeout=30)
+
+
+def _get(url: str, **params: Any) -> httpx.Response:
+    """The diff page once its statistics are computed (or have failed): asked again while
+    it says they are being computed, for up to two minutes."""
+    deadline = time.monotonic() + 120
+    while True:
+        page = _get_now(url, **params)
+        if 'id="summary-pending"' not in page.text or time.monotonic() > deadline:
+            return page
+        time.sleep(0.05)
 
 
 def test_the_stats_on_the_page_are_verifier_compare_s(store: dict[str, Any], url: str) -> None:
@@ -181,6 +194,8 @@ def test_the_diff_in_chromium(
     with tab(chromium, url) as seen:
         page = seen.page
         page.goto(f"{url}/view/diff?a={a}&b={b}", wait_until="load")
+        # Until the statistics are computed the page reloads itself; then they are on it.
+        page.locator("#diff-verdict").wait_for(timeout=120_000)
         assert page.locator("#diff-verdict").get_attribute("data-verdict") == "worse"
         page.screenshot(path=str(tmp_path / "diff.png"), full_page=True)
         page.locator("tr.claim-delta[data-claim='short'] a.flip-link").nth(1).click()
@@ -223,10 +238,10 @@ def test_the_diff_page_names_the_succession(tmp_path: Path) -> None:
     target = str(tmp_path / "gaps.db")
     judged_runs(target, outcomes("tone", "pf"))
     with viewer(Path(target)) as base:
-        before = httpx.get(f"{base}/view/diff", params={"a": "a", "b": "b"}, timeout=30)
+        before = _get(base, a="a", b="b")
         with SuccessionStore(target) as successions:
             successions.save(SWITCH)
-        after = httpx.get(f"{base}/view/diff", params={"a": "a", "b": "b"}, timeout=30)
+        after = _get(base, a="a", b="b")
     assert before.status_code == after.status_code == 200
     assert "warning: claim tone was judged under different judges" in before.text
     assert "differ by a succession" not in before.text

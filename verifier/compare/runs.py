@@ -16,7 +16,7 @@ take a byte or so a pair: ``score_differences``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from verifier.compare.judge_changes import JudgeChange, judge_changes
@@ -29,7 +29,15 @@ from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
 from verifier.results import ClaimTally
 
-__all__ = ["CompareError", "OnPair", "OutcomePairs", "PairedRuns", "RunInfo", "pair_runs"]
+__all__ = [
+    "CompareError",
+    "OnPair",
+    "OutcomePairs",
+    "PairedRuns",
+    "RunInfo",
+    "changed_pairs",
+    "pair_runs",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +213,47 @@ class _Pairing:
         case.fold(self.overall)
 
 
+def _walk(
+    store: GapStore,
+    runs: tuple[str, str],
+    sides: tuple[RunSide, RunSide],
+    pairing: _Pairing,
+    start: str | None,
+) -> Iterator[str]:
+    """Folds the cases of both runs into ``pairing``, from case id ``start`` on, in case
+    id order; yields each case id once folded."""
+    cases = merge_cases(
+        sides[0].cases(store.iter_rows_by_case(runs[0], start=start)),
+        sides[1].cases(store.iter_rows_by_case(runs[1], start=start)),
+    )
+    for case_id, base, cand in cases:
+        pairing.fold(case_id, base, cand)
+        yield case_id
+
+
+def changed_pairs(
+    store: GapStore,
+    baseline_id: str,
+    candidate_id: str,
+    on_pair: OnPair,
+    *,
+    start: str | None = None,
+) -> Iterator[str]:
+    """Tells ``on_pair`` of the pairs of two runs whose statuses differ, paired as
+    ``pair_runs`` pairs them, case by case in case id order from case id ``start`` on
+    (every case when ``None``); yields each case id once its pairs have been told.
+
+    The runs are read only as far as the caller iterates, so a caller that stops after
+    a few cases reads a few cases (a page of rows per run, ``GapStore.iter_rows_by_case``).
+
+    Raises:
+        CompareError: A run is not in the store, or the runs checked different contracts.
+    """
+    check_runs(run_info(store, baseline_id, "baseline"), run_info(store, candidate_id, "candidate"))
+    sides = (RunSide(), RunSide())
+    yield from _walk(store, (baseline_id, candidate_id), sides, _Pairing(on_pair), start)
+
+
 def pair_runs(
     store: GapStore,
     baseline_id: str,
@@ -230,12 +279,8 @@ def pair_runs(
     warnings = check_runs(baseline, candidate)
     sides = (RunSide(), RunSide())
     pairing = _Pairing(on_pair)
-    cases = merge_cases(
-        sides[0].cases(store.iter_rows_by_case(baseline_id)),
-        sides[1].cases(store.iter_rows_by_case(candidate_id)),
-    )
-    for case_id, base, cand in cases:
-        pairing.fold(case_id, base, cand)
+    for _ in _walk(store, (baseline_id, candidate_id), sides, pairing, None):
+        pass
     if not pairing.paired_cases:
         raise CompareError(
             f"runs {baseline_id} and {candidate_id} have no case id in common: a comparison "

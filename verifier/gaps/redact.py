@@ -25,14 +25,22 @@ Redacting overshoots rather than undershoots: any text of a row that happens to 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from typing import Any
 
 from verifier.fieldpath import compile_path, paths_overlap
 from verifier.gaps.content import REDACTED_MARK, RecordPolicy
 from verifier.results import NOT_APPLICABLE, ClaimResult
 
-__all__ = ["QUOTE_CHARS", "Redactor", "claim_paths", "mark_runs", "texts_of"]
+__all__ = [
+    "QUOTE_CHARS",
+    "Redactor",
+    "claim_paths",
+    "joined",
+    "mark_runs",
+    "texts_of",
+    "windows",
+]
 
 QUOTE_CHARS = 12
 """Shortest run of characters copied from a redacted value that is scrubbed as a quote."""
@@ -76,9 +84,9 @@ class _CaseScrub:
         # Longest first: a value that contains another is replaced whole.
         self._values = sorted(values, key=len, reverse=True)
         self._value_set = frozenset(values)
-        self._grams = {
-            v[i : i + QUOTE_CHARS] for v in values for i in range(len(v) - QUOTE_CHARS + 1)
-        }
+        self._grams: set[str] = set()
+        for value in values:
+            self._grams.update(windows(value))
         self._reads = reads
 
     def result(self, result: ClaimResult) -> ClaimResult:
@@ -138,11 +146,15 @@ def texts_of(value: Any, *, numbers: bool = True) -> Iterable[str]:
         yield str(value)
 
 
-def mark_runs(text: str, grams: Set[str], mark: str) -> str:
+def mark_runs(text: str, grams: Set[str] | str, mark: str) -> str:
     """``text`` with every run of ``QUOTE_CHARS`` or more characters whose every
-    ``QUOTE_CHARS``-window is one of ``grams`` replaced by one ``mark``."""
+    ``QUOTE_CHARS``-window is one of ``grams`` replaced by one ``mark``.
+
+    ``grams`` is a set of windows, or a string whose substrings they are (``joined``:
+    the windows of strings, without building the set of them).
+    """
     n = QUOTE_CHARS
-    if not grams or len(text) < n:
+    if not grams or len(text) < n or not _may_hold(text, grams):
         return text
     covered = [False] * len(text)
     for i in range(len(text) - n + 1):
@@ -161,6 +173,33 @@ def mark_runs(text: str, grams: Set[str], mark: str) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+def _may_hold(text: str, grams: Set[str] | str) -> bool:
+    """Whether a window of ``text`` may be one of ``grams`` (``False``: none is).
+
+    In a string of them, every fourth 8-character piece of ``text`` is looked for: a
+    window found there holds one of them (the one starting at or just after the
+    window's start), so a quarter of the searches rule out most texts.
+    """
+    if not isinstance(grams, str):
+        return any(map(grams.__contains__, windows(text)))
+    pieces = map(slice, range(0, len(text) - 7, 4), range(8, len(text) + 1, 4))
+    return any(map(grams.__contains__, map(text.__getitem__, pieces)))
+
+
+def joined(texts: Iterable[str]) -> str:
+    """``texts`` as one string whose ``QUOTE_CHARS``-character substrings are their
+    windows (``mark_runs``' ``grams``), each apart from the next by a NUL: a window
+    across two of them holds the NUL, so only a text with one can match it."""
+    return "\x00".join(texts)
+
+
+def windows(text: str, size: int = QUOTE_CHARS) -> Iterator[str]:
+    """Every ``size``-character window of ``text``, in order (none when shorter),
+    sliced without a Python-level loop."""
+    starts = range(len(text) - size + 1)
+    return map(text.__getitem__, map(slice, starts, range(size, len(text) + 1)))
 
 
 def claim_paths(spec: Any, inherited: str | None = None) -> list[str]:

@@ -281,16 +281,23 @@ class SqlStore(Closing):
         """Records a run's end (``finish_run``'s keywords) inside the write transaction."""
         record_run_end(execute, self.dialect.mark, run_id, **end)
 
-    def iter_rows_by_case(self, run_id: str, *, page: int = 2_000) -> Iterator[StoredRow]:
+    def iter_rows_by_case(
+        self, run_id: str, *, page: int = 2_000, start: str | None = None
+    ) -> Iterator[StoredRow]:
         """Streams one run's rows ordered by ``(case_id, seq)``, ``case_id`` by code
-        point, ``page`` rows a query: each page resumes after the last row of the one
-        before (keyset pagination through the run's case index, no ``OFFSET``), so no
-        cursor stays open between pages and the reader holds one page at a time."""
+        point, ``page`` rows a query, from case id ``start`` on (every case when
+        ``None``): each page resumes after the last row of the one before (keyset
+        pagination through the run's case index, no ``OFFSET``), so no cursor stays
+        open between pages and the reader holds one page at a time."""
         case = f"case_id{self.dialect.by_code_point}"
         first = f"SELECT {STORE_COLUMN_LIST} FROM rows WHERE run_id = ?"
         order = f"ORDER BY {case}, seq LIMIT ?"
         make = partial(tuple.__new__, SealedRow)  # SealedRow._make, minus a check
-        rows = self._read(self.dialect.sql(f"{first} {order}"), (run_id, page))
+        if start is None:
+            rows = self._read(self.dialect.sql(f"{first} {order}"), (run_id, page))
+        else:
+            query = self.dialect.sql(f"{first} AND {case} >= ? {order}")
+            rows = self._read(query, (run_id, start, page))
         after = self.dialect.sql(f"{first} AND ({case}, seq) > (?, ?) {order}")
         while rows:
             yield from map(make, rows)

@@ -91,9 +91,12 @@ class GapStore(Protocol):
         """Streams rows in seq order, optionally of one run only."""
         ...
 
-    def iter_rows_by_case(self, run_id: str, *, page: int = 2_000) -> Iterator[StoredRow]:
+    def iter_rows_by_case(
+        self, run_id: str, *, page: int = 2_000, start: str | None = None
+    ) -> Iterator[StoredRow]:
         """Streams one run's rows ordered by ``(case_id, seq)``, case ids by code point
-        (as Python orders strings), reading ``page`` rows at a time."""
+        (as Python orders strings), reading ``page`` rows at a time, from case id
+        ``start`` on (every case when ``None``)."""
         ...
 
     def run(self, run_id: str) -> RunRecord | None:

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
+from json.encoder import encode_basestring_ascii as _json_string  # json.dumps of a str
 from typing import Any
 
 from verifier.gaps.content import ContentMode
-from verifier.gaps.redact import QUOTE_CHARS, mark_runs, texts_of
+from verifier.gaps.redact import joined, mark_runs, texts_of
 from verifier.results import NOT_APPLICABLE, ClaimResult
 
 __all__ = ["WITHHELD_MARK", "Withholder", "withheld_facts"]
@@ -56,6 +57,8 @@ _VOCABULARY = frozenset(
     {"pass", "fail", "error", "skipped", "binary", "scale", "pairwise", "critique"}
     | {"compliance", "tie", "a", "b", "1", "2", "rubric", "judge", "comparative"}
 )
+# Strings of up to this many characters are remembered, per case, as holding none of it.
+_KEPT_UP_TO = 64
 _ONLY_MARKS = re.compile(r"[\W_]*(?:\[withheld\][\W_]*)+")
 
 
@@ -96,26 +99,33 @@ class Withholder:
 
 
 class CaseWithhold:
-    """The rewrite of one case's results (see the module docstring)."""
+    """The rewrite of one case's results (see the module docstring).
+
+    What every result of the case is scrubbed of is worked out once, here: the case's
+    values longest first, the forms a reason may quote them in (``repr``, JSON), and
+    every ``QUOTE_CHARS``-character window of them (as the one string they are the
+    substrings of: no set of them is built); a result then costs a substring test per
+    value and form, and one per window, for each of its strings.
+    """
 
     def __init__(self, values: set[str], kept: frozenset[str], mode: ContentMode) -> None:
         self._values = values
         self._kept = kept
         self._mode = mode
         self._grams = _grams(values)
+        self._long = sorted((v for v in values if len(v) >= _SHORT), key=len, reverse=True)
+        self._forms = [form for v in values for form in (repr(v), _json_string(v))]
+        self._absent: dict[str, bool] = {}
 
     def result(self, result: ClaimResult) -> ClaimResult:
         """The result as it may be stored: no text of the case in reason or evidence."""
         found: set[str] = set()
         self._collect(result.evidence, found)
-        quoted = sorted(
-            found | {v for v in self._values if len(v) >= _SHORT}, key=len, reverse=True
-        )
+        quotes = _Quotes(self._long, found)
         evidence = {
-            key: self._evidence(key, value, quoted) for key, value in result.evidence.items()
+            key: self._evidence(key, value, quotes) for key, value in result.evidence.items()
         }
-        grams = _grams(found)
-        reason = self.text(result.reason, quoted, grams)
+        reason = self.text(result.reason, quotes, _grams(found))
         if reason != result.reason and _ONLY_MARKS.fullmatch(reason):
             reason = (
                 f"{result.status}: the reason quoted the case, which this run does not "
@@ -125,18 +135,37 @@ class CaseWithhold:
             result.claim_id, result.kind, result.status, result.score, reason, evidence
         )
 
-    def text(self, text: str, quoted: Iterable[str], grams: Set[str] = frozenset()) -> str:
-        """``text`` with every quote of the case replaced by ``[withheld]``: ``quoted``
-        whole, and runs of ``QUOTE_CHARS`` characters of the case or of ``grams`` (those
-        of the strings the evidence withheld, which a reason may quote cut short)."""
-        for value in quoted:
+    def text(self, text: str, quotes: _Quotes, grams: str = "") -> str:
+        """``text`` with every quote of the case replaced by ``[withheld]``: the case's
+        values of ``_SHORT`` characters or more and the strings the evidence withheld
+        (``quotes``) whole, every value in its escaped forms, and runs of
+        ``QUOTE_CHARS`` characters of the case or of ``grams`` (those of the strings the
+        evidence withheld, which a reason may quote cut short)."""
+        if quotes.absent_from(text) and self._absent_from(text):
+            return mark_runs(text, grams, WITHHELD_MARK)
+        for value in quotes.longest_first():
             if value in text:
                 text = text.replace(value, WITHHELD_MARK)
-        for value in self._values:
-            for form in (repr(value), json.dumps(value)):
-                if form in text:
-                    text = text.replace(form, WITHHELD_MARK)
-        return mark_runs(mark_runs(text, self._grams, WITHHELD_MARK), grams, WITHHELD_MARK)
+        for form in self._forms:
+            if form in text:
+                text = text.replace(form, WITHHELD_MARK)
+        text = mark_runs(text, self._grams, WITHHELD_MARK)
+        return mark_runs(text, grams, WITHHELD_MARK)
+
+    def _absent_from(self, text: str) -> bool:
+        """Whether ``text`` holds no value of the case, no form of one and no window of
+        one (the scrub leaves it as it is); kept for the short strings every result of
+        the case has (the keys of its evidence)."""
+        known = self._absent.get(text)
+        if known is None:
+            known = (
+                not any(map(text.__contains__, self._long))
+                and not any(map(text.__contains__, self._forms))
+                and mark_runs(text, self._grams, WITHHELD_MARK) == text
+            )
+            if len(text) <= _KEPT_UP_TO:
+                self._absent[text] = known
+        return known
 
     def _keeps(self, text: str) -> bool:
         if text in self._values:
@@ -150,60 +179,84 @@ class CaseWithhold:
         if isinstance(value, str):
             if not self._keeps(value) and value.strip():
                 found.add(value)
-        elif isinstance(value, Mapping):
-            for k, v in value.items():
-                self._collect(v, found, str(k))
         elif isinstance(value, list | tuple):
             for v in value:
                 self._collect(v, found, key)
+        elif isinstance(value, dict | Mapping):
+            for k, v in value.items():
+                self._collect(v, found, str(k))
         elif _is_number(value) and str(value) in self._values:
             found.add(str(value))
 
-    def _evidence(self, key: str, value: Any, quoted: list[str]) -> Any:
+    def _evidence(self, key: str, value: Any, quotes: _Quotes) -> Any:
         if key in _WHOLE_KEYS:
             return value
         if key == "sut" and isinstance(value, Mapping):
             return {
-                k: v if k == "triple" else self._scrubbed(v, quoted, fail_closed=k == "calls")
+                k: v if k == "triple" else self._scrubbed(v, quotes, fail_closed=k == "calls")
                 for k, v in value.items()
             }
         if key in _REASON_KEYS and isinstance(value, str):
-            return self.text(value, quoted)
+            return self.text(value, quotes)
         if isinstance(value, str):
             return value if self._keeps(value) else withheld_facts(value)
-        if isinstance(value, Mapping):
+        if isinstance(value, dict | Mapping):
             return {
-                self.text(str(k), quoted): self._evidence(str(k), v, quoted)
+                self.text(str(k), quotes): self._evidence(str(k), v, quotes)
                 for k, v in value.items()
             }
         if isinstance(value, list | tuple):
-            return [self._evidence(key, v, quoted) for v in value]
+            return [self._evidence(key, v, quotes) for v in value]
         if _is_number(value) and str(value) in self._values:
             return withheld_facts(str(value))
         return value
 
-    def _scrubbed(self, value: Any, quoted: list[str], *, fail_closed: bool) -> Any:
+    def _scrubbed(self, value: Any, quotes: _Quotes, *, fail_closed: bool) -> Any:
         """A system's description is scrubbed; what its calls wrote (stderr) is withheld."""
         if isinstance(value, str):
             if fail_closed and not self._keeps(value) and not value.isdigit():
                 return withheld_facts(value)
-            return self.text(value, quoted)
+            return self.text(value, quotes)
         if isinstance(value, Mapping):
-            return {k: self._scrubbed(v, quoted, fail_closed=fail_closed) for k, v in value.items()}
+            return {k: self._scrubbed(v, quotes, fail_closed=fail_closed) for k, v in value.items()}
         if isinstance(value, list | tuple):
-            return [self._scrubbed(v, quoted, fail_closed=fail_closed) for v in value]
+            return [self._scrubbed(v, quotes, fail_closed=fail_closed) for v in value]
         return value
 
 
+class _Quotes:
+    """What one result's texts lose whole: the case's values of ``_SHORT`` characters or
+    more, and the strings its evidence withheld (``found``), longest first so a value
+    that contains another is replaced whole (put in order once, when first asked)."""
+
+    def __init__(self, long: list[str], found: set[str]) -> None:
+        self._long = long
+        self._found = found
+        self._ordered: list[str] | None = None
+
+    def absent_from(self, text: str) -> bool:
+        """Whether ``text`` holds none of the strings the evidence withheld."""
+        return not any(map(text.__contains__, self._found))
+
+    def longest_first(self) -> list[str]:
+        if self._ordered is None:
+            more = self._found.difference(self._long)
+            self._ordered = (
+                sorted({*self._long, *more}, key=len, reverse=True) if more else self._long
+            )
+        return self._ordered
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    kind = type(value)
+    return kind is int or kind is float or (kind is not bool and isinstance(value, int | float))
 
 
-def _grams(values: Iterable[str]) -> set[str]:
+def _grams(values: Iterable[str]) -> str:
     """Every ``QUOTE_CHARS``-character window of the values, also as repr and JSON
-    escape them, so a quote of a text with a newline or a quote mark in it is caught."""
-    forms = {f for v in values for f in (v, repr(v)[1:-1], json.dumps(v)[1:-1])}
-    return {f[i : i + QUOTE_CHARS] for f in forms for i in range(len(f) - QUOTE_CHARS + 1)}
+    escape them, so a quote of a text with a newline or a quote mark in it is caught:
+    as one string they are the substrings of (``redact.joined``)."""
+    return joined({f for v in values for f in (v, repr(v)[1:-1], _json_string(v)[1:-1])})
 
 
 def _paths_of(value: Any, prefix: str, sep: str, out: set[str]) -> None:

@@ -1,4 +1,4 @@
-"""The cases whose verdict on a claim flipped between two runs, and the comparison beside them.
+"""The cases whose verdict on a claim flipped between two runs, a page at a time.
 
 A flip is a pair ``verifier compare`` counts as discordant: the same ``(case_id,
 claim_id)`` passed in one run and failed in the other. Rows are paired as
@@ -6,30 +6,28 @@ claim_id)`` passed in one run and failed in the other. Rows are paired as
 repeated pair, errors, skips and claims that did not apply left out), so the flips
 of a claim are exactly its ``baseline_only + candidate_only`` pairs.
 
-Finding them is the comparison's own walk of both runs (``pair_runs``, a merge join
-on case id that holds a case at a time), which tells each pair to the flips' collector
-as it counts it. Runs that have ended do not change, so the comparison and its flips
-are kept for a few pairs of runs (``DiffCache``): paging through the flips of a large
-pair walks the runs once.
+Flips come in case id order (a case's flips in the order of its rows), as the merge
+join of the two runs meets them (``changed_pairs``), so a page of them is read from
+where the page begins to where it ends, and no further: the first page of two runs of
+a million results each reads a few hundred cases. The next page resumes from the last
+flip shown (``FlipCursor``: its case id and claim, keyset pagination, no offset).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass
-from threading import Lock
+from dataclasses import dataclass, field
 from typing import Literal
 
-from verifier.compare.analysis import RunComparison, compare_paired
 from verifier.compare.merge import Outcome
-from verifier.compare.runs import PairedRuns, pair_runs
+from verifier.compare.runs import changed_pairs
 from verifier.gaps.store import GapStore
-from verifier.gaps.successions import Lineage
 
-__all__ = ["DiffCache", "Flip", "FlipDirection", "RunDiff", "diff_runs", "find_flips"]
+__all__ = ["Flip", "FlipCursor", "FlipDirection", "FlipPage", "as_flip", "flip_page"]
 
 FlipDirection = Literal["regressed", "fixed"]
 """``regressed``: passed in run A, failed in run B; ``fixed``: the other way."""
+
+_VERDICTS = ("pass", "fail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,114 +49,121 @@ class Flip:
     candidate_seq: int
 
 
+def as_flip(case_id: str, claim_id: str, base: Outcome, cand: Outcome) -> Flip | None:
+    """The flip a pair of outcomes is (``changed_pairs``' ``on_pair`` arguments), or
+    ``None`` when it is no flip (same status, or an error, skip or claim that did not
+    apply on either side)."""
+    if base[0] == cand[0] or base[0] not in _VERDICTS or cand[0] not in _VERDICTS:
+        return None
+    direction: FlipDirection = "regressed" if base[0] == "pass" else "fixed"
+    return Flip(claim_id, case_id, direction, base[2], cand[2])
+
+
 @dataclass(frozen=True, slots=True)
-class RunDiff:
-    """The paired statistics of two runs and their flips, regressions first per claim."""
+class FlipCursor:
+    """Where a page of flips ends: its last flip's case and claim; the next page begins
+    with the flip after it."""
 
-    comparison: RunComparison
+    case_id: str
+    claim_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlipPage:
+    """One page of the flips selected.
+
+    Attributes:
+        flips: The page's flips, in case id order.
+        number: Which page it is (from 1).
+        after: Where the page ends, when a flip follows it (``None``: the last page).
+    """
+
     flips: tuple[Flip, ...]
-
-    def select(self, claim: str | None, direction: str | None) -> list[Flip]:
-        """The flips of ``claim`` (every claim when ``None``) in ``direction`` (both when
-        ``None``)."""
-        return [
-            f
-            for f in self.flips
-            if (claim is None or f.claim_id == claim)
-            and (direction is None or f.direction == direction)
-        ]
+    number: int
+    after: FlipCursor | None
 
 
-class _Flips:
-    """Collects the flips among the pairs ``pair_runs`` is told of."""
+@dataclass(slots=True)
+class _Pager:
+    """Keeps the flips of page ``wanted`` (or of the last page, when there are fewer),
+    told of the selected flips one by one; ``full`` once a flip past the page is seen."""
 
-    def __init__(self) -> None:
-        self.found: list[Flip] = []
+    size: int
+    wanted: int
+    number: int = 1
+    held: list[Flip] = field(default_factory=list)
+    full: bool = False
+
+    def add(self, flip: Flip) -> None:
+        if self.full:
+            return
+        if len(self.held) == self.size:
+            if self.number == self.wanted:
+                self.full = True
+                return
+            self.number += 1
+            self.held = []
+        self.held.append(flip)
+
+
+@dataclass(slots=True)
+class _Selection:
+    """The flips of one claim and direction (any, for ``None``) past a cursor."""
+
+    pager: _Pager
+    claim: str | None
+    direction: str | None
+    after: FlipCursor | None
 
     def __call__(self, case_id: str, claim_id: str, base: Outcome, cand: Outcome) -> None:
-        if base[0] == cand[0] or base[0] not in _VERDICTS or cand[0] not in _VERDICTS:
+        if self.after is not None:
+            if case_id == self.after.case_id:
+                # The cursor's case again: its flips up to the cursor's were shown.
+                if claim_id == self.after.claim_id:
+                    self.after = None
+                return
+            self.after = None
+        flip = as_flip(case_id, claim_id, base, cand)
+        if flip is None or (self.claim is not None and flip.claim_id != self.claim):
             return
-        direction: FlipDirection = "regressed" if base[0] == "pass" else "fixed"
-        self.found.append(Flip(claim_id, case_id, direction, base[2], cand[2]))
-
-    def ordered(self, paired: PairedRuns) -> list[Flip]:
-        """The flips by claim (run A's order), regressions first, then case id."""
-        order = {claims.name: n for n, claims in enumerate(paired.claims)}
-        return sorted(
-            self.found, key=lambda f: (order[f.claim_id], f.direction != "regressed", f.case_id)
-        )
+        if self.direction is None or flip.direction == self.direction:
+            self.pager.add(flip)
 
 
-_VERDICTS = ("pass", "fail")
+def flip_page(
+    store: GapStore,
+    baseline_id: str,
+    candidate_id: str,
+    *,
+    size: int,
+    claim: str | None = None,
+    direction: str | None = None,
+    after: FlipCursor | None = None,
+    number: int = 1,
+) -> FlipPage:
+    """A page of the flips of ``claim`` (every claim when ``None``) in ``direction``
+    (both when ``None``), reading both runs only as far as the page and the flip after it.
 
-
-def diff_runs(
-    store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage | None = None
-) -> RunDiff:
-    """The comparison of two runs and their flips, from one walk of both runs.
-
-    Memory: the runs stream case by case (``verifier.compare.merge``); the flips are kept.
+    Args:
+        store: The store holding both runs.
+        baseline_id: Run A.
+        candidate_id: Run B.
+        size: Flips a page.
+        claim: Only this claim's flips.
+        direction: ``regressed`` or ``fixed``: only those flips.
+        after: Begin after this flip (keyset); ``number`` is then only the page's name.
+        number: Without ``after``: which page (from 1), read from the first flip on; a
+            page past the last is the last.
 
     Raises:
-        CompareError: A run is unknown, or the runs cannot be compared.
+        CompareError: A run is unknown, or the runs checked different contracts.
     """
-    flips = _Flips()
-    paired = pair_runs(store, baseline_id, candidate_id, lineage=lineage, on_pair=flips)
-    return RunDiff(compare_paired(paired), tuple(flips.ordered(paired)))
-
-
-def find_flips(store: GapStore, baseline_id: str, candidate_id: str) -> list[Flip]:
-    """Every flip between two runs, ordered by claim (run A's order), regressions
-    first, then case id."""
-    return list(diff_runs(store, baseline_id, candidate_id).flips)
-
-
-class DiffCache:
-    """The last few diffs computed, by store and runs, reused while neither run changes.
-
-    A key holds each run's status and row count, so a run still being written (or
-    resumed) is diffed afresh on each request rather than served stale.
-    """
-
-    def __init__(self, size: int = 8) -> None:
-        self._size = size
-        self._entries: OrderedDict[tuple[object, ...], RunDiff] = OrderedDict()
-        self._lock = Lock()
-
-    def diff(
-        self, store: GapStore, baseline_id: str, candidate_id: str, *, lineage: Lineage
-    ) -> RunDiff:
-        """The diff of two runs of ``store``, from the cache when still current (and
-        the store's successions, ``lineage``, the same as when it was computed).
-
-        Raises:
-            CompareError: A run is unknown, or the runs cannot be compared.
-        """
-        key = (
-            store.location,
-            _state(store, baseline_id),
-            _state(store, candidate_id),
-            tuple(r.succession_id for r in lineage.rows),
-        )
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found
-        made = diff_runs(store, baseline_id, candidate_id, lineage=lineage)
-        comparison = made.comparison
-        if "running" in (comparison.paired.baseline.status, comparison.paired.candidate.status):
-            return made
-        with self._lock:
-            self._entries[key] = made
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return made
-
-
-def _state(store: GapStore, run_id: str) -> tuple[str, str | None, int | None]:
-    record = store.run(run_id)
-    if record is None:
-        return (run_id, None, None)
-    chain = record.chain_record
-    return (run_id, record.status, chain.rows if chain else None)
+    pager = _Pager(size, 1 if after is not None else number)
+    selection = _Selection(pager, claim, direction, after)
+    start = None if after is None else after.case_id
+    for _ in changed_pairs(store, baseline_id, candidate_id, selection, start=start):
+        if pager.full:
+            break
+    flips = tuple(pager.held)
+    last = FlipCursor(flips[-1].case_id, flips[-1].claim_id) if pager.full else None
+    return FlipPage(flips, number if after is not None else pager.number, last)
