@@ -19,6 +19,7 @@ from verifier.gaps.store import GapStore
 from verifier.report._spans import Segment, Span, segments
 
 __all__ = [
+    "NOT_RECORDED",
     "SHOWN_FIELDS",
     "CaseContent",
     "ContentReader",
@@ -26,6 +27,9 @@ __all__ = [
     "field_views",
     "pretty_json",
 ]
+
+NOT_RECORDED = "the run recorded no case text (record: content: none)"
+"""The note of a case whose run kept no content by its record policy."""
 
 SHOWN_FIELDS = ("input", "output")
 """Fields shown for every result, besides those its evidence points into."""
@@ -73,8 +77,11 @@ class ContentReader:
     each content once while holding no more than one in memory.
     """
 
-    def __init__(self, store: GapStore) -> None:
+    def __init__(self, store: GapStore, mode: str = "full") -> None:
+        """Reads from ``store`` the contents of a run recorded under content ``mode``
+        (``record_mode`` of its options): under ``none`` the note names the policy."""
         self._store = store
+        self._mode = mode
         self._last: tuple[str | None, CaseContent] | None = None
 
     def read(self, sha256: str | None) -> CaseContent:
@@ -87,6 +94,8 @@ class ContentReader:
 
     def _load(self, sha256: str | None) -> CaseContent:
         if not sha256:
+            if self._mode == "none":
+                return CaseContent(None, note=NOT_RECORDED)
             return CaseContent(None, note="no content was recorded for this case")
         text = self._store.content(sha256)
         if text is None:

@@ -16,7 +16,9 @@ from urllib.parse import urlencode
 from verifier.analyses.browse import ResultRow
 from verifier.report._case_content import (
     SHOWN_FIELDS,
+    CaseContent,
     ContentReader,
+    FieldView,
     field_views,
 )
 from verifier.report._claim_notes import ClaimNote
@@ -28,6 +30,7 @@ __all__ = [
     "STATUSES",
     "BackTrail",
     "ClaimLine",
+    "case_fields",
     "claim_lines",
     "query",
     "results_in_summary",
@@ -109,6 +112,15 @@ def shown_result(
     paths = (*SHOWN_FIELDS, *evidence_paths(row.evidence))
     fields = field_views(content, deciding_spans(row.evidence), CONTENT_CHARS, paths)
     return replace(shown, fields=fields, content_note=content.note)
+
+
+def case_fields(
+    rows: Sequence[ResultRow], content: CaseContent, paths: Sequence[str], limit: int
+) -> tuple[FieldView, ...]:
+    """A case's fields ``paths`` (and those a span points into) as one page shows the
+    case once beside its results: the spans that decided its failing results marked."""
+    failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
+    return field_views(content, failing, limit, paths)
 
 
 def query(**values: Any) -> str:
