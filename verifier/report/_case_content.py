@@ -15,8 +15,10 @@ from typing import Any
 import orjson
 
 from verifier._internal.canonical import loads_exact
+from verifier.fieldpath import compile_path
 from verifier.gaps.store import GapStore
-from verifier.report._spans import Segment, Span, segments
+from verifier.report._claim_notes import ClaimNote
+from verifier.report._spans import Segment, Span, deciding_spans, evidence_paths, segments
 
 __all__ = [
     "NOT_RECORDED",
@@ -26,6 +28,7 @@ __all__ = [
     "FieldView",
     "field_views",
     "pretty_json",
+    "result_fields",
 ]
 
 NOT_RECORDED = "the run recorded no case text (record: content: none)"
@@ -122,7 +125,8 @@ class ContentReader:
 def field_views(
     content: CaseContent, spans: Iterable[Span], limit: int, paths: Iterable[str] = SHOWN_FIELDS
 ) -> tuple[FieldView, ...]:
-    """The fields ``paths`` and those ``spans`` point into, each cut to ``limit`` chars.
+    """The fields ``paths`` (a ``*`` standing for the first few it finds) and those
+    ``spans`` point into, each cut to ``limit`` chars.
 
     A field the case does not have is left out; so is everything when the content
     is not there (``content.note`` says why).
@@ -131,7 +135,7 @@ def field_views(
     if case is None:
         return ()
     spans = list(spans)
-    wanted = list(dict.fromkeys([*paths, *(s.field for s in spans)]))
+    wanted = list(dict.fromkeys(_concrete(case, [*paths, *(s.field for s in spans)])))
     views = []
     for path in wanted:
         value = _lookup(case, path)
@@ -161,7 +165,32 @@ def field_views(
     return tuple(views)
 
 
+def result_fields(
+    content: CaseContent, evidence: Any, note: ClaimNote | None, limit: int
+) -> tuple[FieldView, ...]:
+    """The fields shown with one result, spans marked: the input and output, those its
+    evidence names, and those its claim reads (a citation's ``within``, what a judge
+    was shown: ``ClaimNote.reads``)."""
+    paths = (*SHOWN_FIELDS, *evidence_paths(evidence), *(note.reads if note else ()))
+    return field_views(content, deciding_spans(evidence), limit, paths)
+
+
 _ABSENT = object()
+_EXPANDED = 4
+"""Fields a path with ``*`` stands for that are shown, at most."""
+
+
+def _concrete(case: Mapping[str, Any], paths: Iterable[str]) -> Iterable[str]:
+    """``paths``, each with ``*`` replaced by the first fields of ``case`` it finds."""
+    for path in paths:
+        if "*" not in path.split("."):
+            yield path
+            continue
+        try:
+            found = compile_path(path).find(case)
+        except ValueError:
+            continue
+        yield from (where for where, _ in found[:_EXPANDED])
 
 
 def _lookup(case: Mapping[str, Any], path: str) -> Any:

@@ -15,15 +15,15 @@ from urllib.parse import urlencode
 
 from verifier.analyses.browse import ResultRow
 from verifier.report._case_content import (
-    SHOWN_FIELDS,
     CaseContent,
     ContentReader,
     FieldView,
     field_views,
+    result_fields,
 )
 from verifier.report._claim_notes import ClaimNote
 from verifier.report._run_view import CONTENT_CHARS, ResultView, result_view
-from verifier.report._spans import deciding_spans, evidence_paths
+from verifier.report._spans import deciding_spans
 from verifier.results import ClaimTally, wilson_95
 
 __all__ = [
@@ -109,8 +109,7 @@ def shown_result(
     if contents is None:
         return shown
     content = contents.read(row.content_sha256)
-    paths = (*SHOWN_FIELDS, *evidence_paths(row.evidence))
-    fields = field_views(content, deciding_spans(row.evidence), CONTENT_CHARS, paths)
+    fields = result_fields(content, row.evidence, note, CONTENT_CHARS)
     return replace(shown, fields=fields, content_note=content.note)
 
 
