@@ -14,6 +14,7 @@ from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,
+    cost_known,
     list_runs,
     run_results,
 )
@@ -76,6 +77,8 @@ def test_runs_are_listed_newest_first_with_their_summary_and_counted(
         )
         first = list_runs(store, limit=2)
         assert [run.run_id for run in first.items] == ["new", "other"]
+        # Cost is known on a page when one of its runs records it.
+        assert cost_known(page.items) and not cost_known(first.items)
         assert (first.has_more, first.next_after, first.total) == (True, 2, 3)
         rest = list_runs(store, offset=2, limit=2)
         assert [run.run_id for run in rest.items] == ["old"]

@@ -16,6 +16,7 @@ for a text search, the reason parsed out of each row's JSON body.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
@@ -342,6 +343,13 @@ def listing(record: RunRecord) -> RunListing:
         cost_usd=float(cost) if _is_number(cost) else None,
         judges_off=judges_were_off(record.options, summary),
     )
+
+
+def cost_known(runs: Iterable[RunListing]) -> bool:
+    """Whether any of ``runs`` records what its judges cost (``usage.cost_usd`` in its
+    summary): every page that shows cost asks this, and shows no cost column when no
+    run it lists knows one, rather than a column of dashes."""
+    return any(run.cost_usd is not None for run in runs)
 
 
 class _Backend(Protocol):

@@ -48,6 +48,28 @@ class CitationSpec(PredicateSpec):
     )
 
 
+Sources = list[tuple[str, str, list[int] | None]]
+"""Each source text: its concrete path, the text as compared, its case-fold index."""
+
+
+def _nearest(needle: str, sources: Sources) -> dict[str, Any] | None:
+    """Where ``needle`` comes closest to occurring in ``sources`` (for a span that
+    missed ``min_ratio``), for a reader to see what the quote may have come from."""
+    from rapidfuzz.fuzz import partial_ratio_alignment  # loaded already: min_ratio is set
+
+    best: tuple[float, str, int, int] | None = None
+    for where, text, index in sources:
+        if len(needle) > len(text):
+            continue
+        hit = partial_ratio_alignment(needle, text)
+        if hit is not None and hit.score > 0 and (best is None or hit.score > best[0]):
+            best = (hit.score, where, *original_span(index, hit.dest_start, hit.dest_end))
+    if best is None:
+        return None
+    score, where, start, end = best
+    return {"within": where, "start": start, "end": end, "ratio": round(score, 1)}
+
+
 def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
     spans_path = field_path(spec.spans)
     within_path = field_path(spec.within)
@@ -79,23 +101,6 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
                 start, end = original_span(index, hit.dest_start, hit.dest_end)
                 return {"within": where, "start": start, "end": end, "ratio": round(hit.score, 1)}
         return None
-
-    def nearest(
-        needle: str, sources: list[tuple[str, str, list[int] | None]]
-    ) -> dict[str, Any] | None:
-        """Where ``needle`` comes closest to occurring (below ``min_ratio``), for a
-        reader to see what the quote may have been taken from."""
-        best: tuple[float, str, int, int] | None = None
-        for where, text, index in sources:
-            if len(needle) > len(text):
-                continue
-            hit = partial_ratio_alignment(needle, text)
-            if hit is not None and hit.score > 0 and (best is None or hit.score > best[0]):
-                best = (hit.score, where, *original_span(index, hit.dest_start, hit.dest_end))
-        if best is None:
-            return None
-        score, where, start, end = best
-        return {"within": where, "start": start, "end": end, "ratio": round(score, 1)}
 
     def check(case: Mapping[str, Any]) -> Outcome:
         found = spans_path.find(case)
@@ -131,7 +136,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
             evidence = {"path": where, "span": shown, **counts}
             evidence["within"] = [w for w, _, _ in sources[:_MAX_WITHIN]]
             if min_ratio is not None and isinstance(span, str) and span.strip():
-                closest = nearest(span.casefold() if ignore_case else span, sources)
+                closest = _nearest(span.casefold() if ignore_case else span, sources)
                 if closest is not None:
                     evidence["nearest"] = closest
             return failed(

@@ -27,6 +27,7 @@ from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,
+    cost_known,
     list_runs,
 )
 from verifier.gaps.content import record_mode
@@ -80,6 +81,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         before = max(0, offset - RUNS_PER_PAGE)
         context = {
             "page": page,
+            "cost_known": cost_known(page.items),
             "contracts": contracts,
             "statuses": RUN_STATUSES,
             "filters": filters,
