@@ -1,7 +1,7 @@
 """docs/screenshots.py makes the viewer's screenshots the docs show: each one a real page.
 
 The script runs the bundled examples into a temporary store, serves it with ``verifier
-view`` and photographs four pages in headless Chromium; here it writes them to a
+view`` and photographs every page in headless Chromium (two runs with a fold open); here it writes them to a
 temporary folder, and each PNG must have the fixed viewport's size and be a page, not
 a blank or an error: many colours (text, marks, banners, links).
 """
@@ -25,7 +25,17 @@ pytestmark = pytest.mark.e2e
 
 __all__ = ["chromium"]  # the fixture, used below
 
-SHOTS = ("viewer-run.png", "viewer-case.png", "viewer-diff.png", "viewer-grid.png")
+SHOTS = (
+    "viewer-runs.png",
+    "viewer-run.png",
+    "viewer-run-citation-fold.png",
+    "viewer-run-judge-fold.png",
+    "viewer-case.png",
+    "viewer-panel.png",
+    "viewer-diff.png",
+    "viewer-grid.png",
+    "viewer-trends.png",
+)
 COLOURS = """async (src) => {
   const image = new Image();
   image.src = src;
@@ -61,9 +71,7 @@ def _colours(browser: Any, png: bytes) -> int:
         context.close()
 
 
-def test_the_script_photographs_the_run_a_case_a_diff_and_a_grid(
-    chromium: Any, tmp_path: Path
-) -> None:
+def test_the_script_photographs_every_page_of_the_viewer(chromium: Any, tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "screenshots.py"), "--out", str(tmp_path)],
         env=os.environ | {"VERIFIER_TEST_CHROMIUM": chromium_executable()},
