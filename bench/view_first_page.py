@@ -9,7 +9,7 @@ size, and reused by the next run of this script (``--rebuild`` builds it again).
 Then times, as the viewer asks them: the run list's first page, and the big run's
 first page of results unfiltered, filtered by status, by claim, by claim and status
 together, and by a text search that matches near the start and one that matches
-nothing (the worst case: one window of ``browse.SCAN_WINDOW`` rows scanned), the
+nothing (the worst case: one window of ``browse.TEXT_SCAN_WINDOW`` rows scanned), the
 failing results first, a count of the failing ones, and the first page of the run's
 grid (``verifier.analyses.grid``) unfiltered and filtered. Prints
 the median and the slowest of ``--tries`` tries of each, in milliseconds. The target

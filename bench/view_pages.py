@@ -5,8 +5,9 @@ Uses the store ``bench/view_first_page.py`` builds (50 small runs and one run of
 ``verifier view``'s application under uvicorn on loopback, and times whole HTTP
 requests from a client on the same machine: the runs list, the big run's first page
 of results (the page a person opens), filtered by status, by claim, by text, its
-next page, one case's page, and the big run's grid (first page, filtered, and
-against another run). Prints the median and the slowest of ``--tries``
+next page, one case's page, and the big run's grid (first page, filtered, by text,
+and against another run); a text is searched for both where it matches a few results
+and where it matches none (a search's worst case: it reads its whole window). Prints the median and the slowest of ``--tries``
 tries of each, in milliseconds, and the page's size. The target is a first page in
 under 300 ms.
 
@@ -45,10 +46,14 @@ def main() -> None:
             ("  status=fail", f"{run}?status=fail"),
             ("  claim=tone", f"{run}?claim=tone"),
             ("  text 'case-4242'", f"{run}?q=case-4242"),
+            ("  text, run order", f"{run}?q=case-4242&order=run"),
+            ("  text matching none", f"{run}?q=zebra"),
             ("  next page", found.group(1).replace("&amp;", "&")),
             ("a case", case.group(1)),
             ("grid, first page", f"{run}/grid"),
             ("  status=pass", f"{run}/grid?status=pass"),
+            ("  text 'case-4242'", f"{run}/grid?q=case-4242"),
+            ("  text matching none", f"{run}/grid?q=zebra"),
             ("  against a run", f"{run}/grid?against=bench-small-049"),
         ]
         print(f"{'page':<24}{'median ms':>10}{'max ms':>9}{'KiB':>7}  status")

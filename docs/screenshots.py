@@ -4,9 +4,11 @@
 
 Runs the example contracts of contracts/examples/ (judges replayed from their
 recordings: offline, no key) into a temporary store, serves that store with
-``verifier view`` on 127.0.0.1 (a free port), and photographs four of its pages in
-headless Chromium at a fixed viewport: a run, one of its cases, the diff of two runs,
-and the grid of the second against the first. Then it serves the same store with
+``verifier view`` on 127.0.0.1 (a free port), and photographs its pages in headless
+Chromium at a fixed viewport: the runs list, a run, a run with a citation's and a
+judge's failing result unfolded, one of its cases, the evaluation panel of that case,
+the diff of two runs, the grid of the second against the first, and the trends of
+their contract. Then it serves the same store with
 ``verifier serve --contracts`` over a copy of the examples and photographs the
 playground (``/play/``) with a stored case of the last run tried. The browser is Debian's
 (``/usr/bin/chromium``, or ``$VERIFIER_TEST_CHROMIUM``), driven by Playwright, never
@@ -32,12 +34,19 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = "contracts/examples"
 STORE = ".verifier/gaps.db"
 WIDTH, HEIGHT = 1200, 900  # the viewport, in CSS pixels (one device pixel each)
-# Each shot: its file, and the viewer's page (last: the newest run of the store).
-SHOTS = (
-    ("viewer-run.png", "/view/runs/last"),
-    ("viewer-case.png", "/view/runs/last/cases/acct-003"),
-    ("viewer-diff.png", "/view/diff?a=last~2&b=last~1"),
-    ("viewer-grid.png", "/view/runs/last~1/grid?against=last~2"),
+FOLD = "tr.result details.content"
+# Each shot: its file, the viewer's page (last: the newest run of the store), and the
+# fold opened and scrolled to before the photograph, if any.
+SHOTS: tuple[tuple[str, str, str | None], ...] = (
+    ("viewer-runs.png", "/view/runs", None),
+    ("viewer-run.png", "/view/runs/last", None),
+    ("viewer-run-citation-fold.png", "/view/runs/last~1?claim=spans_grounded", FOLD),
+    ("viewer-run-judge-fold.png", "/view/runs/last?claim=executive_tone", FOLD),
+    ("viewer-case.png", "/view/runs/last/cases/acct-003", None),
+    ("viewer-panel.png", "/view/panel/last?case=acct-003", None),
+    ("viewer-diff.png", "/view/diff?a=last~2&b=last~1", None),
+    ("viewer-grid.png", "/view/runs/last~1/grid?against=last~2", None),
+    ("viewer-trends.png", "/view/trends?contract=org-extraction", None),
 )
 # Run in this order: two runs of one contract to diff, then the run to show.
 RUNS = (
@@ -150,7 +159,7 @@ def photograph(base: str, out: Path) -> list[Path]:
     """Each page of SHOTS at ``base``, as a PNG of the viewport in ``out``."""
     written = []
     with browser_page(base) as page:
-        for name, path in SHOTS:
+        for name, path, fold in SHOTS:
             response = page.goto(base + path, wait_until="load")
             if response is None or not response.ok:
                 sys.exit(f"error: {path}: the viewer answered {response and response.status}")
@@ -160,9 +169,20 @@ def photograph(base: str, out: Path) -> list[Path]:
                     break
                 page.wait_for_timeout(250)
                 page.goto(base + path, wait_until="load")
+            if fold is not None:
+                _open(page, fold, path)
             page.screenshot(path=str(out / name))
             written.append(out / name)
     return written
+
+
+def _open(page: Any, fold: str, path: str) -> None:
+    """Opens the page's first ``fold`` and scrolls its result to the top."""
+    found = page.locator(fold).first
+    if found.count() == 0:
+        sys.exit(f"error: {path}: no {fold} to open")
+    found.locator("summary").click()
+    found.evaluate("f => f.closest('tr').scrollIntoView({block: 'start'})")
 
 
 def photograph_playground(base: str, out: Path) -> Path:

@@ -14,6 +14,7 @@ from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,
+    cost_known,
     list_runs,
     run_results,
 )
@@ -76,6 +77,8 @@ def test_runs_are_listed_newest_first_with_their_summary_and_counted(
         )
         first = list_runs(store, limit=2)
         assert [run.run_id for run in first.items] == ["new", "other"]
+        # Cost is known on a page when one of its runs records it.
+        assert cost_known(page.items) and not cost_known(first.items)
         assert (first.has_more, first.next_after, first.total) == (True, 2, 3)
         rest = list_runs(store, offset=2, limit=2)
         assert [run.run_id for run in rest.items] == ["old"]
@@ -170,7 +173,11 @@ def test_a_scan_looks_at_one_window_of_seqs_per_page(
 ) -> None:
     with store_backend.open() as store:
         _run(store, "a", 25, started_at="2026-11-25T09:00:00Z")
-        monkeypatch.setattr(browse, "SCAN_WINDOW", 10)
+        # A text search reads its rows whole, so its window is the smaller one.
+        assert browse.scan_window("case 7") == browse.TEXT_SCAN_WINDOW < browse.SCAN_WINDOW
+        assert browse.scan_window("") == browse.SCAN_WINDOW
+        monkeypatch.setattr(browse, "TEXT_SCAN_WINDOW", 10)
+        monkeypatch.setattr(browse, "SCAN_WINDOW", 1000)
         first = run_results(store, "a", text="case 7")  # rows 21-23 say "case 7"
         assert (first.items, first.has_more, first.next_after) == ([], True, 10)
         second = run_results(store, "a", text="case 7", after=10)
@@ -179,6 +186,7 @@ def test_a_scan_looks_at_one_window_of_seqs_per_page(
         assert [row.seq for row in third.items] == [21, 22, 23]
         assert (third.has_more, third.next_after) == (False, None)
         # Claim and status together are scanned the same way; each filter alone is not.
+        monkeypatch.setattr(browse, "SCAN_WINDOW", 10)
         assert _seqs(store, "a", claim="claim-0", status="fail") == [15]
         assert len(run_results(store, "a", status="pass", limit=50).items) == 20
 
@@ -271,3 +279,21 @@ def test_text_with_characters_json_escapes_is_found_in_the_reason(store_backend:
         store.append([draft(n, "a", reason=text) for n, text in enumerate(reasons, start=1)])
         for needle, seq in (('said "yes', 1), ("back\\sl", 2), ("tab\th", 3), ("PLAIN", 4)):
             assert [row.seq for row in run_results(store, "a", text=needle).items] == [seq]
+
+
+def test_a_text_search_takes_wildcards_literally_and_ignores_ascii_case(
+    store_backend: Backend,
+) -> None:
+    reasons = ["50% done", "500 done", "a_b here", "aXb here", "MiXeD Case", "Été fini"]
+    # Letters beyond ASCII are folded as the backend's lower() folds them: not asked.
+    with store_backend.open() as store:
+        begin(store, "w", started_at="2026-11-25T09:00:00Z")
+        store.append([draft(n, "w", reason=r) for n, r in enumerate(reasons, start=1)])
+
+        def found(text: str) -> list[str]:
+            return [row.reason for row in run_results(store, "w", text=text).items]
+
+        assert found("50%") == ["50% done"]
+        assert found("a_b") == ["a_b here"]
+        assert found("mixed case") == found("MIXED CASE") == ["MiXeD Case"]
+        assert found("fini") == found("t\u00e9 fini") == ["Été fini"]

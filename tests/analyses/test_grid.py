@@ -9,7 +9,7 @@ import pytest
 
 from tests.gaps._backends import Backend
 from tests.gaps._support import begin, draft
-from verifier.analyses import grid
+from verifier.analyses import browse
 from verifier.analyses.grid import GridCursor, run_grid
 from verifier.gaps.store import GapStore
 
@@ -97,10 +97,16 @@ def test_a_part_looks_at_one_window_of_seqs_per_page(
 ) -> None:
     with store_backend.open() as store:
         _plant(store, "g")
-        monkeypatch.setattr(grid, "SCAN_WINDOW", 3)
+        monkeypatch.setattr(browse, "SCAN_WINDOW", 3)
         first = run_grid(store, "g", limit=10)  # seqs 1-3 hold no failing result
         assert (first.cases, first.next) == ([], GridCursor("failing", 3))
         assert _cases(store, "g", limit=10) == ["c1", "c3", "c4", "c0", "c2", "c5"]
+        # A text search looks at the text window, as the run page's does.
+        monkeypatch.setattr(browse, "SCAN_WINDOW", 1000)
+        monkeypatch.setattr(browse, "TEXT_SCAN_WINDOW", 3)
+        searched = run_grid(store, "g", text="JUDGE", limit=10)
+        assert (searched.cases, searched.next) == ([], GridCursor("failing", 3))
+        assert _cases(store, "g", limit=10, text="JUDGE") == ["c5"]
 
 
 def test_a_cursor_is_written_and_read_back() -> None:

@@ -1,8 +1,8 @@
 """docs/screenshots.py makes the viewer's screenshots the docs show: each one a real page.
 
 The script runs the bundled examples into a temporary store, serves it with ``verifier
-view`` and photographs four pages in headless Chromium, then the playground of
-``verifier serve`` with a case tried; here it writes them to a
+view`` and photographs every page in headless Chromium (two runs with a fold open),
+then the playground of ``verifier serve`` with a case tried; here it writes them to a
 temporary folder, and each PNG must have the fixed viewport's size and be a page, not
 a blank or an error: many colours (text, marks, banners, links).
 """
@@ -26,7 +26,17 @@ pytestmark = pytest.mark.e2e
 
 __all__ = ["chromium"]  # the fixture, used below
 
-SHOTS = ("viewer-run.png", "viewer-case.png", "viewer-diff.png", "viewer-grid.png")
+SHOTS = (
+    "viewer-runs.png",
+    "viewer-run.png",
+    "viewer-run-citation-fold.png",
+    "viewer-run-judge-fold.png",
+    "viewer-case.png",
+    "viewer-panel.png",
+    "viewer-diff.png",
+    "viewer-grid.png",
+    "viewer-trends.png",
+)
 PLAYGROUND = "playground.png"
 """The playground's whole page (its verdicts come below the viewport)."""
 COLOURS = """async (src) => {
@@ -64,7 +74,7 @@ def _colours(browser: Any, png: bytes) -> int:
         context.close()
 
 
-def test_the_script_photographs_the_run_a_case_a_diff_a_grid_and_the_playground(
+def test_the_script_photographs_every_page_of_the_viewer_and_the_playground(
     chromium: Any, tmp_path: Path
 ) -> None:
     done = subprocess.run(

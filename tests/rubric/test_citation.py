@@ -182,3 +182,23 @@ def test_any_substring_of_within_is_grounded(make_check: Make, source: str, data
     located = source[hit["start"] : hit["end"]]
     # A folded match may start inside a character that folds to several (ß -> ss).
     assert span.casefold() in located.casefold() if ignore_case else located == span
+
+
+def test_a_failure_names_the_texts_it_looked_in(make_check: Make) -> None:
+    spec = {**SPEC, "within": "docs.*"}
+    case = {**_case("profit of $9M"), "docs": ["Revenue rose.", "Costs fell."]}
+    outcome = make_check(spec)(case)
+    assert outcome.status == "fail"
+    assert outcome.evidence["within"] == ["docs.0", "docs.1"]
+    # Without min_ratio nothing near is sought (rapidfuzz is not loaded for it).
+    assert "nearest" not in outcome.evidence
+
+
+def test_a_failure_under_min_ratio_says_where_the_quote_came_closest(make_check: Make) -> None:
+    outcome = make_check({**SPEC, "min_ratio": 95})(_case("revenue of 3 million in 2024"))
+    assert outcome.status == "fail"
+    near = outcome.evidence["nearest"]
+    assert (near["within"], near["ratio"]) == ("input", 71.4)
+    assert "revenue of $3M in 2024" in INPUT[near["start"] : near["end"]]
+    # A text that shares nothing with the source has no nearest place.
+    assert "nearest" not in make_check({**SPEC, "min_ratio": 95})(_case("zzzz")).evidence

@@ -22,6 +22,11 @@ def contains(column: str) -> str:
     return f"strpos(lower({column}), ?) > 0"
 
 
+def body_holds(needle: str) -> tuple[str, Any]:
+    """SQL true when a row's body holds the lower-cased ``needle``, and its parameter."""
+    return contains("body"), needle
+
+
 def select(store: PostgresStore, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """Runs a read query written with ``?`` placeholders (made ``%s`` here)."""
     return store.select(query.replace("?", "%s"), params)

@@ -26,6 +26,14 @@ def contains(column: str) -> str:
     return f"instr(lower({column}), ?) > 0"
 
 
+def body_holds(needle: str) -> tuple[str, Any]:
+    """SQL true when a row's body holds the lower-cased ``needle`` ignoring ASCII case,
+    and its parameter: ``LIKE`` folds ASCII letters as ``lower`` does (so it finds what
+    ``contains`` finds) without copying each body to lower-case it, half the cost."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return "body LIKE ? ESCAPE '\\'", f"%{escaped}%"
+
+
 def select(store: SqliteStore, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """Runs a read query written with ``?`` placeholders."""
     return store.select(query, params)

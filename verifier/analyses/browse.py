@@ -7,15 +7,17 @@ comes as fast as a small run's, and the run list never reads a row.
 A run's results page by ``seq`` (keyset pagination: ``after`` is the last seq of the
 previous page). Filters by claim or by status each have an index. A text search, or
 claim and status together, is answered by scanning the run's rows in seq order; to keep
-a page bounded, such a page looks at most ``SCAN_WINDOW`` seqs past ``after``. A page
+a page bounded, such a page looks at most ``SCAN_WINDOW`` seqs past ``after``
+(``TEXT_SCAN_WINDOW`` for a text search, whose rows are read whole). A page
 that reached the end of its window before filling holds fewer results than asked (or
 none) with ``has_more`` set and ``next_after`` where the next page goes on: the cost of
-a search is paid a window at a time, each page at most ``SCAN_WINDOW`` rows read and,
-for a text search, the reason parsed out of each row's JSON body.
+a search is paid a window at a time, each page at most a window's rows read and, for
+a text search, the reason parsed out of each row whose body holds the text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
@@ -36,6 +38,11 @@ MAX_LIMIT = 1000
 
 SCAN_WINDOW = 50_000
 """How many seqs past ``after`` a page answered by a scan looks at, at most."""
+
+TEXT_SCAN_WINDOW = 20_000
+"""How many seqs past ``after`` a page of a text search looks at, at most: each row
+it looks at is read whole (its body holds the reason), where the other scans read
+little more than an index."""
 
 COUNT_UP_TO = 50_000
 """Results of a run up to which ``count_results`` counts what no index answers."""
@@ -198,7 +205,7 @@ def run_results(
     scanned = bool(needle) or failing is not None or (claim is not None and status is not None)
     if scanned:
         where += " AND seq <= ?"
-        params += (start + SCAN_WINDOW,)
+        params += (start + scan_window(needle),)
     found = backend.select(
         store, f"SELECT {_ROW_COLUMNS} FROM rows{where} ORDER BY seq LIMIT ?", (*params, limit + 1)
     )
@@ -209,7 +216,7 @@ def run_results(
         return Page(items, True, items[-1].seq, total)
     if not scanned:
         return Page(items, False, None, total)
-    window_end = start + SCAN_WINDOW
+    window_end = start + scan_window(needle)
     beyond = backend.select(
         store,
         "SELECT seq FROM rows WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT 1",
@@ -277,14 +284,16 @@ def _result_filter(
     if failing is not None:
         where += f" AND status {'' if failing else 'NOT '}IN ('fail', 'error')"
     if needle:
+        if _written_as_is(needle):
+            # The body holds all three fields, so a row whose body lacks the text is
+            # passed over first, without its fields lower-cased or its JSON parsed:
+            # most rows of a search end here (SQLite tests the terms in this order).
+            body, param = backend.body_holds(needle)
+            where += " AND " + body
+            params += (param,)
         fields = ("case_id", "claim_id", backend.REASON)
         where += " AND (" + " OR ".join(backend.contains(field) for field in fields) + ")"
         params += (needle, needle, needle)
-        if _written_as_is(needle):
-            # The body holds all three fields, so a row whose body lacks the text is
-            # passed over without parsing its JSON: a fifth of the cost per row.
-            where += " AND " + backend.contains("body")
-            params += (needle,)
     return where, params
 
 
@@ -344,10 +353,26 @@ def listing(record: RunRecord) -> RunListing:
     )
 
 
+def scan_window(needle: str) -> int:
+    """How many seqs one page of a scan looks at: ``TEXT_SCAN_WINDOW`` when it searches
+    for ``needle``, else ``SCAN_WINDOW`` (the run page and the grid both ask this)."""
+    return TEXT_SCAN_WINDOW if needle else SCAN_WINDOW
+
+
+def cost_known(runs: Iterable[RunListing]) -> bool:
+    """Whether any of ``runs`` records what its judges cost (``usage.cost_usd`` in its
+    summary): every page that shows cost asks this, and shows no cost column when no
+    run it lists knows one, rather than a column of dashes."""
+    return any(run.cost_usd is not None for run in runs)
+
+
 class _Backend(Protocol):
     """The SQL one backend speaks: the module ``_sqlite_browse`` or ``_postgres_browse``."""
 
     RUN_ORDER: str
+
+    def body_holds(self, needle: str) -> tuple[str, Any]: ...
+
     REASON: str
 
     def contains(self, column: str) -> str: ...

@@ -8,7 +8,7 @@ result stands in seq order; then the others, each where its first result stands.
 case is found from a "driver" row (the row that places it), its results are then read
 through the ``(run_id, case_id)`` index, and a case already placed on an earlier page
 (an earlier driver row of it) is passed over. Like a scanned results page, a part looks
-at most ``browse.SCAN_WINDOW`` seqs past where its page starts: a page may hold fewer
+at most ``browse.scan_window`` seqs past where its page starts: a page may hold fewer
 cases than asked, with a ``next`` cursor where the next page goes on.
 
 Filters: ``claim`` keeps that claim's column only; ``status`` keeps the cases with a
@@ -24,12 +24,12 @@ from typing import Any, Final, Literal
 from verifier.analyses.browse import (
     _ROW_COLUMNS,
     MAX_LIMIT,
-    SCAN_WINDOW,
     ResultRow,
     _Backend,
     _backend,
     _result,
     _result_filter,
+    scan_window,
 )
 from verifier.gaps.store import GapStore
 
@@ -169,7 +169,7 @@ def _fill(ask: _Ask, cursor: GridCursor, want: int) -> tuple[list[GridCase], Gri
     """Up to ``want`` cases of the cursor's part, and where the next page starts (the
     other part's start when this part is done, ``None`` after the last part)."""
     where, params = ask.driver(cursor.part)
-    window_end = cursor.after + SCAN_WINDOW
+    window_end = cursor.after + scan_window(ask.needle)
     after, seen, cases = cursor.after, set[str](), list[GridCase]()
     while True:
         found = ask.select(

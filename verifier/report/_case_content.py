@@ -15,17 +15,24 @@ from typing import Any
 import orjson
 
 from verifier._internal.canonical import loads_exact
+from verifier.fieldpath import compile_path
 from verifier.gaps.store import GapStore
-from verifier.report._spans import Segment, Span, segments
+from verifier.report._claim_notes import ClaimNote
+from verifier.report._spans import Segment, Span, deciding_spans, evidence_paths, segments
 
 __all__ = [
+    "NOT_RECORDED",
     "SHOWN_FIELDS",
     "CaseContent",
     "ContentReader",
     "FieldView",
     "field_views",
     "pretty_json",
+    "result_fields",
 ]
+
+NOT_RECORDED = "the run recorded no case text (record: content: none)"
+"""The note of a case whose run kept no content by its record policy."""
 
 SHOWN_FIELDS = ("input", "output")
 """Fields shown for every result, besides those its evidence points into."""
@@ -73,8 +80,11 @@ class ContentReader:
     each content once while holding no more than one in memory.
     """
 
-    def __init__(self, store: GapStore) -> None:
+    def __init__(self, store: GapStore, mode: str = "full") -> None:
+        """Reads from ``store`` the contents of a run recorded under content ``mode``
+        (``record_mode`` of its options): under ``none`` the note names the policy."""
         self._store = store
+        self._mode = mode
         self._last: tuple[str | None, CaseContent] | None = None
 
     def read(self, sha256: str | None) -> CaseContent:
@@ -87,6 +97,8 @@ class ContentReader:
 
     def _load(self, sha256: str | None) -> CaseContent:
         if not sha256:
+            if self._mode == "none":
+                return CaseContent(None, note=NOT_RECORDED)
             return CaseContent(None, note="no content was recorded for this case")
         text = self._store.content(sha256)
         if text is None:
@@ -113,7 +125,8 @@ class ContentReader:
 def field_views(
     content: CaseContent, spans: Iterable[Span], limit: int, paths: Iterable[str] = SHOWN_FIELDS
 ) -> tuple[FieldView, ...]:
-    """The fields ``paths`` and those ``spans`` point into, each cut to ``limit`` chars.
+    """The fields ``paths`` (a ``*`` standing for the first few it finds) and those
+    ``spans`` point into, each cut to ``limit`` chars.
 
     A field the case does not have is left out; so is everything when the content
     is not there (``content.note`` says why).
@@ -122,7 +135,7 @@ def field_views(
     if case is None:
         return ()
     spans = list(spans)
-    wanted = list(dict.fromkeys([*paths, *(s.field for s in spans)]))
+    wanted = list(dict.fromkeys(_concrete(case, [*paths, *(s.field for s in spans)])))
     views = []
     for path in wanted:
         value = _lookup(case, path)
@@ -152,7 +165,32 @@ def field_views(
     return tuple(views)
 
 
+def result_fields(
+    content: CaseContent, evidence: Any, note: ClaimNote | None, limit: int
+) -> tuple[FieldView, ...]:
+    """The fields shown with one result, spans marked: the input and output, those its
+    evidence names, and those its claim reads (a citation's ``within``, what a judge
+    was shown: ``ClaimNote.reads``)."""
+    paths = (*SHOWN_FIELDS, *evidence_paths(evidence), *(note.reads if note else ()))
+    return field_views(content, deciding_spans(evidence), limit, paths)
+
+
 _ABSENT = object()
+_EXPANDED = 4
+"""Fields a path with ``*`` stands for that are shown, at most."""
+
+
+def _concrete(case: Mapping[str, Any], paths: Iterable[str]) -> Iterable[str]:
+    """``paths``, each with ``*`` replaced by the first fields of ``case`` it finds."""
+    for path in paths:
+        if "*" not in path.split("."):
+            yield path
+            continue
+        try:
+            found = compile_path(path).find(case)
+        except ValueError:
+            continue
+        yield from (where for where, _ in found[:_EXPANDED])
 
 
 def _lookup(case: Mapping[str, Any], path: str) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 from verifier.gaps.store import GapStore, RunRecord
 
-__all__ = ["ClaimNote", "claim_notes", "scale_verdict"]
+__all__ = ["ClaimNote", "claim_notes", "judge_saw", "scale_verdict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +24,22 @@ class ClaimNote:
     Attributes:
         description: The claim's ``description``, else a judge claim's ``instruction``.
         scale: A scale claim's ``(min, max)``.
+        reads: The case fields the claim reads besides the one it checks, as the
+            contract names them (they may hold ``*``): a judge's ``input``, the field it
+            judges and its reference's fields; a citation's ``within``.
+        own_prompt: A judge claim whose judge has a prompt of its own (``prompt`` or
+            ``stored_prompt``), which may show more case fields (``{{case.PATH}}``) than
+            its rows record.
     """
 
     description: str | None = None
     scale: tuple[int, int] | None = None
+    reads: tuple[str, ...] = ()
+    own_prompt: bool = False
+
+
+_REFERENCE_ROLES = ("instructions", "expected", "bad", "why")
+"""A judge reference's roles, in the order the judge reads them (``Reference.paths``)."""
 
 
 def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
@@ -43,14 +55,33 @@ def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
     except YamlProblem:
         return {}
     claims = document.get("claims") if isinstance(document, Mapping) else None
+    judges = document.get("judges") if isinstance(document, Mapping) else None
+    judges = judges if isinstance(judges, Mapping) else {}
     notes: dict[str, ClaimNote] = {}
     for claim in claims if isinstance(claims, list) else ():
         if isinstance(claim, Mapping) and isinstance(claim.get("id"), str):
-            notes[claim["id"]] = _note(claim)
+            notes[claim["id"]] = _note(claim, judges)
     return notes
 
 
-def _note(claim: Mapping[str, Any]) -> ClaimNote:
+def _reads(claim: Mapping[str, Any], judges: Mapping[str, Any]) -> tuple[tuple[str, ...], bool]:
+    """What ``ClaimNote.reads`` and ``ClaimNote.own_prompt`` say of ``claim``."""
+    if claim.get("rubric") == "citation":
+        within = claim.get("within")
+        return ((within,) if isinstance(within, str) else ()), False
+    if not isinstance(claim.get("judge"), str) or "compare" in claim:
+        return (), False
+    field = claim.get("field")
+    paths = ["input", field if isinstance(field, str) else "output"]
+    reference = claim.get("reference")
+    if isinstance(reference, Mapping):
+        paths.extend(p for r in _REFERENCE_ROLES if isinstance(p := reference.get(r), str))
+    judge = judges.get(claim["judge"])
+    own = isinstance(judge, Mapping) and bool(judge.get("prompt") or judge.get("stored_prompt"))
+    return tuple(dict.fromkeys(paths)), own
+
+
+def _note(claim: Mapping[str, Any], judges: Mapping[str, Any]) -> ClaimNote:
     text = claim.get("description") or claim.get("instruction")
     description = " ".join(text.split()) if isinstance(text, str) and text.strip() else None
     scale = claim.get("scale")
@@ -59,7 +90,8 @@ def _note(claim: Mapping[str, Any]) -> ClaimNote:
         low, high = scale.get("min"), scale.get("max")
         if _is_int(low) and _is_int(high) and low < high:
             bounds = (low, high)
-    return ClaimNote(description, bounds)
+    reads, own_prompt = _reads(claim, judges)
+    return ClaimNote(description, bounds, reads, own_prompt)
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
@@ -83,3 +115,16 @@ def scale_verdict(evidence: Any, score: float | None, note: ClaimNote | None) ->
         return None
     low, high = note.scale
     return f"{round(low + score * (high - low))}/{high}"
+
+
+def judge_saw(note: ClaimNote | None) -> str | None:
+    """The case fields a judge claim's judge was shown, in words (``None`` when the
+    contract does not say: its source is not in the store)."""
+    if note is None or not note.reads:
+        return None
+    saw = f"the judge was shown {', '.join(note.reads)}"
+    if note.own_prompt:
+        saw += (
+            "; its judge's own prompt may show other case fields too, which the rows do not record"
+        )
+    return saw

@@ -19,14 +19,12 @@ from verifier.gaps.row import TRIPLE_PARTS, TRIPLE_REQUIRED_STATUSES, needs_trip
 from verifier.gaps.store import GapStore, RunRecord, StoredRow
 from verifier.judge_summary import JudgeClaimsNotRun
 from verifier.report._case_content import (
-    SHOWN_FIELDS,
     ContentReader,
     FieldView,
-    field_views,
     pretty_json,
+    result_fields,
 )
-from verifier.report._claim_notes import ClaimNote, claim_notes, scale_verdict
-from verifier.report._spans import deciding_spans, evidence_paths
+from verifier.report._claim_notes import ClaimNote, claim_notes, judge_saw, scale_verdict
 from verifier.results import ClaimTally, JudgeNoise, row_not_applicable
 
 __all__ = [
@@ -104,6 +102,8 @@ class ResultView:
     """The case's input, output and the fields the evidence points into."""
     content_note: str | None = None
     """Why the case's content is not shown, when it is not."""
+    saw: str | None = None
+    """A judge claim's: the case fields its judge was shown (``judge_saw``)."""
 
 
 @dataclass(slots=True)
@@ -256,8 +256,9 @@ def read_run(
         if row.status != "pass":
             view.not_passed += 1
             if len(view.results) < max_results:
-                result = _result(row, body, notes.get(row.claim_id))
-                view.results.append(_with_content(view, result, body, contents))
+                note = notes.get(row.claim_id)
+                result = _result(row, body, note)
+                view.results.append(_with_content(view, result, body, contents, note))
     return view
 
 
@@ -328,20 +329,23 @@ def result_view(row: ShownRow, reason: str, evidence: Any, note: ClaimNote | Non
         reason=cut(reason, REASON_CHARS),
         evidence=cut(pretty_json(evidence), EVIDENCE_CHARS),
         scale=scale_verdict(evidence, row.score, note) if row.kind == "judge" else None,
+        saw=judge_saw(note) if row.kind == "judge" else None,
     )
 
 
 def _with_content(
-    view: RunView, result: ResultView, body: dict[str, Any], contents: ContentReader
+    view: RunView,
+    result: ResultView,
+    body: dict[str, Any],
+    contents: ContentReader,
+    note: ClaimNote | None,
 ) -> ResultView:
     if view.content_chars >= view.content_budget:
         show = f"verifier show {view.record.run_id} {result.case_id}"
         return replace(result, content_note=f"left out to keep the page small: {show}")
     sha = body.get("content_sha256")
     content = contents.read(sha if isinstance(sha, str) else None)
-    evidence = body.get("evidence")
-    paths = (*SHOWN_FIELDS, *evidence_paths(evidence))
-    fields = field_views(content, deciding_spans(evidence), CONTENT_CHARS, paths)
+    fields = result_fields(content, body.get("evidence"), note, CONTENT_CHARS)
     view.content_chars += sum(len(text) for f in fields for _, text in f.segments)
     return replace(result, fields=fields, content_note=content.note)
 

@@ -3,8 +3,9 @@
 Rubric predicates record where they looked and what they found in character offsets:
 a regex match (``path``, ``start``, ``end``), the values ``contains`` and
 ``not_contains`` found (``path`` and ``found``), the places citations were grounded
-(``offsets`` with ``within``), and a citation span not found at all (``path`` and
-``span``). Combinators nest their items' evidence under ``items``. Reading those keys,
+(``offsets`` with ``within``), a citation span not found at all (``path`` and
+``span``, the texts it was looked for in as ``within``) and where it came closest
+(``nearest``). Combinators nest their items' evidence under ``items``. Reading those keys,
 rather than a key of their own, highlights rows stored before any report showed them.
 
 A text is then split into segments, plain, marked or an elision note, that the HTML
@@ -37,7 +38,7 @@ class Span:
         start: Offset of the first character, or ``None`` for the whole value.
         end: Offset after the last character, or ``None`` for the whole value.
         label: What the place is: ``match``, ``banned value``, ``value found``,
-            ``cited span``, ``span not found``.
+            ``cited span``, ``span not found``, ``nearest match``.
     """
 
     field: str
@@ -55,7 +56,8 @@ def deciding_spans(evidence: Any) -> list[Span]:
 
 def evidence_paths(evidence: Any) -> list[str]:
     """The fields a result's evidence names by ``path`` (an enum's value, a schema's
-    object, a text searched in vain), at most four: shown beside the case's output."""
+    object, a text searched in vain) or ``within`` (the texts a citation was looked for
+    in), at most four: shown beside the case's output."""
     paths: list[str] = []
     _paths(evidence, paths, 0)
     return list(dict.fromkeys(paths))[:4]
@@ -66,6 +68,9 @@ def _paths(evidence: Any, paths: list[str], depth: int) -> None:
         return
     if isinstance(evidence.get("path"), str):
         paths.append(evidence["path"])
+    within = evidence.get("within")
+    if isinstance(within, list):
+        paths.extend(w for w in within if isinstance(w, str))
     items = evidence.get("items")
     if isinstance(items, list):
         for item in items:
@@ -91,6 +96,9 @@ def _collect(evidence: Any, spans: list[Span], depth: int) -> None:
         for hit in offsets:
             if isinstance(hit, Mapping) and isinstance(hit.get("within"), str):
                 _add(spans, hit["within"], hit.get("start"), hit.get("end"), "cited span")
+    nearest = evidence.get("nearest")
+    if isinstance(nearest, Mapping) and isinstance(nearest.get("within"), str):
+        _add(spans, nearest["within"], nearest.get("start"), nearest.get("end"), "nearest match")
     if not isinstance(path, str):
         return
     found = evidence.get("found")

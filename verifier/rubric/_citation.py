@@ -35,6 +35,8 @@ from verifier.rubric._scales import Percent
 
 _MAX_OFFSETS = 20
 _SPAN_CHARS = 80
+_MAX_WITHIN = 4
+"""Source texts a failure names (``within``): a reader is shown these."""
 
 
 class CitationSpec(PredicateSpec):
@@ -76,6 +78,28 @@ class CitationSpec(PredicateSpec):
         if self.values is not None and self.values.split(".").count("*") != 1:
             raise ValueError("values needs exactly one * for the field (fields.*)")
         return self
+
+
+Sources = list[tuple[str, str, list[int] | None]]
+"""Each source text: its concrete path, the text as compared, its case-fold index."""
+
+
+def _nearest(needle: str, sources: Sources) -> dict[str, Any] | None:
+    """Where ``needle`` comes closest to occurring in ``sources`` (for a span that
+    missed ``min_ratio``), for a reader to see what the quote may have come from."""
+    from rapidfuzz.fuzz import partial_ratio_alignment  # loaded already: min_ratio is set
+
+    best: tuple[float, str, int, int] | None = None
+    for where, text, index in sources:
+        if len(needle) > len(text):
+            continue
+        hit = partial_ratio_alignment(needle, text)
+        if hit is not None and hit.score > 0 and (best is None or hit.score > best[0]):
+            best = (hit.score, where, *original_span(index, hit.dest_start, hit.dest_end))
+    if best is None:
+        return None
+    score, where, start, end = best
+    return {"within": where, "start": start, "end": end, "ratio": round(score, 1)}
 
 
 def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
@@ -160,10 +184,16 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
         if first_bad is not None:
             where, span, why = first_bad
             shown = clip(span, _SPAN_CHARS)
+            evidence = {"path": where, "span": shown, **counts}
+            evidence["within"] = [w for w, _, _ in sources[:_MAX_WITHIN]]
+            if min_ratio is not None and isinstance(span, str) and span.strip():
+                closest = _nearest(span.casefold() if ignore_case else span, sources)
+                if closest is not None:
+                    evidence["nearest"] = closest
             return failed(
                 f"citation span at {where} is {why}: {describe(shown)} "
                 f"({len(grounded)} of {len(found)} spans grounded)",
-                {"path": where, "span": shown, **counts},
+                evidence,
             )
         reason = f"all {len(found)} spans at {spans_path.text} are grounded in {within_path.text}"
         near = [g["ratio"] for g in grounded if "ratio" in g]
@@ -305,8 +335,10 @@ ENTRIES = (
             "must cite a span, and with `values` one with no value is left alone; a case "
             "with field metadata but no LLM-filled value is skipped as not applicable, "
             "one with none at all is an error. Evidence: "
-            "the first span not found, its path, and how many spans were grounded; on a pass, "
-            "each span's character offsets in `within`."
+            "the first span not found, its path, how many spans were grounded and the paths "
+            "of the texts it was looked for in (with `min_ratio`, also where it came "
+            "closest: `nearest`, with its ratio); on a pass, each span's character offsets "
+            "in `within`."
         ),
         example={
             "id": "spans_grounded",

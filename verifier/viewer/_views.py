@@ -15,19 +15,22 @@ from urllib.parse import urlencode
 
 from verifier.analyses.browse import ResultRow
 from verifier.report._case_content import (
-    SHOWN_FIELDS,
+    CaseContent,
     ContentReader,
+    FieldView,
     field_views,
+    result_fields,
 )
 from verifier.report._claim_notes import ClaimNote
 from verifier.report._run_view import CONTENT_CHARS, ResultView, result_view
-from verifier.report._spans import deciding_spans, evidence_paths
+from verifier.report._spans import deciding_spans
 from verifier.results import ClaimTally, wilson_95
 
 __all__ = [
     "STATUSES",
     "BackTrail",
     "ClaimLine",
+    "case_fields",
     "claim_lines",
     "query",
     "results_in_summary",
@@ -106,9 +109,17 @@ def shown_result(
     if contents is None:
         return shown
     content = contents.read(row.content_sha256)
-    paths = (*SHOWN_FIELDS, *evidence_paths(row.evidence))
-    fields = field_views(content, deciding_spans(row.evidence), CONTENT_CHARS, paths)
+    fields = result_fields(content, row.evidence, note, CONTENT_CHARS)
     return replace(shown, fields=fields, content_note=content.note)
+
+
+def case_fields(
+    rows: Sequence[ResultRow], content: CaseContent, paths: Sequence[str], limit: int
+) -> tuple[FieldView, ...]:
+    """A case's fields ``paths`` (and those a span points into) as one page shows the
+    case once beside its results: the spans that decided its failing results marked."""
+    failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
+    return field_views(content, failing, limit, paths)
 
 
 def query(**values: Any) -> str:

@@ -27,18 +27,20 @@ from verifier.analyses.browse import (
     case_in_runs,
     case_results,
     contract_ids,
+    cost_known,
     list_runs,
 )
+from verifier.gaps.content import record_mode
 from verifier.gaps.store import GapStore, RunRecord
-from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
+from verifier.report._case_content import SHOWN_FIELDS, ContentReader
 from verifier.report._claim_notes import claim_notes
 from verifier.report._run_view import RunView, read_run
-from verifier.report._spans import deciding_spans
 from verifier.report.case_view import FIELD_CHARS
 from verifier.viewer._run_results import ORDERS, results_page
 from verifier.viewer._views import (
     STATUSES,
     BackTrail,
+    case_fields,
     claim_lines,
     query,
     results_in_summary,
@@ -79,6 +81,7 @@ def register(router: APIRouter, viewer: Viewer) -> None:
         before = max(0, offset - RUNS_PER_PAGE)
         context = {
             "page": page,
+            "cost_known": cost_known(page.items),
             "contracts": contracts,
             "statuses": RUN_STATUSES,
             "filters": filters,
@@ -169,7 +172,7 @@ def _run_context(
     notes = claim_notes(store, record)
     lines = claim_lines(record.summary, notes)
     page = results_page(store, record.run_id, filters, part, after, trail, RESULTS_PER_PAGE)
-    contents = ContentReader(store)
+    contents = ContentReader(store, record_mode(record.options))
     results = [shown_result(row, contents, notes.get(row.claim_id)) for row in page.items]
     count = results_in_summary(lines)
     judged = None
@@ -200,8 +203,7 @@ def _case_context(store: GapStore, record: RunRecord, case_id: str) -> dict[str,
     if not rows:
         raise MissingPage(f"case {case_id!r} is not in run {record.run_id}")
     notes = claim_notes(store, record)
-    content = ContentReader(store).read(rows[0].content_sha256)
-    failing = [s for r in rows if r.status != "pass" for s in deciding_spans(r.evidence)]
+    content = ContentReader(store, record_mode(record.options)).read(rows[0].content_sha256)
     case = content.case or {}
     order = [*SHOWN_FIELDS, *(k for k in case if k not in SHOWN_FIELDS and k != "id")]
     others = case_in_runs(store, record.contract_id, case_id)
@@ -209,7 +211,7 @@ def _case_context(store: GapStore, record: RunRecord, case_id: str) -> dict[str,
         "record": record,
         "case_id": case_id,
         "content": content,
-        "fields": field_views(content, failing, FIELD_CHARS, order),
+        "fields": case_fields(rows, content, order, FIELD_CHARS),
         "results": [shown_result(r, None, notes.get(r.claim_id)) for r in rows],
         "others": [o for o in others if o.run_id != record.run_id],
     }

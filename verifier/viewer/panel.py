@@ -4,7 +4,9 @@ The PRD's builder shows, beside the prompt being edited, how the last evaluation
 (``verifier evaluate``: one output judged against assertions, one run) came out:
 each assertion's id, pass or fail, the judge's reasoning and the judge's stability
 triple. This page is that panel: one compact, script-free document meant for an
-``<iframe>``. A run of many cases shows one of them (``?case=ID``; by default the
+``<iframe>``, with the case's output beside the verdicts and the spans that decided
+its failing results marked, as the case page marks them (a run that recorded no case
+text says so instead). A run of many cases shows one of them (``?case=ID``; by default the
 evaluation's case, else the run's first).
 
 Framing is refused everywhere but where it is meant to be: the response's content
@@ -23,11 +25,20 @@ from fastapi.responses import HTMLResponse
 
 from verifier.analyses import browse
 from verifier.evaluate import CASE_ID, CONTRACT_ID
+from verifier.gaps.content import record_mode
 from verifier.gaps.store import GapStore, RunRecord, StoreError, resolve_run_id
+from verifier.report._case_content import ContentReader
+from verifier.report.case_view import FIELD_CHARS
+from verifier.viewer._views import case_fields
 from verifier.viewer.frame import Viewer
 from verifier.viewer.frame_ancestors import frame_ancestors_policy
 
 __all__ = ["PanelNotFound", "panel_context", "register"]
+
+
+PANEL_FIELDS = ("output",)
+"""The case's fields the panel shows beside the verdicts, besides those a failing
+result's spans point into."""
 
 
 class PanelNotFound(LookupError):
@@ -75,10 +86,13 @@ def panel_context(store: GapStore, run_id: str, case_id: str | None = None) -> d
     if not rows:
         raise PanelNotFound(f"run {run_id} has no case {case_id}")
     passed, score = _verdict(record)
+    content = ContentReader(store, record_mode(record.options)).read(rows[0].content_sha256)
     return {
         "run": record,
         "case_id": case_id,
         "results": [(row, _triple(row.evidence)) for row in rows],
+        "fields": case_fields(rows, content, PANEL_FIELDS, FIELD_CHARS),
+        "content_note": content.note,
         "passed": passed,
         "score": score,
         "threshold": record.summary.get("threshold"),
