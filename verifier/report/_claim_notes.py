@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 from verifier.gaps.store import GapStore, RunRecord
 
-__all__ = ["ClaimNote", "claim_notes", "judge_saw", "scale_verdict"]
+__all__ = ["ClaimNote", "claim_notes", "judge_saw", "notes_of_source", "scale_verdict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +45,19 @@ _REFERENCE_ROLES = ("instructions", "expected", "bad", "why")
 def claim_notes(store: GapStore, record: RunRecord) -> dict[str, ClaimNote]:
     """Each claim of the run's contract by id (empty when the source is not there or
     cannot be read)."""
-    from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
-
     stored = store.contract(record.contract_sha256)
     if stored is None:
         return {}
+    return notes_of_source(stored.source.encode("utf-8"))
+
+
+def notes_of_source(source: bytes) -> dict[str, ClaimNote]:
+    """Each claim of the contract whose text is ``source``, by id (empty when it cannot
+    be read)."""
+    from verifier._internal.yaml_positions import YamlProblem, parse_yaml_with_positions
+
     try:  # the contracts' reader and limits, as for every YAML verifier reads
-        document, _ = parse_yaml_with_positions(stored.source.encode("utf-8"))
+        document, _ = parse_yaml_with_positions(source)
     except YamlProblem:
         return {}
     claims = document.get("claims") if isinstance(document, Mapping) else None

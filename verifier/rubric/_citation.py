@@ -102,37 +102,37 @@ def _nearest(needle: str, sources: Sources) -> dict[str, Any] | None:
     return {"within": where, "start": start, "end": end, "ratio": round(score, 1)}
 
 
+def _ground(needle: str, sources: Sources, min_ratio: float | None) -> dict[str, Any] | None:
+    """Where ``needle`` occurs in a source (with ``min_ratio``, also nearly), or
+    ``None`` when it occurs in none."""
+    for where, text, index in sources:
+        at = text.find(needle)
+        if at >= 0:
+            start, end = original_span(index, at, at + len(needle))
+            return {"within": where, "start": start, "end": end}
+    if min_ratio is None:
+        return None
+    # rapidfuzz is imported by a contract that accepts near spans, not by every
+    # contract validated (`verifier check`, a run's start): ADR 0050.
+    from rapidfuzz.fuzz import partial_ratio_alignment
+
+    for where, text, index in sources:
+        if len(needle) > len(text):
+            # partial_ratio aligns the shorter string inside the longer, so a span
+            # that merely contains the whole source would score 100.
+            continue
+        hit = partial_ratio_alignment(needle, text, score_cutoff=min_ratio)
+        if hit is not None:
+            start, end = original_span(index, hit.dest_start, hit.dest_end)
+            return {"within": where, "start": start, "end": end, "ratio": round(hit.score, 1)}
+    return None
+
+
 def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
     spans_path = field_path(spec.spans)
     within_path = field_path(spec.within)
     ignore_case = spec.ignore_case
     min_ratio = spec.min_ratio
-    if min_ratio is not None:
-        # rapidfuzz is imported by a contract that accepts near spans, not by every
-        # contract validated (`verifier check`, a run's start): ADR 0050.
-        from rapidfuzz.fuzz import partial_ratio_alignment
-
-    def ground(
-        needle: str, sources: list[tuple[str, str, list[int] | None]]
-    ) -> dict[str, Any] | None:
-        """Where ``needle`` occurs in a source, or ``None`` when it occurs in none."""
-        for where, text, index in sources:
-            at = text.find(needle)
-            if at >= 0:
-                start, end = original_span(index, at, at + len(needle))
-                return {"within": where, "start": start, "end": end}
-        if min_ratio is None:
-            return None
-        for where, text, index in sources:
-            if len(needle) > len(text):
-                # partial_ratio aligns the shorter string inside the longer, so a span
-                # that merely contains the whole source would score 100.
-                continue
-            hit = partial_ratio_alignment(needle, text, score_cutoff=min_ratio)
-            if hit is not None:
-                start, end = original_span(index, hit.dest_start, hit.dest_end)
-                return {"within": where, "start": start, "end": end, "ratio": round(hit.score, 1)}
-        return None
 
     chosen = (
         None
@@ -174,7 +174,7 @@ def _prepare(spec: CitationSpec, ctx: PrepareContext) -> Check:
                     why = "missing: an LLM filled the field but cited no span"
                 first_bad = first_bad or (where, span, why)
                 continue
-            hit = ground(span.casefold() if ignore_case else span, sources)
+            hit = _ground(span.casefold() if ignore_case else span, sources, min_ratio)
             if hit is None:
                 first_bad = first_bad or (where, span, f"not found in {within_path.text}")
             else:

@@ -21,9 +21,16 @@ from typing import Any, Final
 
 from verifier.contract.load import LoadedContract
 from verifier.judge.phase import JudgeMode
-from verifier.report._case_content import SHOWN_FIELDS, CaseContent, FieldView, field_views
+from verifier.report._case_content import (
+    SHOWN_FIELDS,
+    CaseContent,
+    FieldView,
+    field_views,
+    result_fields,
+)
+from verifier.report._claim_notes import ClaimNote, judge_saw, notes_of_source
 from verifier.report._run_view import CONTENT_CHARS
-from verifier.report._spans import deciding_spans, evidence_paths
+from verifier.report._spans import deciding_spans
 from verifier.results import CaseResult, ClaimResult
 
 __all__ = ["PLAY_CASE_ID", "PlayOutcome", "Verdict", "run_one_case"]
@@ -42,6 +49,7 @@ class Verdict:
         line: The claim's line in the contract text.
         triple: A judge's stability triple (served model, prompt sha, sampling sha).
         fields: The case's fields this result read, its deciding spans marked.
+        saw: A judge claim's: the case fields its judge was shown (``judge_saw``).
     """
 
     claim_id: str
@@ -53,6 +61,7 @@ class Verdict:
     triple: dict[str, str] | None
     fields: tuple[FieldView, ...]
     content_note: str | None = None
+    saw: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +121,10 @@ def _outcome(
     notes: tuple[str, ...],
 ) -> PlayOutcome:
     content = CaseContent(dict(case))
-    verdicts = tuple(_verdict(loaded, content, result) for result in checked.results)
+    claim_notes = notes_of_source(loaded.source)
+    verdicts = tuple(
+        _verdict(loaded, content, result, claim_notes.get(result.claim_id)) for result in checked.results
+    )
     failing = [
         span
         for result in checked.results
@@ -130,8 +142,10 @@ def _outcome(
     )
 
 
-def _verdict(loaded: LoadedContract, content: CaseContent, result: ClaimResult) -> Verdict:
-    paths = (*SHOWN_FIELDS, *evidence_paths(result.evidence))
+def _verdict(
+    loaded: LoadedContract, content: CaseContent, result: ClaimResult, note: ClaimNote | None
+) -> Verdict:
+    """One result as the viewer's run page shows it: the same fields, the same fold."""
     return Verdict(
         claim_id=result.claim_id,
         kind=result.kind,
@@ -140,7 +154,8 @@ def _verdict(loaded: LoadedContract, content: CaseContent, result: ClaimResult) 
         reason=result.reason,
         line=loaded.claim_line(result.claim_id),
         triple=_triple(result.evidence),
-        fields=field_views(content, deciding_spans(result.evidence), CONTENT_CHARS, paths),
+        fields=result_fields(content, result.evidence, note, CONTENT_CHARS),
+        saw=judge_saw(note) if result.kind == "judge" else None,
     )
 
 
