@@ -26,6 +26,7 @@ from verifier._internal.case_ids import FALLBACK_ID, id_of, id_problem, unused_i
 from verifier._internal.case_mapping import CaseMapping, MappedLine
 from verifier._internal.duplicate_keys import duplicate_key
 from verifier._internal.json_words import json_kind
+from verifier._internal.otlp_spans import is_otlp_document, read_spans
 from verifier._internal.seen_ids import SeenIds
 from verifier._internal.suite_document import (
     CasesForm,
@@ -116,6 +117,11 @@ MAPPING_OPTION = "cases_mapping"
 """Where a run records the mapping its cases were read with (``CaseMapping.record``)."""
 
 
+SPANS_OPTION = "otlp_spans"
+"""Where a run over OTLP JSON records how many GenAI spans the file held (``gen_ai``)
+and how many other spans it passed over (``skipped``)."""
+
+
 def suite_record(suite: SuiteDocument) -> dict[str, str | None]:
     """What a run records of its suite document: its name and version."""
     return {"name": suite.name, "version": suite.version}
@@ -134,6 +140,11 @@ def _check_jsonl(path: Path, name: Path) -> None:
             except orjson.JSONDecodeError as exc:
                 problem = _unreadable(number, raw, exc)
             else:
+                if is_otlp_document(value):
+                    raise CasesError(
+                        f"{name}: line {number} is an OTLP JSON trace document (resourceSpans); "
+                        "read its spans as cases with `cases: {format: otlp}` in the contract"
+                    )
                 if isinstance(value, dict):
                     return
                 problem = f"line {number}: a case must be a JSON object, not {json_kind(value)}"
@@ -193,6 +204,9 @@ def read_cases(
         CasesError: The file cannot be opened at all, or is a YAML suite document
             that cannot be used.
     """
+    if mapping is not None and mapping.format == "otlp":
+        yield from _span_cases(path, seen, after, mapping)
+        return
     suite = _suite_read(path)
     if suite is not None:
         yield from _suite_cases(suite, seen, after, mapping)
@@ -257,14 +271,42 @@ def _suite_cases(
             yield line
 
 
+def _span_cases(
+    path: Path, seen: SeenIds | None, after: int, mapping: CaseMapping
+) -> Iterator[CaseLine]:
+    """The cases of an OTLP JSON file: each GenAI span, numbered by its position among
+    the file's spans, read as the log line it is (``verifier._internal.otlp_spans``)."""
+    seen = SeenIds() if seen is None else seen
+    with closing(seen):
+        for span in read_spans(path):
+            if span.position <= after:
+                continue
+            if span.record is None:
+                case_id = id_of(span.span_id)
+                if case_id is None or "\x00" in case_id or not seen.add(case_id):
+                    case_id = unused_id(seen, f"line-{span.position}")
+                yield CaseLine(span.position, case_id, None, span.problem)
+                continue
+            line = mapped_case(span.position, span.record, seen, mapping, label=span.where)
+            if line is not None:
+                yield line
+
+
 def mapped_case(
-    number: int, value: Any, seen: SeenIds, mapping: CaseMapping | None, where: str = "line"
+    number: int,
+    value: Any,
+    seen: SeenIds,
+    mapping: CaseMapping | None,
+    where: str = "line",
+    *,
+    label: str | None = None,
 ) -> CaseLine | None:
     """``checked_case`` of the case ``value`` maps to (``value`` itself without a
-    mapping); ``None`` for a log line older than the mapping's cutoff."""
+    mapping); ``None`` for a log line older than the mapping's cutoff. ``label`` names
+    the line in messages (``where`` and ``number`` when not given)."""
     if mapping is None:
         return checked_case(number, value, seen, where)
-    case = mapping.case_of(value, f"{where} {number}")
+    case = mapping.case_of(value, label or f"{where} {number}")
     if isinstance(case, MappedLine):
         if case.problem is None:
             return None

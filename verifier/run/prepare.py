@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier._internal.case_mapping import CaseMapping
+from verifier._internal.otlp_spans import SpanCount, check_otlp_file
+from verifier._internal.suite_document import SuiteDocument
 from verifier.cases import (
     MAPPING_OPTION,
+    SPANS_OPTION,
     SUITE_OPTION,
     CaseLine,
     case_lines,
@@ -36,6 +39,7 @@ from verifier.run.variants import system_of
 
 if TYPE_CHECKING:
     from verifier.compare.gate_file import Gate
+    from verifier.contract.cases_spec import CasesSpec
 
 __all__ = ["CasesGiven", "PreparedRun", "contract_of", "lines_of", "prepare_run"]
 
@@ -186,8 +190,9 @@ def prepare_run(
     cases_path = Path(cases) if isinstance(cases, str | os.PathLike) else None
     given: Iterable[Any] = ()
     suite = None
+    spans = None
     if cases_path is not None:
-        suite = check_cases_file(cases_path)
+        suite, spans = _check_file(cases_path, chosen.contract.cases)
     else:  # read again by a batch's pre-pass or a resume's new work first
         given = _not_empty(cases)  # type: ignore[arg-type]
         given = list(given) if batch is not None or resume is not None else given
@@ -200,6 +205,8 @@ def prepare_run(
     mapping = spec.mapping(dt.datetime.now(dt.UTC)) if spec is not None else None
     if mapping is not None and resume is None:
         recorded = {**recorded, MAPPING_OPTION: mapping.record()}
+    if spans is not None and resume is None:
+        recorded = {**recorded, SPANS_OPTION: {"gen_ai": spans.gen_ai, "skipped": spans.skipped}}
     index = read_baseline(Path(baseline)) if baseline is not None else None
     matches = BaselineMatches() if baseline is not None and reads_baseline(chosen) else None
     return PreparedRun(
@@ -222,6 +229,16 @@ def prepare_run(
         batch=batch,
         mapping=mapping,
     )
+
+
+def _check_file(
+    path: Path, spec: CasesSpec | None
+) -> tuple[SuiteDocument | None, SpanCount | None]:
+    """Refuses a cases file holding no case: its suite document, if it is one, or
+    under ``format: otlp`` how many GenAI spans it holds and how many others."""
+    if spec is not None and spec.format == "otlp":
+        return None, check_otlp_file(path)
+    return check_cases_file(path), None
 
 
 def _check_together(
