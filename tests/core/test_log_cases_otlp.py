@@ -131,6 +131,10 @@ def test_a_file_of_spans_is_refused_without_format_otlp_and_a_log_with_it(
 ) -> None:
     with pytest.raises(CasesError, match=r"line 1 is an OTLP JSON trace document .*format: otlp"):
         check_cases_file(SPANS)
+    pretty = tmp_path / "spans.json"
+    pretty.write_text(json.dumps(json.loads(_document([])), indent=2), encoding="utf-8")
+    with pytest.raises(CasesError, match=r"spans.json: an OTLP JSON trace document .*format: otlp"):
+        check_cases_file(pretty)
     contract, _ = _copy(tmp_path)
     log = tmp_path / "log.jsonl"
     log.write_text('{"id": "a", "output": "x"}\n', encoding="utf-8")

@@ -40,6 +40,8 @@ from verifier._internal.otlp_messages import derived_fields
 from verifier.errors import CasesError
 
 __all__ = [
+    "SPANS_OPTION",
+    "UNDECLARED",
     "OtlpSpan",
     "SpanCount",
     "check_otlp_file",
@@ -51,6 +53,15 @@ __all__ = [
 _JSON_ATTRIBUTES = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
 _LENIENT_JSON = ("gen_ai.prompt", "gen_ai.completion", "gen_ai.event.content")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+UNDECLARED = (
+    "an OTLP JSON trace document (resourceSpans); read its spans as cases with "
+    "`cases: {format: otlp}` in the contract"
+)
+"""What a cases file read as log lines or a suite document is, when it is OTLP JSON."""
+
+SPANS_OPTION = "otlp_spans"
+"""Where a run over OTLP JSON records its GenAI spans read and other spans passed over."""
 
 
 class SpanProblem(ValueError):

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier._internal.case_mapping import CaseMapping
-from verifier._internal.otlp_spans import SpanCount, check_otlp_file
+from verifier._internal.otlp_spans import SPANS_OPTION, SpanCount
 from verifier._internal.suite_document import SuiteDocument
 from verifier.cases import (
     MAPPING_OPTION,
-    SPANS_OPTION,
     SUITE_OPTION,
     CaseLine,
     case_lines,
@@ -39,7 +38,6 @@ from verifier.run.variants import system_of
 
 if TYPE_CHECKING:
     from verifier.compare.gate_file import Gate
-    from verifier.contract.cases_spec import CasesSpec
 
 __all__ = ["CasesGiven", "PreparedRun", "contract_of", "lines_of", "prepare_run"]
 
@@ -192,7 +190,10 @@ def prepare_run(
     suite = None
     spans = None
     if cases_path is not None:
-        suite, spans = _check_file(cases_path, chosen.contract.cases)
+        spec = chosen.contract.cases
+        checked = check_cases_file(cases_path, format=spec.format if spec else "jsonl")
+        suite = checked if isinstance(checked, SuiteDocument) else None
+        spans = checked if isinstance(checked, SpanCount) else None
     else:  # read again by a batch's pre-pass or a resume's new work first
         given = _not_empty(cases)  # type: ignore[arg-type]
         given = list(given) if batch is not None or resume is not None else given
@@ -229,16 +230,6 @@ def prepare_run(
         batch=batch,
         mapping=mapping,
     )
-
-
-def _check_file(
-    path: Path, spec: CasesSpec | None
-) -> tuple[SuiteDocument | None, SpanCount | None]:
-    """Refuses a cases file holding no case: its suite document, if it is one, or
-    under ``format: otlp`` how many GenAI spans it holds and how many others."""
-    if spec is not None and spec.format == "otlp":
-        return None, check_otlp_file(path)
-    return check_cases_file(path), None
 
 
 def _check_together(
