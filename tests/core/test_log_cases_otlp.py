@@ -16,7 +16,9 @@ from tests.conftest import FIXTURES
 from verifier import run_contract
 from verifier._internal.case_mapping import CaseMapping
 from verifier.cases import check_cases_file, read_cases, sample_cases
+from verifier.compare.case_identity import case_identity
 from verifier.contract.cases_spec import CasesSpec
+from verifier.contract.load import load_contract
 from verifier.errors import CasesError
 from verifier.gaps.store import open_store
 from verifier.run.options import Sample
@@ -178,3 +180,16 @@ def test_a_document_over_many_lines_and_bad_values_are_read_or_named(tmp_path: P
             "line 1 span 2: attribute gen_ai.usage.input_tokens: intValue 'many' is not an integer",
         ),
     ]
+
+
+def test_the_gate_identity_of_spans_leaves_out_the_outputs_the_map_reads(tmp_path: Path) -> None:
+    contract, spans = _copy(tmp_path)
+    loaded = load_contract(contract).contract
+    before = case_identity(spans, loaded)
+    assert before.cases == 3  # every GenAI span read, whatever its time (an unreadable one
+    # enters the identity as its problem, as a line that is no JSON does)
+    text = spans.read_text(encoding="utf-8")
+    spans.write_text(text.replace("Refunds take 5 days.", "Another answer."), encoding="utf-8")
+    assert case_identity(spans, loaded) == before
+    spans.write_text(text.replace("How long do refunds", "How fast do refunds"), encoding="utf-8")
+    assert case_identity(spans, loaded) != before
