@@ -170,19 +170,21 @@ def check_otlp_file(path: Path, *, shown: Path | None = None) -> SpanCount:
 
 
 def _documents(path: Path) -> Iterator[tuple[int, Any]]:
-    """Each document of the file with its line: one per line, or the whole file when
-    its first line does not hold a whole document (one document written over lines)."""
-    raw = path.read_bytes().removeprefix(codecs.BOM_UTF8)
-    lines = raw.split(b"\n")
-    first = next((line for line in lines if line.strip()), b"")
-    if first and _parsed(first) is None:
-        whole = _parsed(raw)
-        if whole is not None:
-            yield 1, whole
-            return
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield number, _document(line.rstrip(b"\r"))
+    """Each document of the file with its line, one per line, read as a stream; or the
+    whole file when its first line holds no whole document (one written over lines)."""
+    with path.open("rb") as handle:
+        first = True
+        for number, line in enumerate(handle, start=1):
+            line = line.removeprefix(codecs.BOM_UTF8) if number == 1 else line
+            if not line.strip():
+                continue
+            if first and _parsed(line) is None:
+                whole = _parsed(path.read_bytes().removeprefix(codecs.BOM_UTF8))
+                if whole is not None:
+                    yield 1, whole
+                    return
+            first = False
+            yield number, _document(line.rstrip(b"\r\n"))
 
 
 def _parsed(raw: bytes) -> Any:
@@ -305,7 +307,10 @@ def _any_value(value: Any, key: str) -> Any:
         except (TypeError, ValueError):
             raise SpanProblem(f"attribute {key}: intValue {inner!r} is not an integer") from None
     if kind == "bytesValue":
-        return base64.b64decode(str(inner)).hex()
+        try:
+            return base64.b64decode(str(inner), validate=True).hex()
+        except ValueError:
+            raise SpanProblem(f"attribute {key}: bytesValue is not base64") from None
     if kind == "arrayValue":
         return [_any_value(v, key) for v in _field(inner, "values") or []]
     if kind == "kvlistValue":
