@@ -167,6 +167,7 @@ def test_a_document_over_many_lines_and_bad_values_are_read_or_named(tmp_path: P
             "spanId": "0b",
             "attributes": [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "many"}}],
         },
+        {"spanId": "0c", "attributes": [{"key": "gen_ai.x", "value": {"bytesValue": "*"}}]},
     ]
     path = tmp_path / "one.json"
     path.write_text(json.dumps(json.loads(_document(spans)), indent=2), encoding="utf-8")
@@ -179,6 +180,7 @@ def test_a_document_over_many_lines_and_bad_values_are_read_or_named(tmp_path: P
             None,
             "line 1 span 2: attribute gen_ai.usage.input_tokens: intValue 'many' is not an integer",
         ),
+        ("0c", None, "line 1 span 3: attribute gen_ai.x: bytesValue is not base64"),
     ]
 
 
