@@ -195,3 +195,10 @@ def test_the_gate_identity_of_spans_leaves_out_the_outputs_the_map_reads(tmp_pat
     assert case_identity(spans, loaded) == before
     spans.write_text(text.replace("How long do refunds", "How fast do refunds"), encoding="utf-8")
     assert case_identity(spans, loaded) != before
+
+
+def test_a_resumed_reading_starts_past_the_span_positions_it_stored() -> None:
+    everything = CasesSpec(format="otlp").mapping(NOW)
+    read = [(c.line, c.case_id) for c in read_cases(SPANS, mapping=everything)]
+    assert [line for line, _ in read] == [1, 3, 4, 5]  # span 2 is no GenAI span
+    assert [(c.line, c.case_id) for c in read_cases(SPANS, mapping=everything, after=3)] == read[2:]
