@@ -21,6 +21,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from verifier._internal import otlp_spans as otlp
 from verifier._internal.canonical import loads_exact
 from verifier._internal.case_ids import FALLBACK_ID, id_of, id_problem, unused_id
 from verifier._internal.case_mapping import CaseMapping, MappedLine
@@ -76,7 +77,9 @@ def cases_beside(contract_path: Path) -> Path:
     return contract_path.with_name(f"{contract_path.stem}.cases.jsonl")
 
 
-def check_cases_file(path: Path, *, shown: Path | None = None) -> SuiteDocument | None:
+def check_cases_file(
+    path: Path, *, shown: Path | None = None, format: str = "jsonl"
+) -> SuiteDocument | otlp.SpanCount | None:
     """Refuses a cases file that holds no case at all, before a run starts: an empty
     one (or only blank lines), one where no line is a JSON object (not JSONL: a JSON
     array, a CSV file), or a suite document that cannot be read or has no object among
@@ -86,14 +89,19 @@ def check_cases_file(path: Path, *, shown: Path | None = None) -> SuiteDocument 
     Reads a JSONL file only up to the first line that is a JSON object; messages name
     the file ``shown`` (the name it was given, when ``path`` is a copy), else ``path``.
 
+    Under ``format: otlp`` (a contract's ``cases:``) the file is OpenTelemetry spans as
+    OTLP JSON, refused when it holds no GenAI span (``otlp.check_otlp_file``).
+
     Returns:
         The suite document when the file is one (its name and version are recorded
-        with the run), else ``None``.
+        with the run), how many spans an OTLP file holds, else ``None``.
 
     Raises:
         CasesError: The file cannot be opened, is empty, is not JSONL (naming the first
             line's problem), or is not a usable suite document (naming where).
     """
+    if format == "otlp":
+        return otlp.check_otlp_file(path, shown=shown)
     name = shown or path
     form = _form(path, name)
     if form != "jsonl":
@@ -134,6 +142,8 @@ def _check_jsonl(path: Path, name: Path) -> None:
             except orjson.JSONDecodeError as exc:
                 problem = _unreadable(number, raw, exc)
             else:
+                if otlp.is_otlp_document(value):
+                    raise CasesError(f"{name}: line {number} is {otlp.UNDECLARED}")
                 if isinstance(value, dict):
                     return
                 problem = f"line {number}: a case must be a JSON object, not {json_kind(value)}"
@@ -193,6 +203,9 @@ def read_cases(
         CasesError: The file cannot be opened at all, or is a YAML suite document
             that cannot be used.
     """
+    if mapping is not None and mapping.format == "otlp":
+        yield from _span_cases(path, seen, after, mapping)
+        return
     suite = _suite_read(path)
     if suite is not None:
         yield from _suite_cases(suite, seen, after, mapping)
@@ -257,26 +270,54 @@ def _suite_cases(
             yield line
 
 
+def _span_cases(
+    path: Path, seen: SeenIds | None, after: int, mapping: CaseMapping
+) -> Iterator[CaseLine]:
+    """The cases of an OTLP JSON file: each GenAI span, numbered by its position among
+    the file's spans, read as the log line it is (``verifier._internal.otlp_spans``)."""
+    seen = SeenIds() if seen is None else seen
+    with closing(seen):
+        for span in otlp.read_spans(path):
+            if span.position <= after:
+                continue
+            if span.record is None:
+                yield _unusable(span.position, span.span_id, span.problem, seen)
+                continue
+            line = mapped_case(span.position, span.record, seen, mapping, label=span.where)
+            if line is not None:
+                yield line
+
+
 def mapped_case(
-    number: int, value: Any, seen: SeenIds, mapping: CaseMapping | None, where: str = "line"
+    number: int,
+    value: Any,
+    seen: SeenIds,
+    mapping: CaseMapping | None,
+    where: str = "line",
+    *,
+    label: str | None = None,
 ) -> CaseLine | None:
     """``checked_case`` of the case ``value`` maps to (``value`` itself without a
-    mapping); ``None`` for a log line older than the mapping's cutoff."""
+    mapping); ``None`` for a log line older than the mapping's cutoff. ``label`` names
+    the line in messages (``where`` and ``number`` when not given)."""
     if mapping is None:
         return checked_case(number, value, seen, where)
-    case = mapping.case_of(value, f"{where} {number}")
+    case = mapping.case_of(value, label or f"{where} {number}")
     if isinstance(case, MappedLine):
-        if case.problem is None:
-            return None
-        case_id = id_of(case.case_id)
-        if case_id is None or "\x00" in case_id or not seen.add(case_id):
-            case_id = unused_id(seen, f"line-{number}")
-        return CaseLine(number, case_id, None, case.problem)
+        return None if case.problem is None else _unusable(number, case.case_id, case.problem, seen)
     if mapping.derives_ids:
         # The same input again in this run: a case of its own, numbered after the first.
         case["id"] = unused_id(seen, case["id"])
         return CaseLine(number, case["id"], case)
     return checked_case(number, case, seen, where)
+
+
+def _unusable(number: int, given: Any, problem: str | None, seen: SeenIds) -> CaseLine:
+    """An unusable line, named by the id it gives when usable and not taken."""
+    case_id = id_of(given)
+    if case_id is None or "\x00" in case_id or not seen.add(case_id):
+        case_id = unused_id(seen, f"line-{number}")
+    return CaseLine(number, case_id, None, problem)
 
 
 def checked_case(number: int, value: Any, seen: SeenIds, where: str = "line") -> CaseLine:

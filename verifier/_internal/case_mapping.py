@@ -65,11 +65,15 @@ class CaseMapping:
             among them).
         time: The path of the line's time (ISO 8601, or seconds since 1970), if any.
         since: Lines logged before this (timezone-aware) are passed over; ``None``: none.
+        format: What the cases file holds: log lines (``jsonl``, a suite document too),
+            or OpenTelemetry spans as OTLP JSON (``otlp``: each GenAI span is a line,
+            ``verifier._internal.otlp_spans``).
     """
 
     fields: Mapping[str, str]
     time: str | None = None
     since: dt.datetime | None = None
+    format: str = "jsonl"
 
     @property
     def derives_ids(self) -> bool:
@@ -79,7 +83,8 @@ class CaseMapping:
     def record(self) -> dict[str, Any]:
         """What a run records of the mapping it read its cases with."""
         since = None if self.since is None else self.since.isoformat()
-        return {"map": dict(self.fields), "time": self.time, "since": since}
+        record = {"map": dict(self.fields), "time": self.time, "since": since}
+        return record if self.format == "jsonl" else {**record, "format": self.format}
 
     def case_of(self, line: Any, where: str) -> dict[str, Any] | MappedLine:
         """The case ``line`` maps to, or why it is none (``where``: ``line 3``)."""

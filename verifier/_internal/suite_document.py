@@ -29,6 +29,7 @@ import orjson
 from verifier._internal.canonical import loads_exact
 from verifier._internal.duplicate_keys import duplicate_key
 from verifier._internal.json_words import json_kind
+from verifier._internal.otlp_spans import UNDECLARED
 from verifier._internal.yaml_positions import (
     MAX_BYTES,
     Positions,
@@ -153,6 +154,8 @@ def _checked(data: Any, positions: Positions | None) -> SuiteDocument:
 
     if not isinstance(data, dict):
         raise SuiteProblem(f"a suite document is a mapping with `cases`, not {json_kind(data)}")
+    if "resourceSpans" in data:
+        raise SuiteProblem(UNDECLARED)
     for key in data:
         if key not in SUITE_KEYS:
             raise SuiteProblem(

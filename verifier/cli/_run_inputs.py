@@ -91,7 +91,8 @@ def check_inputs(
     try:
         if read_once(cases_path):
             cases_path = click.get_current_context().with_resource(readable_again(cases_path))
-        check_cases_file(cases_path, shown=cases_shown)
+        spec = loaded.contract.cases
+        check_cases_file(cases_path, shown=cases_shown, format=spec.format if spec else "jsonl")
         sut, variants = systems_of(loaded, sut_option, variant_options)
     except VerifierError as exc:
         fail(str(exc))

@@ -38,6 +38,7 @@ import orjson
 
 from verifier._internal.canonical import canonical_json, loads_exact, normalise_numbers
 from verifier._internal.case_mapping import CaseMapping
+from verifier._internal.otlp_spans import otlp_spans
 from verifier._internal.suite_document import SuiteProblem, cases_form, read_suite
 from verifier.contract.models import Contract
 from verifier.engine.comparative import RUNS_KEY
@@ -80,10 +81,11 @@ def case_identity(path: Path, contract: Contract) -> CaseIdentity:
     drops = [compile_path(text).parts for text in output_paths(contract)]
     # A log's lines are taken as the cases they map to (every line, whatever its time),
     # so the identity leaves out the outputs the mapping reads too.
-    mapping = None if contract.cases is None else CaseMapping(dict(contract.cases.map))
+    spec = contract.cases
+    mapping = None if spec is None else CaseMapping(spec.fields(), format=spec.format)
     digest = hashlib.sha256()
     cases = 0
-    for value in _values(path):
+    for value in _values(path, mapping):
         if isinstance(value, bytes):
             digest.update(value + b"\n")
             continue
@@ -98,8 +100,13 @@ def case_identity(path: Path, contract: Contract) -> CaseIdentity:
     return CaseIdentity(digest.hexdigest(), cases)
 
 
-def _values(path: Path) -> Iterator[Any]:
-    """Each case as decoded, or as its bytes when the line is not JSON."""
+def _values(path: Path, mapping: CaseMapping | None) -> Iterator[Any]:
+    """Each case as decoded, or as its bytes when the line is not JSON (under an OTLP
+    mapping, each GenAI span as its flat line, or its problem's text)."""
+    if mapping is not None and mapping.format == "otlp":
+        for span in otlp_spans(path):
+            yield span.record if span.record is not None else str(span.problem).encode()
+        return
     form = cases_form(path)
     if form != "jsonl":
         try:

@@ -324,6 +324,8 @@ def _total(prepared: PreparedRun, progress: Progress | None) -> int | None:
     path = prepared.cases_path
     if progress is None or not getattr(progress, "enabled", True) or path is None:
         return None
+    if prepared.mapping is not None and prepared.mapping.format == "otlp":
+        return None  # a line holds many spans
     try:
         with path.open("rb") as handle:
             return sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))

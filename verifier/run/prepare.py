@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier._internal.case_mapping import CaseMapping
+from verifier._internal.otlp_spans import SPANS_OPTION, SpanCount
+from verifier._internal.suite_document import SuiteDocument
 from verifier.cases import (
     MAPPING_OPTION,
     SUITE_OPTION,
@@ -186,8 +188,12 @@ def prepare_run(
     cases_path = Path(cases) if isinstance(cases, str | os.PathLike) else None
     given: Iterable[Any] = ()
     suite = None
+    spans = None
     if cases_path is not None:
-        suite = check_cases_file(cases_path)
+        spec = chosen.contract.cases
+        checked = check_cases_file(cases_path, format=spec.format if spec else "jsonl")
+        suite = checked if isinstance(checked, SuiteDocument) else None
+        spans = checked if isinstance(checked, SpanCount) else None
     else:  # read again by a batch's pre-pass or a resume's new work first
         given = _not_empty(cases)  # type: ignore[arg-type]
         given = list(given) if batch is not None or resume is not None else given
@@ -200,6 +206,8 @@ def prepare_run(
     mapping = spec.mapping(dt.datetime.now(dt.UTC)) if spec is not None else None
     if mapping is not None and resume is None:
         recorded = {**recorded, MAPPING_OPTION: mapping.record()}
+    if spans is not None and resume is None:
+        recorded = {**recorded, SPANS_OPTION: {"gen_ai": spans.gen_ai, "skipped": spans.skipped}}
     index = read_baseline(Path(baseline)) if baseline is not None else None
     matches = BaselineMatches() if baseline is not None and reads_baseline(chosen) else None
     return PreparedRun(
