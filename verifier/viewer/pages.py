@@ -29,6 +29,7 @@ from verifier.analyses.browse import (
     contract_ids,
     list_runs,
 )
+from verifier.findings_tally import findings_lines
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._case_content import SHOWN_FIELDS, ContentReader, field_views
 from verifier.report._claim_notes import claim_notes
@@ -188,6 +189,7 @@ def _run_context(
         "show_all": query(claim=filters["claim"], q=filters["q"], order="run"),
         "results": results,
         "judged": judged,
+        "findings": findings_lines(record.summary.get("findings")),
     }
 
 
