@@ -25,7 +25,12 @@ from typing import Any
 import orjson
 
 from verifier.compare.analysis import RunComparison
-from verifier.compare.gate import GateDecision, one_sided_signed_rank, secondary_claims
+from verifier.compare.gate import (
+    GateDecision,
+    one_sided_signed_rank,
+    run_tallies,
+    secondary_claims,
+)
 from verifier.compare.gate_file import Gate, GateRefused
 from verifier.findings_tally import (
     CaseCounts,
@@ -108,7 +113,12 @@ def decide_findings_run(gate: Gate, store: GapStore, run_id: str) -> GateDecisio
     evidence = (
         f"micro {gate.metric} {_pct(value)} {relation} threshold {_pct(gate.threshold)}; {line}"
     )
-    return GateDecision(gate, passed, evidence, None, ())
+    secondary = tuple(
+        (claim, f"pass rate {tally.rate_in_brief()}")
+        for claim, tally in run_tallies(store, run_id).items()
+        if claim != gate.primary_claim
+    )
+    return GateDecision(gate, passed, evidence, None, secondary)
 
 
 def _differences(
