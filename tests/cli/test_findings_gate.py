@@ -10,6 +10,7 @@ none (4/4), v3 three (4/7, 7.1 points better than v1 in every case).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from html import unescape
 from pathlib import Path
@@ -25,6 +26,18 @@ from verifier.server.settings import ServerSettings
 from verifier.server.view import create_view_app
 
 FINDINGS = FIXTURES / "findings"
+GATES_PAGE = Path(__file__).parents[2] / "docs" / "guides" / "gates.md"
+
+
+def _documented_lock() -> list[str]:
+    """The arguments of the `gate lock` command docs/guides/gates.md shows for a
+    findings gate (the block this module checks), without `verifier`."""
+    text = GATES_PAGE.read_text(encoding="utf-8")
+    block = text.split("<!-- checked by: tests/cli/test_findings_gate.py -->", 1)[1]
+    command = block.split("```sh\n", 1)[1].split("\nverifier run", 1)[0]
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[:3] == ["verifier", "gate", "lock"], words
+    return words[1:]
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +47,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dict
     shutil.copy(FINDINGS / "code-review.yaml", folder / "review.yaml")
     for version in ("v1", "v2", "v3"):
         shutil.copy(FINDINGS / f"review.{version}.jsonl", folder / f"review.{version}.jsonl")
-    lock = verifier(
-        "gate", "lock", "review.yaml", "--cases", "review.v1.jsonl", "--primary", "findings",
-        "--metric", "precision", "--direction", "better", "--margin", "0.10",
-        "--threshold", "0.75", "--store", "gaps.db", cwd=folder,
-    )  # fmt: skip
+    lock = verifier(*_documented_lock(), "--store", "gaps.db", cwd=folder)
     assert lock.returncode == 0, lock.stderr
     assert "(precision, better by at least 10 points, alpha 0.05)" in lock.stderr
     reports = {}
