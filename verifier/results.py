@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from verifier.findings_tally import FindingsTally, is_findings_row
 from verifier.judge_summary import JudgeClaimsNotRun, judge_usage_text
 from verifier.overall import CaseOverall, OverallTally
 
@@ -395,6 +396,12 @@ class RunSummary:
     """The claims needing a judge that the run left out on purpose, and why."""
     overall: OverallTally | None = None
     """The mean overall and the cases to revise, when the contract asks (``overall:``)."""
+    findings: dict[str, FindingsTally] = field(default_factory=dict)
+    """Per findings claim, its counts for the run's micro and macro averages."""
+
+    def findings_dict(self) -> dict[str, dict[str, Any]]:
+        """``findings`` as reports and the run record keep it."""
+        return {claim_id: tally.as_dict() for claim_id, tally in self.findings.items()}
 
     def judge_noise_dict(self) -> dict[str, dict[str, Any]]:
         """``judge_noise`` as reports and the run record keep it."""
@@ -431,3 +438,6 @@ class RunSummary:
             if "judge" in result.evidence:
                 noise = self.judge_noise.setdefault(result.claim_id, JudgeNoise())
                 noise.add(result.status, result.evidence)
+            elif "match_on" in result.evidence and is_findings_row(result.evidence):
+                tally_of = self.findings.setdefault(result.claim_id, FindingsTally())
+                tally_of.add(result.status, result.evidence)

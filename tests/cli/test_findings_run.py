@@ -62,6 +62,16 @@ def test_a_json_list_of_findings_is_scored_by_recall_and_precision(folder: Path)
     third = results["tcr-003"]
     assert third["status"] == "error"
     assert third["reasoning"].startswith("not checked: output is text, not a list of findings")
+    # The run's figures: micro from 2 matched of 3 expected and 4 given; macro over the
+    # cases where each is defined (tcr-002 expected nothing: no recall of its own);
+    # tcr-003 could not be checked and is counted apart, not as 0.
+    figures = report["findings"]["findings"]
+    assert figures["micro"] == {"recall": pytest.approx(2 / 3, abs=1e-6), "precision": 0.5,
+                                "f1": pytest.approx(4 / 7, abs=1e-6)}  # fmt: skip
+    assert figures["macro"] == {"recall": pytest.approx(2 / 3, abs=1e-6),
+                                "precision": pytest.approx(1 / 3, abs=1e-6),
+                                "f1": pytest.approx(1 / 3, abs=1e-6)}  # fmt: skip
+    assert (figures["cases"], figures["errors"], figures["macro_cases"]["recall"]) == (2, 1, 1)
     assert report["assertion_breakdown"]["findings"] == {
         "passed": 1, "failed": 1, "errors": 1, "skipped": 0, "pass_rate": pytest.approx(1 / 3, abs=1e-6),
     }  # fmt: skip

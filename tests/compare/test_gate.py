@@ -330,6 +330,11 @@ GOOD = (
             "9:8: alpha must be a number above 0, below 0.5",
         ),
         (GOOD.replace("better", "worse"), "7:12: direction must be one of: not-worse, better"),
+        (GOOD + "margin: 1.5\n", "12:9: margin must be a number from 0 to below 1, or null"),
+        (
+            GOOD.replace("pass_rate", "precison"),
+            "6:9: metric must be one of: pass_rate, mean_score, precision, recall, f1",
+        ),
         (
             GOOD.replace("a" * 64, "abc"),
             "3:18: contract_sha256 must be 64 lowercase hexadecimal digits",

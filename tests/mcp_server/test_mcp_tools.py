@@ -283,3 +283,18 @@ def test_run_says_which_claim_applied_to_no_case(root: Path) -> None:
     assert run["warnings"] == [
         "claim greets applied to no case: its when: path ouput matched nothing (closest: output)"
     ]
+
+
+def test_run_answers_a_findings_claims_micro_and_macro_figures(root: Path) -> None:
+    shutil.copy(FIXTURES / "findings" / "code-review.yaml", root / "review.yaml")
+    lines = (FIXTURES / "findings" / "code-review.cases.jsonl").read_text("utf-8").splitlines()
+
+    async def talk(session: ClientSession) -> Any:
+        cases = [json.loads(line) for line in lines]
+        return answer(await session.call_tool("run", {"contract": "review.yaml", "cases": cases}))
+
+    figures = served(root, talk)["findings"]["findings"]
+    # As `verifier run` reports them (tests/cli/test_findings_run.py): 2 of 3 expected
+    # and of 4 given matched; the unreadable third case counted apart.
+    assert figures["micro"]["precision"] == 0.5
+    assert (figures["cases"], figures["errors"], figures["matched"]) == (2, 1, 2)

@@ -57,7 +57,8 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
     then decides on its primary claim and exits 0 (passed) or 1 (failed)."""
     from verifier.compare.analysis import compare_runs
     from verifier.compare.gate import decide_comparison
-    from verifier.compare.gate_file import read_gate
+    from verifier.compare.gate_file import FINDINGS_METRICS, read_gate
+    from verifier.compare.gate_findings import decide_findings_comparison
     from verifier.compare.gate_lock import check_sealed, refuse_other_run
     from verifier.compare.report import as_json, render_markdown, write_report
     from verifier.errors import VerifierError
@@ -74,7 +75,10 @@ def _compare_gated(run_a: str, run_b: str, store: str | None, fmt: str, gate_pat
                 if record is not None:  # else compare_runs names the unknown run
                     refuse_other_run(gate, record)
             comparison = compare_runs(gap_store, run_a, run_b, alpha=gate.alpha)
-            decision = decide_comparison(gate, comparison)
+            if gate.metric in FINDINGS_METRICS:
+                decision = decide_findings_comparison(gate, gap_store, comparison)
+            else:
+                decision = decide_comparison(gate, comparison)
     except VerifierError as exc:
         fail(str(exc))
     for warning in comparison.warnings:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -44,10 +45,18 @@ def gate_group() -> None:
 @click.option("--primary", "primary", required=True, help="The claim id that decides.")
 @click.option(
     "--metric",
-    type=click.Choice(["pass_rate", "mean_score"]),
+    type=click.Choice(["pass_rate", "mean_score", "precision", "recall", "f1"]),
     default="pass_rate",
     show_default=True,
-    help="The primary claim's metric.",
+    help="The primary claim's metric; precision, recall and f1 are a findings claim's "
+    "(micro against --threshold; per case in a comparison).",
+)
+@click.option(
+    "--margin",
+    type=FiniteFloatRange(0, 1, max_open=True),
+    default=None,
+    help="For precision, recall or f1: the difference compare --gate requires (better: by "
+    "at least it; not-worse: worse by no more than it); 0.10 is 10 points.",
 )
 @click.option(
     "--direction",
@@ -118,6 +127,7 @@ def lock_command(
     effect: float | None,
     power: float | None,
     discordant: float | None,
+    margin: float | None,
     store: str | None,
     out: Path | None,
 ) -> None:
@@ -150,6 +160,7 @@ def lock_command(
         claims = [claim.id for claim in loaded.contract.claims]
         if primary not in claims:
             fail(f"{contract}: no claim {primary!r} to be primary; its claims: {', '.join(claims)}")
+        _refuse_findings_mismatch(contract, loaded.contract.claims, primary, metric, margin)
         file_sha = cases_sha256(cases_path)
         try:
             identity = case_identity(cases_path, loaded.contract)
@@ -174,6 +185,7 @@ def lock_command(
             power=plan[1] if plan else None,
             discordant=plan[2] if plan else None,
             cases_needed=needed.cases if needed else None,
+            margin=margin,
         )
         target = new_store_target(store)
         seal = seal_gate(target, gate_document(gate))
@@ -192,6 +204,18 @@ def lock_command(
 
 
 Plan = tuple[float, float, float | None]
+
+
+def _refuse_findings_mismatch(
+    contract: Path, claims: Sequence[Any], primary: str, metric: str, margin: float | None
+) -> None:
+    """Exits 2 when a findings metric names a claim that is not a findings claim, or a
+    margin is given for another metric."""
+    findings = any(c.id == primary and getattr(c, "compare", None) == "findings" for c in claims)
+    if metric in ("precision", "recall", "f1") and not findings:
+        fail(f"{contract}: --metric {metric} is a findings claim's; {primary!r} is not one")
+    if margin is not None and metric not in ("precision", "recall", "f1"):
+        fail("--margin is for --metric precision, recall or f1 (a findings claim's)")
 
 
 def _plan_options(

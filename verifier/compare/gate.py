@@ -25,6 +25,7 @@ a single run's secondary claims never decide (there is nothing to regress from).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -32,9 +33,9 @@ from typing import Any
 import orjson
 
 from verifier.compare.analysis import ClaimComparison, RunComparison
-from verifier.compare.gate_file import Gate, GateRefused
+from verifier.compare.gate_file import FINDINGS_METRICS, Gate, GateRefused
 from verifier.compare.score_differences import difference_counts
-from verifier.compare.signed_rank import rank_groups, wilcoxon_signed_rank
+from verifier.compare.signed_rank import SignedRankResult, rank_groups, wilcoxon_signed_rank
 from verifier.gaps.store import GapStore
 from verifier.results import ClaimTally, rate_text, tally_rows
 
@@ -148,6 +149,10 @@ def decide_run(gate: Gate, store: GapStore, run_id: str) -> GateDecision:
     Raises:
         GateRefused: The gate has no threshold, or the run has no row of its primary claim.
     """
+    if gate.metric in FINDINGS_METRICS:  # a findings claim's micro figure
+        from verifier.compare.gate_findings import decide_findings_run
+
+        return decide_findings_run(gate, store, run_id)
     if gate.threshold is None:
         raise GateRefused(
             "the gate has no threshold: a single run is held against one (lock it with "
@@ -216,21 +221,27 @@ def _one_sided_p(gate: Gate, comparison: RunComparison, index: int) -> tuple[flo
         )
         return p, figures
     differences = comparison.paired.claims[index].score_differences
+    p, test = one_sided_signed_rank(differences, towards_worse=towards_worse)
+    figures = (
+        f"median score difference {test.median_difference:+.3f} over {test.nonzero} pairs "
+        f"that moved; one-sided Wilcoxon signed-rank p {p:.4g} ({test.method})"
+    )
+    return p, figures
+
+
+def one_sided_signed_rank(
+    differences: Sequence[Fraction], *, towards_worse: bool
+) -> tuple[float, SignedRankResult]:
+    """Wilcoxon's signed-rank test of paired differences, one-sided: the p-value of
+    "the candidate is worse" (``towards_worse``) or "is better", and the test."""
     test = wilcoxon_signed_rank(differences)
     groups, positive = rank_groups(difference_counts(differences))
     total = sum(doubled * size for doubled, size in groups)
     # The null distribution is symmetric about the rank sum / 2 (doubled units), so the
     # one-sided p-value is half the two-sided one when the ranks lean the tested way,
     # and at least one half when they do not.
-    leans_worse = 2 * positive < total
-    leans_better = 2 * positive > total
-    leans = leans_worse if towards_worse else leans_better
-    p = test.p_value / 2 if leans else 1.0 - test.p_value / 2
-    figures = (
-        f"median score difference {test.median_difference:+.3f} over {test.nonzero} pairs "
-        f"that moved; one-sided Wilcoxon signed-rank p {p:.4g} ({test.method})"
-    )
-    return p, figures
+    leans = 2 * positive < total if towards_worse else 2 * positive > total
+    return (test.p_value / 2 if leans else 1.0 - test.p_value / 2), test
 
 
 def _checked_in_both(
@@ -259,6 +270,24 @@ def _blocking(gate: Gate, comparison: RunComparison) -> tuple[str, ...]:
     if gate.secondary_policy == "report-only":
         return ()
     return tuple(c.name for c in comparison.worse if c.name != gate.primary_claim)
+
+
+def secondary_claims(
+    gate: Gate, comparison: RunComparison
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Every claim but the primary one with its two-sided Holm-adjusted figures, and
+    those whose significant regression blocks the gate."""
+    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
+    secondary = tuple(
+        (
+            c.name,
+            f"{c.table.difference * 100:+.1f} pp over {c.table.pairs} pairs, {c.verdict} "
+            "(two-sided, Holm-adjusted)",
+        )
+        for c in every
+        if c.name != gate.primary_claim
+    )
+    return secondary, _blocking(gate, comparison)
 
 
 def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
@@ -293,18 +322,8 @@ def decide_comparison(gate: Gate, comparison: RunComparison) -> GateDecision:
         f"{figures} {'<=' if significant else '>'} alpha {gate.alpha:g}: {says}; "
         f"{_checked_in_both(gate, (own[0], own[1]), comparison.claims[index])}"
     )
-    blocking = _blocking(gate, comparison)
+    secondary, blocking = secondary_claims(gate, comparison)
     if blocking:
         passed = False
         evidence += "; secondary regression blocks: " + ", ".join(blocking)
-    every = [*comparison.claims, *([comparison.overall] if comparison.overall else [])]
-    secondary = tuple(
-        (
-            c.name,
-            f"{c.table.difference * 100:+.1f} pp over {c.table.pairs} pairs, {c.verdict} "
-            "(two-sided, Holm-adjusted)",
-        )
-        for c in every
-        if c.name != gate.primary_claim
-    )
     return GateDecision(gate, passed, evidence, p, secondary, blocking)

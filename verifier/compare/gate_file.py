@@ -32,6 +32,7 @@ from verifier._internal.yaml_positions import Positions, YamlProblem, parse_yaml
 from verifier.errors import Diagnostic, VerifierError
 
 __all__ = [
+    "FINDINGS_METRICS",
     "GATE_FORMAT",
     "Direction",
     "Gate",
@@ -47,10 +48,12 @@ __all__ = [
     "refuse_changed_files",
 ]
 
-Metric = Literal["pass_rate", "mean_score"]
+Metric = Literal["pass_rate", "mean_score", "precision", "recall", "f1"]
 Direction = Literal["not-worse", "better"]
 SecondaryPolicy = Literal["block", "report-only"]
-METRICS: Final = ("pass_rate", "mean_score")
+METRICS: Final = ("pass_rate", "mean_score", "precision", "recall", "f1")
+FINDINGS_METRICS: Final = ("precision", "recall", "f1")
+"""A findings claim's measures (``verifier.findings_tally``), which take a ``margin``."""
 DIRECTIONS: Final = ("not-worse", "better")
 SECONDARY_POLICIES: Final = ("block", "report-only")
 GATE_FORMAT: Final = 2
@@ -78,7 +81,9 @@ class Gate:
         contract_sha256: SHA-256 of the contract's source, as the store records it.
         cases_sha256: SHA-256 of the cases file's bytes.
         primary_claim: The one claim whose metric decides.
-        metric: ``pass_rate`` or ``mean_score`` of the primary claim.
+        metric: ``pass_rate`` or ``mean_score`` of the primary claim, or a findings
+            claim's ``precision``, ``recall`` or ``f1`` (micro for a single run; the
+            paired test of a comparison is on the cases' own figures).
         direction: ``not-worse`` or ``better``.
         threshold: The value a single run's metric is held against (``run --gate``);
             ``None`` when the gate is only for comparisons.
@@ -100,6 +105,9 @@ class Gate:
             the least the effect allows, so ``cases_needed`` is a floor).
         cases_needed: The paired cases the exact test needs for ``power`` at
             ``effect``; ``None`` without a plan, or beyond the sizes searched.
+        margin: For a findings metric, the difference a comparison must show: under
+            ``better`` the candidate must be better by at least this much (0.10: 10
+            points), under ``not-worse`` it may be worse by up to this much.
     """
 
     contract_id: str
@@ -119,9 +127,19 @@ class Gate:
     power: float | None = None
     discordant: float | None = None
     cases_needed: int | None = None
+    margin: float | None = None
 
     def rule(self) -> str:
-        """``(metric, direction, alpha A)``, as the decision line names the rule."""
+        """``(metric, direction, alpha A)``, as the decision line names the rule; a
+        margin in percentage points, as reports print the findings figures."""
+        if self.margin:
+            points = f"{self.margin * 100:g} points"
+            said = (
+                f"better by at least {points}"
+                if self.direction == "better"
+                else f"not worse by more than {points}"
+            )
+            return f"({self.metric}, {said}, alpha {self.alpha:g})"
         return f"({self.metric}, {self.direction}, alpha {self.alpha:g})"
 
 
@@ -149,7 +167,7 @@ def gate_document(gate: Gate) -> dict[str, Any]:
     (so a gate read back from its file gives the document that was sealed)."""
     document = {"gate": GATE_FORMAT}
     for name, value in asdict(gate).items():
-        if name == "schema_files" and value is None:
+        if name in ("schema_files", "margin") and value is None:
             continue  # as gates locked before it was kept read
         document[_KEY_OF.get(name, name)] = value
     return document
@@ -183,6 +201,9 @@ def _check(key: str, value: Any) -> str | None:
         return None if ok else "must be 64 lowercase hexadecimal digits"
     if key == "secondary":
         return None if value in SECONDARY_POLICIES else "must be one of: block, report-only"
+    if key == "margin":
+        in_range = value is None or (_number(value) and 0 <= value < 1)
+        return None if in_range else "must be a number from 0 to below 1, or null"
     if key in ("effect", "discordant"):
         in_range = value is None or (_number(value) and 0 < value <= 1)
         return None if in_range else "must be a number above 0, at most 1, or null"
@@ -219,6 +240,7 @@ _OPTIONAL: Final = (
     "power",
     "discordant",
     "cases_needed",
+    "margin",
 )
 
 
@@ -258,7 +280,7 @@ def read_gate(path: Path) -> Gate:
         raise _located(path, positions, (), "missing key(s): " + ", ".join(missing))
     values: dict[str, Any] = {_FIELD_OF.get(str(k), str(k)): v for k, v in data.items()}
     del values["gate"]
-    for name in ("alpha", "threshold", "effect", "power", "discordant"):
+    for name in ("alpha", "threshold", "effect", "power", "discordant", "margin"):
         if values.get(name) is not None:
             values[name] = float(values[name])
     return Gate(**values)

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from verifier.compare.judge_changes import JudgesSeen
+from verifier.findings_tally import FindingsTally, is_findings_row
 from verifier.gaps.records import StoredRow, StoreError
 from verifier.results import ClaimTally, stored_outcome
 
@@ -45,12 +46,14 @@ class RunSide:
 
     Attributes:
         tallies: Each claim's tally over every row of the run, as its report counts.
+        findings: Each findings claim's micro and macro counts, as its report counts.
         judges: The judges its verdicts were given by.
         first_seq: Each claim's first row, which orders the claims as the run did.
         duplicates: Rows repeating a ``(case_id, claim_id)`` already read.
     """
 
     tallies: dict[str, ClaimTally] = field(default_factory=dict)
+    findings: dict[str, FindingsTally] = field(default_factory=dict)
     judges: JudgesSeen = field(default_factory=JudgesSeen)
     first_seq: dict[str, int] = field(default_factory=dict)
     duplicates: int = 0
@@ -92,6 +95,9 @@ class RunSide:
         if first is None or seq < first:
             self.first_seq[claim_id] = seq
         tally.add(status, not_applicable, score)
+        evidence = body.get("evidence")
+        if is_findings_row(evidence):
+            self.findings.setdefault(claim_id, FindingsTally()).add(status, evidence)
         if score is None:
             score = 1.0 if status == "pass" else 0.0
         return claim_id, (NOT_APPLICABLE if not_applicable else status, score, seq)

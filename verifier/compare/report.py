@@ -174,6 +174,8 @@ def render_console(comparison: RunComparison, out: IO[str]) -> None:
         console.print(scores)
     for line in _left_out(comparison):
         console.print(Text(line, style="dim"))
+    for line in comparison.paired.findings_lines():
+        console.print(Text(line))
     console.print(Text(_power_note(comparison), style="dim"))
     worse = bool(comparison.worse)
     console.print(Text(summary_line(comparison), style="bold red" if worse else "bold"))
@@ -234,6 +236,7 @@ def render_markdown(comparison: RunComparison, out: IO[str]) -> None:
                 f"{_p(c.scores.p_value)} ({_p(c.scores.p_adjusted)}) | {c.scores.method} |"
             )
     lines += ["", *(f"- {line}" for line in _left_out(comparison))]
+    lines += [f"- {_cell(line)}" for line in comparison.paired.findings_lines()]
     lines += [
         "",
         "<sub>Paired design: exact McNemar test on the discordant pairs, Holm-adjusted "

@@ -87,7 +87,7 @@ def overall_verdict(comparison: RunComparison) -> str:
 def as_json(comparison: RunComparison) -> dict[str, Any]:
     """The comparison as a JSON-ready dict (``verifier compare --format json``)."""
     paired = comparison.paired
-    return {
+    document: dict[str, Any] = {
         "baseline": _run_json(paired.baseline),
         "candidate": _run_json(paired.candidate),
         "verdict": overall_verdict(comparison),
@@ -109,3 +109,9 @@ def as_json(comparison: RunComparison) -> dict[str, Any]:
         "warnings": list(comparison.warnings),
         "methods": METHODS,
     }
+    if any(paired.findings):  # each run's findings claims' micro and macro figures
+        document["findings"] = {
+            side: {claim: tally.as_dict() for claim, tally in tallies.items()}
+            for side, tallies in zip(("baseline", "candidate"), paired.findings, strict=True)
+        }
+    return document

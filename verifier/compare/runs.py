@@ -25,6 +25,7 @@ from verifier.compare.run_checks import CompareError, RunInfo, check_runs, run_i
 from verifier.compare.score_differences import ScoreDifferences
 from verifier.compare.signed_rank import score_difference
 from verifier.compare.stats import PairedTable
+from verifier.findings_tally import FindingsTally, findings_lines
 from verifier.gaps.store import GapStore
 from verifier.gaps.successions import Lineage
 from verifier.results import ClaimTally
@@ -82,6 +83,7 @@ class PairedRuns:
         warnings: Things a reader should know that do not stop the comparison.
         tallies: Each run's own tally of every claim (baseline, candidate), counted as
             its report counts them: over its checked results, paired or not.
+        findings: Each run's findings claims' micro and macro counts (``findings_tally``).
         judge_changes: The shared claims judged under other judges in the two runs,
             each with the recorded successions that explain it, if any.
     """
@@ -99,6 +101,15 @@ class PairedRuns:
     warnings: tuple[str, ...]
     tallies: tuple[dict[str, ClaimTally], dict[str, ClaimTally]]
     judge_changes: tuple[JudgeChange, ...] = ()
+    findings: tuple[dict[str, FindingsTally], dict[str, FindingsTally]] = ({}, {})
+
+    def findings_lines(self) -> list[str]:
+        """Each findings claim's micro and macro figures in each run, a line each."""
+        return [
+            f"findings ({side}) {line}"
+            for side, tallies in zip(("baseline", "candidate"), self.findings, strict=True)
+            for line in findings_lines({c: t.as_dict() for c, t in tallies.items()})
+        ]
 
 
 _NOT_CHECKED = ("skipped", NOT_APPLICABLE)
@@ -309,4 +320,5 @@ def pair_runs(
         warnings=(*warnings, *(w for c in changes for w in c.warnings(baseline_id, candidate_id))),
         tallies=(sides[0].ordered_tallies(), sides[1].ordered_tallies()),
         judge_changes=tuple(changes),
+        findings=(sides[0].findings, sides[1].findings),
     )

@@ -155,7 +155,11 @@ class _FindingsCheck:
             wanted = _keys(expected, claim.expected, claim.match_on)
             got = _keys(actual, claim.field, claim.match_on)
         except _Unreadable as exc:
-            where = {"field": claim.field, "expected": claim.expected}
+            where = {
+                "field": claim.field,
+                "expected": claim.expected,
+                "match_on": list(claim.match_on),
+            }
             return errored(f"not checked: {exc}", where)
         return self._outcome(expected, actual, match_greedy(wanted, got))
 

@@ -99,6 +99,8 @@ def summary_record(summary: RunSummary) -> dict[str, Any]:
         record["judge_claims_not_run"] = not_run.as_dict()
     if summary.overall is not None:  # and one whose contract asks for no overall
         record["overall"] = summary.overall.as_dict()
+    if summary.findings:  # and one without a findings claim
+        record["findings"] = summary.findings_dict()
     if summary.warnings:  # so does a run without a path that found nothing
         record["warnings"] = list(summary.warnings)
     return record

@@ -101,6 +101,11 @@ class RunOutput(_Strict):
     claims: dict[str, dict[str, Any]] = Field(
         description="Per claim: pass_rate, passed, failed, errors, skipped."
     )
+    findings: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="Per findings claim: micro and macro recall, precision and f1 over the "
+        "run, with the counts they rest on (cases, errors, matched, expected, actual).",
+    )
     failures: list[dict[str, Any]] = Field(
         description=f"Results that did not pass (fail or error), at most {MAX_FAILURES}: "
         "case, id (the claim), status, score, reasoning, evidence."

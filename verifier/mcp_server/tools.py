@@ -156,6 +156,7 @@ def run_tool(settings: Settings, arguments: RunInput) -> dict[str, Any]:
         average_score=round(summary.average_score, 6),
         overall=None if summary.overall is None else summary.overall.as_dict(),
         claims={claim: tally.as_dict() for claim, tally in summary.breakdown.items()},
+        findings=summary.findings_dict() or None,
         failures=failures.kept,
         more_failures=failures.more,
         judges=result.mode,

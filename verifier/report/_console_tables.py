@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from verifier._internal.terminal import printable, printable_line
+from verifier.findings_tally import findings_lines
 from verifier.judge_summary import served_line
 from verifier.report._failures import FailingCaseSample
 from verifier.report._reasons import ClaimReasons, ReasonTally
@@ -66,6 +67,8 @@ def _summary_panel(summary: RunSummary) -> Panel:
     text.append(printable(f" · average score {summary.average_score:.3f} · run {summary.run_id}"))
     if summary.overall is not None:
         text.append(printable(f"\n{summary.overall.text()}"))
+    for line in findings_lines(summary.findings_dict()):
+        text.append(printable(f"\nfindings {line}"))
     not_run = summary.judge_claims_not_run.line()
     if not_run:
         text.append(f"\n{not_run}: the cases were scored without them", style="bold yellow")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
+from verifier.findings_tally import findings_lines
 from verifier.gaps.resamples import ResampleRow, TripleAgreement, agreement_of_run
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.judge_summary import judge_usage_text
@@ -74,6 +75,7 @@ def render_run_html(view: RunView, retests: Sequence[TripleAgreement] = ()) -> s
         "run": view,
         "totals": view.case_totals,
         "overall": overall_text(view.record.summary.get("overall")),
+        "findings": findings_lines(view.record.summary.get("findings")),
         "usage": judge_usage_line(view.record.summary.get("usage")),
         "colours": STATUS_COLOURS,
         "chart": bar_chart(tallies),

@@ -191,6 +191,10 @@ def _head_json(summary: RunSummary) -> dict[str, Any]:
         # The mean of the cases' overall scores and the cases to revise, when the
         # contract asks for them (`overall:`).
         head["overall"] = summary.overall.as_dict()
+    if summary.findings:
+        # Each findings claim's micro and macro recall, precision and F1
+        # (`verifier.findings_tally`), when the contract has one.
+        head["findings"] = summary.findings_dict()
     if summary.judge_claims_not_run.count:
         # Claims needing a judge that the run did not check, and why; only when there
         # are: a run of every claim keeps the documented shape exactly.

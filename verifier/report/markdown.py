@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import IO
 
 from verifier._internal.markdown import code_span
+from verifier.findings_tally import findings_lines
 from verifier.judge_summary import JudgeClaimsNotRun, noise_line
 from verifier.report._failures import FailingCase, FailingCaseSample
 from verifier.results import PASS_RATE_NOTE, CaseResult, ClaimTally, RunSummary, rate_text
@@ -88,6 +89,8 @@ def heading_lines(summary: RunSummary, *, head: bool = True) -> list[str]:
     )
     if summary.overall is not None:
         lines += ["", table_cell(summary.overall.text())]
+    for line in findings_lines(summary.findings_dict()):
+        lines += ["", table_cell(f"findings {line}")]
     if not_run:
         lines += ["", f"> ⚠️ {_not_run_note(summary.judge_claims_not_run)}"]
     if summary.interrupted:

@@ -274,6 +274,14 @@ class RunReport(_Body):
             "without_overall, revise_below, revise, revise_cases. Absent otherwise."
         ),
     ] = None
+    findings: Annotated[
+        dict[str, dict[str, Any]] | None,
+        Field(
+            description="Per findings claim (`compare: findings`), its figures over the run: "
+            "micro and macro recall, precision and f1, macro_cases, cases, errors, "
+            "without_counts, matched, expected, actual. Absent when the contract has none."
+        ),
+    ] = None
     cases: list[CaseReport]
 
 

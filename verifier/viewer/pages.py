@@ -30,6 +30,7 @@ from verifier.analyses.browse import (
     cost_known,
     list_runs,
 )
+from verifier.findings_tally import findings_lines
 from verifier.gaps.content import record_mode
 from verifier.gaps.store import GapStore, RunRecord
 from verifier.report._case_content import SHOWN_FIELDS, ContentReader
@@ -191,6 +192,7 @@ def _run_context(
         "show_all": query(claim=filters["claim"], q=filters["q"], order="run"),
         "results": results,
         "judged": judged,
+        "findings": findings_lines(record.summary.get("findings")),
     }
 
 
