@@ -10,7 +10,6 @@ from pydantic import Field, model_validator
 
 from verifier._internal.json_words import json_kind
 from verifier.fieldpath import FieldPath
-from verifier.results import NOT_APPLICABLE
 from verifier.rubric._base import (
     Check,
     Outcome,
@@ -310,6 +309,9 @@ def _not_applicable(spans: str, not_llm: int, no_value: int) -> Outcome:
     """The outcome the runner turns into a not-applicable skip: nothing an LLM filled
     with a value, so nothing had to be cited. An ``error`` until then, so a combinator
     above it never reads it as a pass or a fail."""
+    # The results module is a run's, not a check's: `verifier check` never loads it.
+    from verifier.results import NOT_APPLICABLE
+
     return errored(
         f"not applicable: no field an LLM filled has a value ({not_llm} filled by "
         f"another source, {no_value} LLM-filled but empty)",

@@ -123,7 +123,8 @@ def _outcome(
     content = CaseContent(dict(case))
     claim_notes = notes_of_source(loaded.source)
     verdicts = tuple(
-        _verdict(loaded, content, result, claim_notes.get(result.claim_id)) for result in checked.results
+        _verdict(loaded, content, result, claim_notes.get(result.claim_id))
+        for result in checked.results
     )
     failing = [
         span
