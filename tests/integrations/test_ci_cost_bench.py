@@ -7,13 +7,12 @@ the bench alone.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from tests._cli import verifier
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -31,9 +30,18 @@ def test_the_example_job_checks_and_replays_every_judge_verdict(
 ) -> None:
     # A key in the environment would make the judges live; the job must not pass it on.
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-a-key")
-    steps = bench.example_job([sys.executable, "-m", "verifier"], tmp_path / "job")
+    job = [sys.executable, "-m", "verifier"]
+    steps = bench.example_job(job, tmp_path / "job")
     assert [step.name for step in steps] == ["verifier check", "verifier run"]
-    exported = verifier("export", "--store", "gaps.db", cwd=tmp_path / "job")
+    # Read by the verifier the job ran (its environment puts no other code on the path).
+    exported = subprocess.run(
+        [*job, "export", "--store", "gaps.db"],
+        cwd=tmp_path / "job",
+        env=bench.offline_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert exported.returncode == 0, exported.stderr
     rows = [json.loads(line) for line in exported.stdout.splitlines()]
     results = [row for row in rows if "claim_id" in row]
