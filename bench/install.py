@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,22 +85,30 @@ def install_target(tree: Path, extras: str | None, wheels: Path | None) -> str:
     return f"{tree}[{extras}]" if extras else str(tree)
 
 
-def timed_install(target: str, venv: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of ``pip install -q TARGET`` into ``venv``."""
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``action``: CPU is user + system of the processes it
+    started and waited for (pip, npm and their children)."""
     before = os.times()
     start = time.perf_counter()
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", target],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    action()
     wall = time.perf_counter() - start
     after = os.times()
     cpu = (after.children_user - before.children_user) + (
         after.children_system - before.children_system
     )
     return wall, cpu
+
+
+def timed_install(target: str, venv: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``pip install -q TARGET`` into ``venv``."""
+    return timed(
+        lambda: subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "-q", target],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    )
 
 
 def exported(ref: str, into: Path) -> Path:

@@ -82,8 +82,10 @@ def install_promptfoo(folder: Path) -> Path:
         check=False,
     )
     if installed.returncode != 0 or not (folder / ENTRYPOINT).is_file():
-        last = (installed.stderr.strip().splitlines() or ["no output"])[-1]
-        fail(f"npm install promptfoo@{VERSION} failed ({installed.returncode}): {last}")
+        # npm's first error line names the cause (its last one, where its log is).
+        lines = installed.stderr.strip().splitlines() or ["no output"]
+        cause = next((line for line in lines if line.startswith("npm error")), lines[-1])
+        fail(f"npm install promptfoo@{VERSION} failed ({installed.returncode}): {cause}")
     return folder / ENTRYPOINT
 
 
