@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import re
 import threading
 import time
 from typing import Any
@@ -79,3 +81,30 @@ def meet(text: str) -> str:
     except threading.BrokenBarrierError:
         return "alone"
     return f"together {text}"
+
+
+_REVIEWS = (
+    # The same two finding types in other words, then one of them and a new one.
+    "1. [high] security: the query is built from user text\n2. [low] naming: `x` says nothing",
+    "Review:\n1. [High] Security: SQL injection\n2. [low] naming: rename x\n"
+    "3. [low] naming: rename y",
+    "1. [high] security: unescaped input\n2. [medium] tests: no test covers the error path",
+)
+_review_calls = itertools.count()
+
+
+def reviews(text: str) -> str:
+    """A code review in numbered lines whose findings shift on the third call: types
+    {security/high, naming/low} twice, then {security/high, tests/medium}."""
+    return _REVIEWS[next(_review_calls) % 3]
+
+
+def reviews_json(text: str) -> str:
+    """``reviews`` as JSON text: a list of ``{dimension, severity, specific}``."""
+    lines = re.findall(r"\[(\w+)\] (\w+): (.*)", reviews(text))
+    return json.dumps([{"dimension": d, "severity": s, "specific": t} for s, d, t in lines])
+
+
+def reviews_unreadable(text: str) -> str:
+    """A review whose second run has a numbered line out of form."""
+    return ("1. [high] security: input", "1. high security")[next(_review_calls) % 2]

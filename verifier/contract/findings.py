@@ -62,12 +62,7 @@ class FindingsClaim(ClaimCommon):
     @field_validator("match_on")
     @classmethod
     def _keys_distinct(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        twice = sorted({k for k in value if value.count(k) > 1})
-        if twice:
-            raise ValueError(f"match_on names {', '.join(map(repr, twice))} twice")
-        if "" in value:
-            raise ValueError("match_on names an empty key")
-        return value
+        return distinct_keys(value)
 
     @field_validator("field", "expected")
     @classmethod
@@ -80,10 +75,25 @@ class FindingsClaim(ClaimCommon):
     def _a_threshold(self) -> FindingsClaim:
         if self.min_recall is None and self.min_precision is None:
             raise ValueError("a findings claim needs min_recall, min_precision or both")
-        if self.parse == "numbered":
-            other = [k for k in self.match_on if k not in NUMBERED_KEYS]
-            if other:
-                raise ValueError(
-                    f"numbered lines give only dimension and severity; match_on names {other[0]!r}"
-                )
+        numbered_keys_only(self.parse, self.match_on)
         return self
+
+
+def distinct_keys(value: tuple[str, ...]) -> tuple[str, ...]:
+    """``match_on`` as written, refused when it names a key twice or an empty key."""
+    twice = sorted({k for k in value if value.count(k) > 1})
+    if twice:
+        raise ValueError(f"match_on names {', '.join(map(repr, twice))} twice")
+    if "" in value:
+        raise ValueError("match_on names an empty key")
+    return value
+
+
+def numbered_keys_only(parse: str | None, match_on: tuple[str, ...]) -> None:
+    """Refuses ``match_on`` keys a numbered line does not give (``parse: numbered``)."""
+    if parse == "numbered":
+        other = [k for k in match_on if k not in NUMBERED_KEYS]
+        if other:
+            raise ValueError(
+                f"numbered lines give only dimension and severity; match_on names {other[0]!r}"
+            )

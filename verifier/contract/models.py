@@ -24,6 +24,7 @@ from pydantic import (
 from verifier.contract._base import ProviderName, _Frozen, provider_field
 from verifier.contract._base import Sampling as Sampling
 from verifier.contract.cases_spec import CasesSpec
+from verifier.contract.compare_claims import CompareClaim as CompareClaim
 from verifier.contract.findings import FindingsClaim
 from verifier.contract.overall import Overall, overall_problem
 from verifier.contract.rubric_claims import RUBRIC_CLAIM_MODELS, ClaimCommon
@@ -31,7 +32,7 @@ from verifier.contract.sut_models import SutSpec
 from verifier.fieldpath import compile_path
 from verifier.gaps.content import RecordPolicy
 from verifier.rubric._base import PathText
-from verifier.rubric._scales import Fraction, Percent
+from verifier.rubric._scales import Fraction
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
 MAX_CONTRACT_VERSION = 2**31 - 1
@@ -252,31 +253,6 @@ class JudgeClaim(ClaimCommon):
                 "must see the instructions the output was meant to follow"
             )
         return value
-
-
-class CompareClaim(ClaimCommon):
-    """Two or more outputs scored against each other, never against a fixed string."""
-
-    compare: Literal["pairwise", "similarity", "consistency"]
-    judge: str | None = Field(default=None, description="Judge for `pairwise`.")
-    instruction: str | None = None
-    field: PathText = Field(default="output", description="The field compared.")
-    outputs: tuple[PathText, ...] | None = Field(
-        default=None, description="Paths of the outputs compared within one case."
-    )
-    method: Literal["ratio", "token_set_ratio", "jaccard", "fields"] = "ratio"
-    min_ratio: Percent = Field(
-        default=80.0,
-        description="Lowest passing similarity, on a 0-100 scale (80: 80% similar).",
-    )
-
-    @model_validator(mode="after")
-    def _pairwise_needs_judge(self) -> CompareClaim:
-        if self.compare == "pairwise" and not self.judge:
-            raise ValueError("a pairwise comparison needs a `judge`")
-        if self.compare == "pairwise" and not self.instruction:
-            raise ValueError("a pairwise comparison needs an `instruction`")
-        return self
 
 
 def _claim_shape(value: Any) -> str | None:

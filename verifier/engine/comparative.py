@@ -22,7 +22,7 @@ is (``compare.signed_rank.exact_score``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from fractions import Fraction
 from typing import Any
 
@@ -59,24 +59,51 @@ def output_paths(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[str, ...
     return ("outputs.a", "outputs.b")
 
 
-def resolve_outputs(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
-    """The compared values in order, and the paths that found nothing."""
-    values: list[Any] = []
+def located_outputs(
+    claim: CompareClaim, case: Mapping[str, Any]
+) -> tuple[list[tuple[str, Any]], list[str]]:
+    """The compared values in order, each with the concrete path it was found at
+    (``runs.2`` for ``runs.*``), and the paths that found nothing."""
+    found: list[tuple[str, Any]] = []
     missing: list[str] = []
     for text in output_paths(claim, case):
         path = compile_path(text)
         if path.has_wildcard:
-            found = path.find(case)
-            if not found:
+            reached = path.find(case)
+            if not reached:
                 missing.append(text)
-            values.extend(value for _, value in found)
+            found.extend(reached)
         else:
             value = path.get(case)
             if value is MISSING:
                 missing.append(text)
             else:
-                values.append(value)
-    return values, missing
+                found.append((text, value))
+    return found, missing
+
+
+def resolve_outputs(claim: CompareClaim, case: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
+    """The compared values in order, and the paths that found nothing."""
+    found, missing = located_outputs(claim, case)
+    return [value for _, value in found], missing
+
+
+def _compared_values(
+    claim: CompareClaim, case: Mapping[str, Any]
+) -> tuple[list[Any], list[str], str | None]:
+    """The values compared, the paths that found nothing, and why an output could not
+    be read. Under ``parse`` each output is the set of its finding types, read as a
+    findings claim reads its output (``verifier.engine.findings``)."""
+    found, missing = located_outputs(claim, case)
+    if claim.parse is None or missing:
+        return [value for _, value in found], missing, None
+    from verifier.engine.findings import UnreadableFindings, finding_types
+
+    try:
+        types = [finding_types(v, where, claim.parse, claim.finding_keys) for where, v in found]
+    except UnreadableFindings as exc:
+        return [], missing, f"not compared: {exc}"
+    return types, missing, None
 
 
 def missing_input(case: Mapping[str, Any], missing: Sequence[str]) -> str:
@@ -104,19 +131,26 @@ def _items(value: Any) -> set[str]:
     return {t.casefold() for t in _as_text(value).split()}
 
 
+def jaccard(left: Set[Any], right: Set[Any]) -> float:
+    """|left & right| / |left | right|; two empty sets are the same (1)."""
+    union = left | right
+    return 1.0 if not union else len(left & right) / len(union)
+
+
 def similarity(a: Any, b: Any, method: str) -> float:
     """Similarity of two outputs in [0, 1].
 
     ``ratio`` and ``token_set_ratio`` are rapidfuzz's (text; objects as canonical
-    JSON); ``jaccard`` compares sets of items (list elements, object keys or words);
-    ``fields`` is the share of the union of keys on which two objects agree.
+    JSON); ``jaccard`` compares sets of items (list elements, object keys or words; two
+    sets of finding types as they are); ``fields`` is the share of the union of keys on
+    which two objects agree.
     """
     from rapidfuzz import fuzz
 
     if method == "jaccard":
-        left, right = _items(a), _items(b)
-        union = left | right
-        return 1.0 if not union else len(left & right) / len(union)
+        if isinstance(a, frozenset) and isinstance(b, frozenset):
+            return jaccard(a, b)
+        return jaccard(_items(a), _items(b))
     if method == "fields":
         if not isinstance(a, Mapping) or not isinstance(b, Mapping):
             return 1.0 if canonical_json(a) == canonical_json(b) else 0.0
@@ -138,14 +172,19 @@ def _percent(share: float) -> str:
 
 def check_deterministic(claim: CompareClaim, case: Mapping[str, Any]) -> ClaimResult:
     """A ``similarity`` or ``consistency`` claim on one case."""
-    values, missing = resolve_outputs(claim, case)
+    values, missing, unreadable = _compared_values(claim, case)
     threshold = claim.min_ratio / 100.0
     base: dict[str, Any] = {"method": claim.method, "paths": list(output_paths(claim, case))}
+    if claim.parse is not None:
+        # Nested: a top-level `match_on` marks a findings claim's row (findings_tally).
+        base["finding_types"] = {"parse": claim.parse, "match_on": list(claim.finding_keys)}
     if missing:
         reason = missing_input(case, missing)
         return ClaimResult(
             claim.id, "comparative", "error", None, reason, {**base, "missing": missing}
         )
+    if unreadable is not None:
+        return ClaimResult(claim.id, "comparative", "error", None, unreadable, base)
     if claim.compare == "similarity":
         if len(values) != 2:
             reason = f"similarity compares two outputs; {len(values)} were found"

@@ -39,7 +39,7 @@ _SHOWN = 20
 """At most this many missed or unexpected items are kept in the evidence."""
 
 
-class _Unreadable(Exception):
+class UnreadableFindings(Exception):
     """Why a list of findings could not be read (the claim's row is an ``error``)."""
 
 
@@ -50,7 +50,7 @@ def parse_numbered(text: str) -> list[dict[str, Any]]:
     findings.
 
     Raises:
-        _Unreadable: A numbered line does not follow the form (naming the line).
+        UnreadableFindings: A numbered line does not follow the form (naming the line).
     """
     items: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -58,7 +58,7 @@ def parse_numbered(text: str) -> list[dict[str, Any]]:
             continue
         found = _NUMBERED.match(line)
         if found is None:
-            raise _Unreadable(
+            raise UnreadableFindings(
                 f"line {number} is numbered but not `N. [severity] dimension: text`: "
                 f"{clip(line.strip(), 80)!r}"
             )
@@ -86,23 +86,56 @@ def _listed(value: Any, where: str, *, output: bool) -> list[Any]:
     if isinstance(value, list):
         return value
     if isinstance(value, str) and output:
-        raise _Unreadable(
+        raise UnreadableFindings(
             f"{where} is text, not a list of findings (parse: numbered reads numbered "
             f"lines; parse_json: [{where}] reads JSON text)"
         )
-    raise _Unreadable(f"{where} is {json_kind(value)}, not a list of findings")
+    raise UnreadableFindings(f"{where} is {json_kind(value)}, not a list of findings")
 
 
 def _keys(items: Sequence[Any], where: str, match_on: Sequence[str]) -> list[tuple[str, ...]]:
     keys = []
     for index, item in enumerate(items):
         if not isinstance(item, Mapping):
-            raise _Unreadable(f"{where}.{index} is {json_kind(item)}, not an object")
+            raise UnreadableFindings(f"{where}.{index} is {json_kind(item)}, not an object")
         absent = [k for k in match_on if k not in item]
         if absent:
-            raise _Unreadable(f"{where}.{index} has no {absent[0]!r}")
+            raise UnreadableFindings(f"{where}.{index} has no {absent[0]!r}")
         keys.append(tuple(normalised(item[k]) for k in match_on))
     return keys
+
+
+def read_findings(value: Any, where: str, parse: str) -> list[Any]:
+    """The findings an output holds: ``value`` read as ``parse`` says (``json``, a list
+    of objects; ``numbered``, text of numbered lines, see ``parse_numbered``).
+
+    Raises:
+        UnreadableFindings: ``value`` (at ``where``) is not what ``parse`` reads.
+    """
+    if parse != "numbered":
+        return _listed(value, where, output=True)
+    if not isinstance(value, str):
+        raise UnreadableFindings(f"{where} is {json_kind(value)}, not text")
+    return parse_numbered(value)
+
+
+def finding_types(
+    value: Any, where: str, parse: str, match_on: Sequence[str]
+) -> frozenset[tuple[str, ...]]:
+    """The set of an output's finding types: each finding's ``match_on`` values,
+    normalised as a findings claim compares them, repeats counted once.
+
+    Raises:
+        UnreadableFindings: The output cannot be read, or a finding lacks a key.
+    """
+    if parse == "numbered" and isinstance(value, str):
+        try:
+            items = parse_numbered(value)
+        except UnreadableFindings as exc:  # which of several outputs: named
+            raise UnreadableFindings(f"{where}: {exc}") from None
+    else:
+        items = read_findings(value, where, parse)
+    return frozenset(_keys(items, where, match_on))
 
 
 def match_greedy(
@@ -146,15 +179,10 @@ class _FindingsCheck:
             found = self._value(case, self.expected, "expected findings")
             expected = _listed(found, claim.expected, output=False)
             actual_value = self._value(case, self.field, "output")
-            if claim.parse == "numbered":
-                if not isinstance(actual_value, str):
-                    raise _Unreadable(f"{claim.field} is {json_kind(actual_value)}, not text")
-                actual = parse_numbered(actual_value)
-            else:
-                actual = _listed(actual_value, claim.field, output=True)
+            actual = read_findings(actual_value, claim.field, claim.parse)
             wanted = _keys(expected, claim.expected, claim.match_on)
             got = _keys(actual, claim.field, claim.match_on)
-        except _Unreadable as exc:
+        except UnreadableFindings as exc:
             where = {
                 "field": claim.field,
                 "expected": claim.expected,
@@ -176,7 +204,7 @@ class _FindingsCheck:
             if near
             else ""
         )
-        raise _Unreadable(f"no {what} at {path.text}{hint}")
+        raise UnreadableFindings(f"no {what} at {path.text}{hint}")
 
     def _outcome(
         self, expected: list[Any], actual: list[Any], pairs: list[tuple[int, int]]
