@@ -126,8 +126,8 @@ class Runner:
         # Every result passes through the record policy before it is stored or shown.
         row_policy = RowPolicy(
             self.record,
-            {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric},
-            contract.model_dump(),
+            lambda: {p.id: claim_paths(p.claim.model_dump()) for p in self.plan.rubric},
+            contract.model_dump,
         )
         self._row_policy = row_policy if row_policy.active else None
 

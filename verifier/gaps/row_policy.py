@@ -27,17 +27,24 @@ class RowPolicy:
 
     Args:
         policy: The run's record policy.
-        rubric_paths: For each rubric claim id, the field paths it reads.
-        contract: The contract as a mapping (``model_dump()``): its own text is no
-            case text, so a withholding run may keep it.
+        rubric_paths: Gives, for each rubric claim id, the field paths it reads.
+        contract: Gives the contract as a mapping (``model_dump()``): its own text is
+            no case text, so a withholding run may keep it.
+
+    Both are asked only when the policy needs them (redaction, a withholding
+    ``content``): dumping a contract builds pydantic's serialisers, a fixed cost of a
+    few tenths of a second that a plain ``full`` run would pay for nothing.
     """
 
     def __init__(
-        self, policy: RecordPolicy, rubric_paths: Mapping[str, Sequence[str]], contract: Any
+        self,
+        policy: RecordPolicy,
+        rubric_paths: Callable[[], Mapping[str, Sequence[str]]],
+        contract: Callable[[], Any],
     ) -> None:
-        self._redactor = Redactor(policy, rubric_paths) if policy.redact else None
+        self._redactor = Redactor(policy, rubric_paths()) if policy.redact else None
         self._withholder = (
-            Withholder(policy.content, contract) if policy.content != "full" else None
+            Withholder(policy.content, contract()) if policy.content != "full" else None
         )
 
     @property
