@@ -211,10 +211,12 @@ def _refuse_findings_mismatch(
 ) -> None:
     """Exits 2 when a findings metric names a claim that is not a findings claim, or a
     margin is given for another metric."""
+    from verifier.compare.gate_file import FINDINGS_METRICS
+
     findings = any(c.id == primary and getattr(c, "compare", None) == "findings" for c in claims)
-    if metric in ("precision", "recall", "f1") and not findings:
+    if metric in FINDINGS_METRICS and not findings:
         fail(f"{contract}: --metric {metric} is a findings claim's; {primary!r} is not one")
-    if margin is not None and metric not in ("precision", "recall", "f1"):
+    if margin is not None and metric not in FINDINGS_METRICS:
         fail("--margin is for --metric precision, recall or f1 (a findings claim's)")
 
 
