@@ -81,8 +81,25 @@ def stops_on_ctrl_c(what: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
+        sys.unraisablehook = _quiet_half_built_loop(sys.unraisablehook)
         click.echo(f"{what} stopped", err=True)
         sys.exit(EXIT_OK)
+
+
+def _quiet_half_built_loop(
+    hook: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], object]:
+    """``hook``, but silent for the event loop a Ctrl-C interrupted while it was being
+    built: its ``__del__`` then fails on the attributes it never set (the same race as
+    the unawaited coroutine above), and nothing had run on it."""
+
+    def quiet(unraisable: sys.UnraisableHookArgs) -> object:
+        where = getattr(unraisable.object, "__qualname__", "")
+        if isinstance(unraisable.exc_value, AttributeError) and where == "BaseEventLoop.__del__":
+            return None
+        return hook(unraisable)
+
+    return quiet
 
 
 @click.command("serve")
